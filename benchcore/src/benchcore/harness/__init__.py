@@ -1,0 +1,1 @@
+"""The thin I/O shell: files, git, temp copies, transcripts, hard assertions."""

@@ -1,0 +1,280 @@
+"""The vocabulary of a benchmark run: frozen attrs classes, no behaviour, no I/O.
+
+Wire names follow ../shared/design/CONTRACT.md exactly; the one place an
+attribute name differs from its wire name (``passed`` <-> ``"pass"``) is
+handled by the single converter in :mod:`benchcore.serde`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+import attrs
+from attrs import field, frozen
+
+# Outcomes of one trial for the new arm, after collapse.
+WIN = "WIN"
+TIE = "TIE"
+LOSS = "LOSS"
+Outcome = Literal["WIN", "TIE", "LOSS"]
+
+ARMS = ("new", "baseline", "previous")
+COMPARISONS = ("efficacy", "regression")
+TRIALS = 5
+
+# --------------------------------------------------------------------------
+# case.md
+
+
+@frozen
+class Turn:
+    """One role-tagged turn of a seed conversation."""
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
+@frozen
+class HardAssertion:
+    """One predicate from a ```sh block: a shell command; ``line`` is 1-based in case.md."""
+
+    command: str
+    line: int
+
+
+@frozen
+class Case:
+    """A parsed ``case.md``.
+
+    ``id`` is the case folder's name; ``path`` is the case.md path as given to
+    the parser (used in messages only). ``fixture`` is the frontmatter value
+    as written (relative to the case folder), or None.
+    """
+
+    id: str
+    path: str
+    description: str
+    prompt: str
+    soft_criteria: tuple[str, ...]
+    fixture: Optional[str] = None
+    setup: Optional[str] = None
+    seed: tuple[Turn, ...] = ()
+    hard_assertions: tuple[HardAssertion, ...] = ()
+
+
+# --------------------------------------------------------------------------
+# run.json
+
+
+@frozen
+class SkillRef:
+    name: str
+    path: str
+
+
+@frozen
+class Temperature:
+    requested: float = 1.0
+    applied: str = "session default"
+
+
+@frozen
+class BranchRef:
+    name: str
+    commit: str
+
+
+@frozen
+class RunInfo:
+    """``run.json``: what was run."""
+
+    run_id: str
+    skill: SkillRef
+    started_at: str
+    shape: Literal["three-arm", "two-arm"]
+    arms: tuple[str, ...]
+    comparisons: dict[str, tuple[str, str]]
+    trials: int
+    temperature: Temperature
+    seed: int
+    default_branch: Optional[BranchRef]
+    cases: tuple[str, ...]
+    schema: int = 1
+    # Extension: resolved model of each arm as recorded by collect (arm -> models).
+    resolved_models: dict[str, tuple[str, ...]] = field(factory=dict)
+
+
+# --------------------------------------------------------------------------
+# per-trial files
+
+
+@frozen
+class Judgment:
+    """One judge's answer. ``strength`` is absent for a tie."""
+
+    verdict: Literal["A", "B", "TIE"]
+    rationale: str = ""
+    strength: Optional[Literal["clear", "slight"]] = None
+    quote: Optional[str] = None
+
+
+@frozen
+class ComparisonRecord:
+    """``<comparison>.json``: the blind order and 1 (or 3, escalated) judgments."""
+
+    order: dict[str, str]
+    judgments: tuple[Judgment, ...] = ()
+
+
+@frozen
+class AssertionResult:
+    """One entry of ``assertions.json``."""
+
+    command: str
+    exit: Optional[int]
+    timed_out: bool = False
+    stderr: str = ""
+
+
+# --------------------------------------------------------------------------
+# usage
+
+
+@frozen
+class ArmUsage:
+    """Token usage summed over transcripts (one cell, or every cell of an arm).
+
+    ``cost_usd`` is None when any model in ``models`` has no price; then
+    ``unpriced_models`` names them.
+    """
+
+    turns: int = 0
+    input: int = 0
+    output: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    cache_read: int = 0
+    raw_tokens: int = 0
+    cost_equivalent_tokens: float = 0.0
+    cost_usd: Optional[float] = 0.0
+    models: tuple[str, ...] = ()
+    unpriced_models: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------
+# results.json
+
+
+@frozen
+class PositionBias:
+    first_shown_won: int
+    decisive: int
+
+
+@frozen
+class AxisVerdict:
+    """Top-level verdict of one axis. ``status`` is pass, fail or n/a."""
+
+    status: Literal["pass", "fail", "n/a"]
+    net: Optional[int] = None
+    fragile_case: Optional[str] = None
+    # Extension (CONTRACT section 5): informative, never gating.
+    position_bias: Optional[PositionBias] = None
+    sign_test_p: Optional[float] = None
+    # Extension: flips_to_fail of the fragile case (the chip on the badge).
+    fragile_flips: Optional[int] = None
+
+
+@frozen
+class Verdicts:
+    efficacy: AxisVerdict
+    regression: AxisVerdict
+
+
+@frozen
+class AxisResult:
+    """One axis of one case over its trials."""
+
+    outcomes: tuple[Optional[str], ...]
+    wins: int
+    ties: int
+    losses: int
+    passed: bool  # wire name "pass"
+    flagged: bool
+    incomplete: bool
+    gated: Optional[bool] = None  # efficacy only
+    flips_to_fail: Optional[int] = None  # efficacy only
+    # Extension: why the axis failed, in words (gate command, missing trials ...).
+    reason: Optional[str] = None
+
+
+@frozen
+class CaseResult:
+    id: str
+    description: str
+    efficacy: AxisResult
+    regression: Optional[AxisResult]
+    expanded: bool
+
+
+@frozen
+class Ratios:
+    new_vs_baseline: Optional[float] = None
+    new_vs_previous: Optional[float] = None
+
+
+@frozen
+class Escalation:
+    """A comparison of a case whose first judgments split: ask two more judges."""
+
+    case: str
+    comparison: str
+    trials: tuple[int, ...]
+
+
+@frozen
+class SkillResult:
+    """``<skill>.results.json``."""
+
+    run_id: str
+    skill: str
+    shape: str
+    verdicts: Verdicts
+    headline: str
+    cases: tuple[CaseResult, ...]
+    arms: dict[str, ArmUsage]
+    ratios: Ratios
+    schema: int = 1
+    # Extensions.
+    incomplete: bool = False
+    escalations: tuple[Escalation, ...] = ()
+
+
+# --------------------------------------------------------------------------
+# history
+
+
+@frozen
+class AxisSummary:
+    net: int
+    passed: bool  # wire name "pass"
+    wins: int
+    ties: int
+    losses: int
+
+
+@frozen
+class HistoryEntry:
+    """One line of ``<skill>.history.jsonl``."""
+
+    run_id: str
+    at: str
+    shape: str
+    default_branch_commit: Optional[str]
+    efficacy: AxisSummary
+    regression: Optional[AxisSummary] = None
+
+
+def evolve(inst, **changes):
+    """attrs.evolve, re-exported so callers need not import attrs."""
+    return attrs.evolve(inst, **changes)
