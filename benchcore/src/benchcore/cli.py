@@ -1,0 +1,77 @@
+"""``benchcore``: parse arguments, dispatch to one command module.
+
+Each command lives in ``benchcore/commands/<name>.py`` and exposes
+``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+Modules are imported only when their command runs, so ``benchcore --help``
+starts fast (Jinja2 is imported by render alone).
+
+Exit codes (CONTRACT section 7): 0 done; 1 done, but a verdict is red or the
+run is incomplete; 2 bad input, nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+
+COMMANDS = {
+    "validate": "check the tests/ tree against skills/; exit 2 on any problem",
+    "plan": "plan a run: run dir, worlds, skill copies, plan.json",
+    "collect": "transcripts -> outputs, usage, assertions, judge packets, judgments",
+    "render": "results.json, <skill>.html, history and index.html from a run dir",
+    "clean": "remove a run's temp worlds and skill copies",
+    "usage": "token usage and cost of Claude Code transcripts",
+}
+
+
+def build_parser(load_all: bool) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="benchcore",
+        description="The mechanical core of a Claude Code skill benchmark.",
+        epilog="Run 'benchcore <command> --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"benchcore {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="<command>")
+    for name, help_text in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if load_all:
+            module = importlib.import_module(f"benchcore.commands.{name}")
+            module.add_arguments(p)
+            p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Import only the chosen command's module.
+    name = next((a for a in argv if not a.startswith("-")), None)
+    if name not in COMMANDS:
+        parser = build_parser(load_all=False)
+        if name is not None:
+            parser.error(f"unknown command {name!r}; choose one of: {', '.join(COMMANDS)}")
+        parser.parse_args(argv)
+        parser.print_help()
+        return 2 if not argv else 0
+    module = importlib.import_module(f"benchcore.commands.{name}")
+    parser = argparse.ArgumentParser(prog=f"benchcore {name}", description=COMMANDS[name])
+    module.add_arguments(parser)
+    rest = list(argv)
+    rest.remove(name)
+    args = parser.parse_args(rest)
+    from .errors import BenchError
+
+    try:
+        return int(module.run(args))
+    except BenchError as err:
+        print(f"benchcore {name}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"benchcore {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
