@@ -137,6 +137,40 @@ class AssertionResult:
 
 
 # --------------------------------------------------------------------------
+# what render reads from a run directory (assembled by the shell, consumed by the pure core)
+
+
+@frozen
+class TrialData:
+    """Everything on disk for one case x trial.
+
+    ``outputs``: arm -> output.md text (arm absent when the file is missing).
+    ``usage``: arm -> usage of that cell's transcript (absent when none).
+    ``assertions``: the new arm's assertions.json, or None when not run.
+    ``comparisons``: comparison -> its ``<comparison>.json`` (absent when missing).
+    ``invalid``: comparison-independent reason this trial must be re-run
+    (contamination or engagement audit), or None.
+    """
+
+    case: str
+    trial: int
+    outputs: dict[str, str] = field(factory=dict)
+    usage: dict[str, "ArmUsage"] = field(factory=dict)
+    assertions: Optional[tuple[AssertionResult, ...]] = None
+    comparisons: dict[str, ComparisonRecord] = field(factory=dict)
+    invalid: Optional[str] = None
+
+
+@frozen
+class RunData:
+    """A whole run directory as data: run.json, the cases as used, every trial."""
+
+    run: RunInfo
+    cases: tuple[Case, ...]
+    trials: tuple[TrialData, ...]
+
+
+# --------------------------------------------------------------------------
 # usage
 
 
