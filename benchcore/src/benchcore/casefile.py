@@ -1,0 +1,289 @@
+"""case.md text -> :class:`benchcore.model.Case`, or a CaseError naming the line and the fix.
+
+Pure: the caller reads the file and checks the fixture on disk. The format is
+CONTRACT section 1 (documented for users in docs/case-format.md)::
+
+    ---
+    description: one line
+    fixture: optional/path
+    setup: optional shell command
+    ---
+    ## Prompt
+    ## Seed               (optional)
+    ## Hard assertions    (optional)
+    ## Soft criteria
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import yaml
+
+from .errors import CaseError
+from .model import Case, HardAssertion, Turn
+
+SECTIONS = {
+    "prompt": "Prompt",
+    "seed": "Seed",
+    "hard assertions": "Hard assertions",
+    "soft criteria": "Soft criteria",
+}
+FRONTMATTER_KEYS = ("description", "fixture", "setup")
+
+_HEADING = re.compile(r"^##\s+(?P<title>.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^(?P<fence>```+|~~~+)\s*(?P<info>[^\s`]*)")
+_ROLE = re.compile(r"^\*\*(?P<role>User|Assistant)(?::\*\*|\*\*\s*:)\s?(?P<text>.*)$", re.IGNORECASE)
+_BULLET = re.compile(r"^[-*+]\s+(?P<text>.*)$")
+_SHELL_INFOS = {"sh", "bash", "shell"}
+
+
+def parse_case(text: str, path: str, case_id: Optional[str] = None) -> Case:
+    """Parse one case.md. ``path`` is used in messages; ``case_id`` defaults to its folder name."""
+    if case_id is None:
+        parts = re.split(r"[\\/]", path)
+        case_id = parts[-2] if len(parts) >= 2 else parts[-1]
+    lines = text.splitlines()
+    meta, body_start = _frontmatter(lines, path)
+    sections = _sections(lines, body_start, path)
+
+    def err(message: str, line: int, fix: str) -> CaseError:
+        return CaseError(path, message, line=line, fix=fix)
+
+    if "prompt" not in sections:
+        raise err("no '## Prompt' section", len(lines) or 1,
+                  "add a '## Prompt' heading followed by the exact text every arm receives")
+    p_line, p_body = sections["prompt"]
+    prompt = _block_text(p_body)
+    if not prompt:
+        raise err("the prompt is empty", p_line, "write the exact text every arm receives under '## Prompt'")
+
+    if "soft criteria" not in sections:
+        raise err("no '## Soft criteria' section", len(lines) or 1,
+                  "add '## Soft criteria' with at least one '- ' bullet saying what a good answer does")
+    soft = _soft_criteria(*sections["soft criteria"], err)
+
+    seed: tuple[Turn, ...] = ()
+    if "seed" in sections:
+        seed = _seed(*sections["seed"], err)
+
+    hard: tuple[HardAssertion, ...] = ()
+    if "hard assertions" in sections:
+        hard = _hard_assertions(*sections["hard assertions"], err)
+
+    return Case(
+        id=case_id,
+        path=path,
+        description=meta["description"],
+        prompt=prompt,
+        soft_criteria=soft,
+        fixture=meta.get("fixture"),
+        setup=meta.get("setup"),
+        seed=seed,
+        hard_assertions=hard,
+    )
+
+
+def read_frontmatter(text: str, path: str) -> dict:
+    """The YAML frontmatter of a Markdown file (case.md or SKILL.md) as a dict; {} when absent."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            return _load_yaml("\n".join(lines[1:i]), path, 2)
+    raise CaseError(path, "the frontmatter is not closed", line=1, fix="end the frontmatter with a line '---'")
+
+
+# --------------------------------------------------------------------------
+
+
+def _load_yaml(text: str, path: str, first_line: int) -> dict:
+    try:
+        data = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError as exc:
+        line = first_line
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            line = first_line + mark.line
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CaseError(path, f"the frontmatter is not valid YAML: {problem}", line=line,
+                        fix="quote values that contain ':' or '#', e.g. description: \"a: b\"") from None
+    if not isinstance(data, dict):
+        raise CaseError(path, "the frontmatter is not a mapping of keys to values", line=first_line,
+                        fix="write 'key: value' lines between the two '---' lines")
+    return data
+
+
+def _frontmatter(lines: list[str], path: str) -> tuple[dict, int]:
+    if not lines or lines[0].strip() != "---":
+        raise CaseError(path, "no frontmatter", line=1,
+                        fix="start the file with '---', a 'description: <one line>' line, and '---'")
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        raise CaseError(path, "the frontmatter is not closed", line=1, fix="end the frontmatter with a line '---'")
+    data = _load_yaml("\n".join(lines[1:end]), path, 2)
+
+    def key_line(key: str) -> int:
+        for i in range(1, end):
+            if re.match(rf"^{re.escape(key)}\s*:", lines[i]):
+                return i + 1
+        return 1
+
+    for key in data:
+        if key not in FRONTMATTER_KEYS:
+            raise CaseError(path, f"unknown frontmatter key {key!r}", line=key_line(str(key)),
+                            fix=f"use only {', '.join(FRONTMATTER_KEYS)}")
+    desc = data.get("description")
+    if not isinstance(desc, str) or not desc.strip():
+        raise CaseError(path, "the frontmatter has no 'description'", line=key_line("description") if desc is not None else 2,
+                        fix="add 'description: <one line saying what the case checks>'")
+    if "\n" in desc.strip():
+        raise CaseError(path, "the description spans several lines", line=key_line("description"),
+                        fix="keep the description to one line")
+    meta = {"description": desc.strip()}
+    for key in ("fixture", "setup"):
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise CaseError(path, f"'{key}' must be a non-empty string", line=key_line(key),
+                            fix=f"write '{key}: <text>' or remove the line")
+        meta[key] = value.strip()
+    fixture = meta.get("fixture")
+    if fixture is not None and (fixture.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", fixture)):
+        raise CaseError(path, f"the fixture path {fixture!r} is absolute", line=key_line("fixture"),
+                        fix="give the fixture path relative to the case folder, e.g. 'fixture: ./fixture'")
+    return meta, end + 1
+
+
+def _sections(lines: list[str], start: int, path: str) -> dict[str, tuple[int, list[tuple[int, str]]]]:
+    """Split the body on '## ' headings outside code fences. Values: (heading line, [(line no, text)])."""
+    sections: dict[str, tuple[int, list[tuple[int, str]]]] = {}
+    current: Optional[list[tuple[int, str]]] = None
+    fence: Optional[str] = None
+    for idx in range(start, len(lines)):
+        line, no = lines[idx], idx + 1
+        if fence is None:
+            m = _HEADING.match(line)
+            if m:
+                title = m.group("title")
+                key = title.lower()
+                if key not in SECTIONS:
+                    raise CaseError(path, f"unknown heading '## {title}'", line=no,
+                                    fix="use only ## Prompt, ## Seed, ## Hard assertions, ## Soft criteria "
+                                        "(a heading inside the prompt text must be '###' or inside a code fence)")
+                if key in sections:
+                    raise CaseError(path, f"'## {title}' appears twice", line=no,
+                                    fix=f"merge the two '## {SECTIONS[key]}' sections into one")
+                current = []
+                sections[key] = (no, current)
+                continue
+        fm = _FENCE.match(line.lstrip())
+        if fm:
+            mark = fm.group("fence")
+            if fence is None:
+                fence = mark
+            elif line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+                fence = None
+        if current is None:
+            if line.strip():
+                raise CaseError(path, "text before the first '##' heading", line=no,
+                                fix="start the body with '## Prompt'")
+            continue
+        current.append((no, line))
+    return sections
+
+
+def _block_text(body: list[tuple[int, str]]) -> str:
+    return "\n".join(text for _, text in body).strip("\n").rstrip()
+
+
+def _soft_criteria(heading: int, body, err) -> tuple[str, ...]:
+    items: list[str] = []
+    for no, line in body:
+        if not line.strip():
+            continue
+        m = _BULLET.match(line)
+        if m:
+            items.append(m.group("text").strip())
+        elif items and line[:1] in (" ", "\t"):
+            items[-1] = f"{items[-1]} {line.strip()}"
+        else:
+            raise err("a soft criterion that is not a bullet", no,
+                      "write each criterion as a line starting with '- ' (indent continuation lines)")
+    items = [i for i in items if i]
+    if not items:
+        raise err("no soft criteria", heading, "add at least one '- ' bullet saying what a good answer does")
+    return tuple(items)
+
+
+def _seed(heading: int, body, err) -> tuple[Turn, ...]:
+    turns: list[list] = []  # [role, [lines], line no]
+    for no, line in body:
+        m = _ROLE.match(line.strip()) if not turns or not line[:1].isspace() else None
+        if m:
+            turns.append([m.group("role").lower(), [m.group("text")], no])
+        elif turns:
+            turns[-1][1].append(line)
+        elif line.strip():
+            raise err("seed text before the first role tag", no,
+                      "start each turn with '**User:**' or '**Assistant:**'")
+    if not turns:
+        raise err("the seed has no turns", heading,
+                  "write turns as '**User:** ...' and '**Assistant:** ...', or remove '## Seed'")
+    out: list[Turn] = []
+    for i, (role, text_lines, no) in enumerate(turns):
+        text = "\n".join(text_lines).strip()
+        if not text:
+            raise err(f"the {role} turn is empty", no, "write the turn's text after the role tag")
+        if out and out[-1].role == role:
+            raise err(f"two {role} turns in a row: the seed must alternate roles", no,
+                      "merge the two turns or add the missing turn of the other role between them")
+        out.append(Turn(role=role, text=text))
+    if out[-1].role != "assistant":
+        raise err("the seed ends with a user turn, but the prompt is the next user turn", turns[-1][2],
+                  "end the seed with an '**Assistant:**' turn, or move the last user turn into '## Prompt'")
+    return tuple(out)
+
+
+def _hard_assertions(heading: int, body, err) -> tuple[HardAssertion, ...]:
+    out: list[HardAssertion] = []
+    in_block = False
+    block_start = heading
+    pending: Optional[tuple[int, str]] = None
+    for no, line in body:
+        stripped = line.strip()
+        if not in_block:
+            m = _FENCE.match(stripped)
+            if m:
+                info = m.group("info").lower()
+                if info not in _SHELL_INFOS:
+                    raise err(f"a code block tagged {info or '(no language)'!r} under '## Hard assertions'", no,
+                              "tag assertion blocks as ```sh")
+                in_block, block_start = True, no
+            continue  # prose between blocks is allowed and ignored
+        if stripped.startswith("```") and not stripped.strip("`"):
+            if pending is not None:
+                raise err("the last predicate ends with a continuation backslash", pending[0],
+                          "remove the trailing '\\' or add the continued line")
+            in_block = False
+            continue
+        if pending is not None:
+            start, acc = pending
+            if stripped.endswith("\\"):
+                pending = (start, acc + "\n" + line)
+            else:
+                out.append(HardAssertion(command=acc + "\n" + line, line=start))
+                pending = None
+            continue
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.endswith("\\"):
+            pending = (no, line.strip())
+        else:
+            out.append(HardAssertion(command=stripped, line=no))
+    if in_block:
+        raise err("a ```sh block is not closed", block_start, "close the block with a line '```'")
+    return tuple(out)
