@@ -1,0 +1,262 @@
+"""Throughput benchmark for benchcore (a script, not a test).
+
+    python benchcore/bench/throughput.py [--cases 20] [--trials 5] [--mb 1.0] [--render-run-dir DIR]
+
+Generates, in a temporary directory, a synthetic run of cases x trials x 3 arms
+whose cells each hold a transcript of about ``--mb`` MB in the on-disk Claude
+Code format (mostly large tool_result user lines; assistant responses written
+as several lines sharing one message.id, with placeholder output tokens on all
+but the last), then measures and prints:
+
+- transcript throughput in MB/s: every cell read through
+  ``benchcore.harness.transcript_io.read_transcript``, in this process (one
+  core), warm page cache, best of several passes; the figures are checked
+  against the totals the generator wrote;
+- ``benchcore --help`` start-up time: median of several subprocess runs, and
+  whether Jinja2 or PyYAML were imported on the way;
+- ``benchcore usage --json`` over every cell, end to end, once;
+- render time: see :func:`measure_render` (only for a real run directory).
+
+Nothing is written outside the temporary directory, which is removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ARMS = ("new", "baseline", "previous")
+MODEL = "claude-sonnet-4-6"
+
+_WORDS = ("def class return import self value path line token cache usage result error "
+          "print json open file data model case trial arm render report").split()
+
+
+def _tool_text(rng: random.Random, size: int) -> str:
+    """Source-like text of about ``size`` characters with quotes, tabs and newlines to escape."""
+    parts = []
+    total = 0
+    while total < size:
+        words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(4, 12)))
+        line = f'    {words} = "{rng.randint(0, 10**6)}"\t# {words}\n'
+        parts.append(line)
+        total += len(line)
+    return "".join(parts)
+
+
+def _base(session: str, agent: str, uuid: str, parent: str | None, ts: int) -> dict:
+    return {"parentUuid": parent, "isSidechain": True, "userType": "external", "cwd": "/tmp/world",
+            "sessionId": session, "version": "2.1.178", "gitBranch": "main", "agentId": agent}
+
+
+def write_transcript(path: Path, rng: random.Random, target_bytes: int) -> dict:
+    """Write one transcript; return the figures the reader must find (turns and components)."""
+    session = f"{rng.getrandbits(64):016x}"
+    agent = f"a{rng.getrandbits(40):010x}"
+    expected = {"turns": 0, "input": 0, "output": 0, "cache_write_5m": 0, "cache_write_1h": 0, "cache_read": 0}
+    written = 0
+    parent = None
+    n = 0
+    context = 12_000
+    with open(path, "w", encoding="utf-8") as fh:
+        def emit(record: dict) -> None:
+            nonlocal written
+            text = json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+            fh.write(text)
+            written += len(text.encode("utf-8"))
+
+        rec = _base(session, agent, f"u{n}", parent, n)
+        rec.update({"type": "user", "message": {"role": "user", "content": "Do the task in the prompt."},
+                    "uuid": f"u{n}", "timestamp": "2026-12-02T16:00:00.000Z"})
+        emit(rec)
+        while written < target_bytes:
+            n += 1
+            msg_id = f"msg_{rng.getrandbits(96):024x}"
+            req_id = f"req_{rng.getrandbits(96):024x}"
+            inp = rng.randint(1, 8)
+            out = rng.randint(50, 2000)
+            write = rng.randint(200, 9000)
+            one_hour = write if rng.random() < 0.5 else 0
+            read = context
+            context += write
+            blocks = [{"type": "thinking", "thinking": _tool_text(rng, 600), "signature": "sig"},
+                      {"type": "text", "text": "Reading the next file."},
+                      {"type": "tool_use", "id": f"toolu_{n}", "name": "Read",
+                       "input": {"file_path": f"/tmp/world/src/f{n}.py"}}]
+            for i, block in enumerate(blocks):
+                last = i == len(blocks) - 1
+                usage = {"input_tokens": inp, "cache_creation_input_tokens": write, "cache_read_input_tokens": read,
+                         "cache_creation": {"ephemeral_5m_input_tokens": write - one_hour,
+                                            "ephemeral_1h_input_tokens": one_hour},
+                         "output_tokens": out if last else rng.choice((1, 7, 8)),
+                         "service_tier": "standard"}
+                rec = _base(session, agent, f"a{n}.{i}", parent, n)
+                rec.update({"message": {"model": MODEL, "id": msg_id, "type": "message", "role": "assistant",
+                                        "content": [block], "stop_reason": "tool_use" if last else None,
+                                        "stop_sequence": None, "usage": usage},
+                            "requestId": req_id, "type": "assistant", "uuid": f"a{n}.{i}",
+                            "timestamp": "2026-12-02T16:00:01.000Z"})
+                emit(rec)
+                parent = f"a{n}.{i}"
+            expected["turns"] += 1
+            expected["input"] += inp
+            expected["output"] += out
+            expected["cache_write_5m"] += write - one_hour
+            expected["cache_write_1h"] += one_hour
+            expected["cache_read"] += read
+            body = _tool_text(rng, rng.randint(20_000, 120_000))
+            rec = _base(session, agent, f"u{n}", parent, n)
+            rec.update({"type": "user",
+                        "message": {"role": "user", "content": [
+                            {"tool_use_id": f"toolu_{n}", "type": "tool_result", "content": body}]},
+                        "uuid": f"u{n}", "timestamp": "2026-12-02T16:00:02.000Z",
+                        "toolUseResult": {"type": "text", "file": {"filePath": f"/tmp/world/src/f{n}.py",
+                                                                    "content": body, "numLines": body.count("\n")}}})
+            emit(rec)
+            parent = f"u{n}"
+    return expected
+
+
+def generate_run(root: Path, cases: int, trials: int, mb: float, seed: int = 7) -> tuple[list[Path], dict]:
+    """A synthetic run directory tree (transcripts only); returns the paths and the summed expected figures."""
+    rng = random.Random(seed)
+    paths = []
+    totals: dict[str, int] = {}
+    for c in range(1, cases + 1):
+        for t in range(1, trials + 1):
+            for arm in ARMS:
+                cell = root / "cases" / f"{c:02d}-case" / f"t{t}" / arm
+                cell.mkdir(parents=True)
+                path = cell / "transcript.jsonl"
+                for key, value in write_transcript(path, rng, int(mb * 1_000_000)).items():
+                    totals[key] = totals.get(key, 0) + value
+                paths.append(path)
+    return paths, totals
+
+
+def measure_throughput(paths: list[Path], expected: dict, passes: int = 5) -> float:
+    """MB/s of read_transcript over every path, one core, warm cache; checks the figures."""
+    from benchcore import usage
+    from benchcore.harness import transcript_io
+
+    size = sum(p.stat().st_size for p in paths)
+    for p in paths:  # warm the page cache
+        with open(p, "rb") as fh:
+            while fh.read(1 << 22):
+                pass
+    times = []
+    for _ in range(passes):
+        start = time.perf_counter()
+        results = [transcript_io.read_transcript(p) for p in paths]
+        times.append(time.perf_counter() - start)
+    prices = transcript_io.price_table()
+    total = usage.sum_usage(usage.arm_usage(r, prices) for r in results)
+    got = {k: getattr(total, k) for k in expected}
+    if got != expected:
+        raise SystemExit(f"figures differ from what was generated: got {got}, expected {expected}")
+    best = min(times)
+    print(f"transcripts: {len(paths)} files, {size / 1e6:.1f} MB; "
+          f"best of {passes} passes {best:.3f} s (median {statistics.median(times):.3f} s)")
+    print(f"transcript throughput: {size / 1e6 / best:.0f} MB/s (best), "
+          f"{size / 1e6 / statistics.median(times):.0f} MB/s (median), one core, warm cache; figures checked")
+    return size / 1e6 / best
+
+
+def _benchcore_cmd() -> list[str]:
+    exe = shutil.which("benchcore")
+    return [exe] if exe else [sys.executable, "-m", "benchcore"]
+
+
+def measure_startup(runs: int = 11) -> float:
+    """Median wall time of ``benchcore --help`` in a fresh process; also reports heavy imports."""
+    cmd = _benchcore_cmd() + ["--help"]
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "import sys, contextlib, io\nfrom benchcore.cli import main\n"
+         "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+         "    main(['--help'])\n"
+         "print(','.join(m for m in ('jinja2', 'yaml') if m in sys.modules) or 'none')"],
+        check=True, capture_output=True, text=True)
+    median = statistics.median(times)
+    print(f"'benchcore --help' start-up: median {median * 1000:.0f} ms over {runs} runs "
+          f"(min {min(times) * 1000:.0f} ms); heavy modules imported: {probe.stdout.strip()}")
+    return median
+
+
+def measure_usage_cli(paths: list[Path]) -> float:
+    """Wall time of one ``benchcore usage --json`` over every path (process start included)."""
+    cmd = _benchcore_cmd() + ["usage", "--json", *map(str, paths)]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        print(f"'benchcore usage' failed (exit {proc.returncode}): {proc.stderr.strip()}")
+        return elapsed
+    size = sum(p.stat().st_size for p in paths)
+    print(f"'benchcore usage --json' over {len(paths)} files: {elapsed:.2f} s end to end "
+          f"({size / 1e6 / elapsed:.0f} MB/s including start-up and output)")
+    return elapsed
+
+
+def measure_render(run_dir: Path | None) -> float | None:
+    """Time ``benchcore render <run_dir> --reports <tmp>`` when run_dir is a real run (has run.json).
+
+    The synthetic tree made here has transcripts only, so render is not
+    measured on it; pass --render-run-dir with a real run directory to time it.
+    """
+    if run_dir is None or not (Path(run_dir) / "run.json").is_file():
+        print(f"render: not measured ({'no run directory given' if run_dir is None else f'{run_dir} has no run.json'}; "
+              "pass --render-run-dir with a real run directory)")
+        return None
+    with tempfile.TemporaryDirectory(prefix="benchcore-render-") as reports:
+        cmd = _benchcore_cmd() + ["render", str(run_dir), "--reports", reports]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        print(f"render: failed (exit {proc.returncode}): {proc.stderr.strip()}")
+        return None
+    print(f"render: {elapsed:.2f} s for {run_dir} (exit {proc.returncode})")
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=20)
+    parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--mb", type=float, default=1.0, help="size of each transcript in MB (default 1.0)")
+    parser.add_argument("--passes", type=int, default=5)
+    parser.add_argument("--render-run-dir", type=Path, default=None,
+                        help="a real run directory (with run.json) whose render to time")
+    args = parser.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs visible, pinned to one")
+    with tempfile.TemporaryDirectory(prefix="benchcore-bench-") as tmp:
+        start = time.perf_counter()
+        paths, expected = generate_run(Path(tmp), args.cases, args.trials, args.mb)
+        print(f"generated {args.cases} cases x {args.trials} trials x {len(ARMS)} arms "
+              f"in {time.perf_counter() - start:.1f} s")
+        measure_throughput(paths, expected, args.passes)
+        measure_usage_cli(paths)
+    measure_startup()
+    measure_render(args.render_run_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

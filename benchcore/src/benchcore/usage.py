@@ -1,0 +1,257 @@
+"""Transcript lines -> token usage (pure: no I/O). CONTRACT section 4.
+
+:func:`read_usage` is a streaming reducer over the lines of one Claude Code
+transcript (``str`` or ``bytes`` lines, the on-disk format or stream-json):
+
+- Lines are grouped by ``message.id`` (then ``requestId``); each group is one
+  API response, counted once, taking the largest value of each usage field
+  over the group's lines (per-block lines repeat the usage, and older Claude
+  Code wrote placeholder ``output_tokens`` on all but the last).
+- Only records with ``type == "assistant"`` and a ``message.usage`` object
+  count; lines whose ``message.model`` is ``<synthetic>`` are skipped.
+- Cache writes use the nested ``usage.cache_creation`` split
+  (``ephemeral_5m_input_tokens`` / ``ephemeral_1h_input_tokens``) when present;
+  whatever ``cache_creation_input_tokens`` has beyond the 1h share counts as 5m
+  (so without a split, all of it).
+- A stream-json ``{"type": "result"}`` line, when present, is authoritative:
+  turns from ``num_turns``, the five components from its ``usage``, and the
+  per-model split used for dollars (and the model list) from ``modelUsage``.
+  ``modelUsage`` has no 5m/1h split: each model's 1h share is taken from that
+  model's own response lines in the transcript, the rest counts as 5m. When
+  several result lines are present, the last one wins.
+- A line that cannot be read is skipped and counted in ``skipped_lines``,
+  never fatal. For speed, only lines that can carry usage (they contain the
+  key ``"usage"`` and an ``"assistant"`` or ``"result"`` marker) are parsed as
+  JSON; every other line is checked for framing only (``{`` ... ``}``), which
+  catches a truncated last line.
+
+Memory holds one small entry per API response, never the lines.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping, Optional, Union
+
+from attrs import frozen
+
+from . import pricing
+from .model import ArmUsage
+
+SYNTHETIC = "<synthetic>"
+UNKNOWN_MODEL = "<unknown>"
+
+
+@frozen
+class Components:
+    """The five token components of CONTRACT section 4."""
+
+    input: int = 0
+    output: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    cache_read: int = 0
+
+
+@frozen
+class TranscriptUsage:
+    """What one transcript used.
+
+    ``totals`` are the transcript's components; ``by_model`` splits usage by
+    model for pricing (for a transcript without a result line it sums to
+    ``totals``; with one it is ``modelUsage``, which also covers subagents).
+    ``skipped_lines`` counts lines that could not be read.
+    """
+
+    turns: int
+    totals: Components
+    by_model: Mapping[str, Components]
+    skipped_lines: int = 0
+    from_result_line: bool = False
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(sorted(self.by_model))
+
+
+# Index of each figure in a response group's list: [model, input, output,
+# cache_creation_total, ephemeral_5m, ephemeral_1h, cache_read].
+_IN, _OUT, _CC, _E5, _E1, _READ = 1, 2, 3, 4, 5, 6
+
+
+def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
+    """Reduce the lines of one transcript to its usage (see the module docstring)."""
+    groups: dict[Any, list] = {}
+    result: Optional[dict] = None
+    skipped = 0
+    needles = None
+    for n, line in enumerate(lines):
+        if needles is None:
+            needles = _BYTES if isinstance(line, (bytes, bytearray)) else _STR
+        open_, ends, usage_key, assistant, result_marker = needles
+        # Framing: a whole record starts with '{' and ends with '}' (cheap, no copy).
+        if not (line.startswith(open_) and line.endswith(ends)):
+            stripped = line.strip()
+            if not stripped:
+                continue
+            if not (stripped.startswith(open_) and stripped.endswith(ends[0])):
+                skipped += 1
+                continue
+            line = stripped
+        if usage_key not in line or (assistant not in line and result_marker not in line):
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:  # JSONDecodeError, UnicodeDecodeError
+            skipped += 1
+            continue
+        if not isinstance(record, dict):
+            skipped += 1
+            continue
+        kind = record.get("type")
+        if kind == "assistant":
+            message = record.get("message")
+            if not isinstance(message, dict):
+                continue
+            usage = message.get("usage")
+            if usage is None:
+                continue
+            if not isinstance(usage, dict):
+                skipped += 1
+                continue
+            model = message.get("model")
+            if model == SYNTHETIC:
+                continue
+            if not isinstance(model, str) or not model:
+                model = UNKNOWN_MODEL
+            key = message.get("id") or record.get("requestId") or ("line", n)
+            if not isinstance(key, (str, tuple)):
+                key = ("line", n)
+            figures = _usage_figures(usage)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [model, *figures]
+            else:
+                for i, value in enumerate(figures, start=1):
+                    if value > group[i]:
+                        group[i] = value
+        elif kind == "result":
+            if isinstance(record.get("usage"), dict):
+                result = record
+            else:
+                skipped += 1
+    return _finish(groups, result, skipped)
+
+
+def _usage_figures(usage: dict) -> tuple[int, int, int, int, int, int]:
+    """input, output, cache-creation total, 5m, 1h, read from one usage object."""
+    split = usage.get("cache_creation")
+    if not isinstance(split, dict):
+        split = {}
+    return (_count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
+            _count(usage.get("cache_creation_input_tokens")),
+            _count(split.get("ephemeral_5m_input_tokens")), _count(split.get("ephemeral_1h_input_tokens")),
+            _count(usage.get("cache_read_input_tokens")))
+
+
+def _count(value: Any) -> int:
+    """A token count, or 0 for anything that is not a non-negative integer."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return 0
+
+
+def _components(figures) -> Components:
+    """Components from (input, output, cc_total, e5, e1, read): writes beyond the 1h share are 5m."""
+    inp, out, cc, e5, e1, read = figures
+    return Components(input=inp, output=out, cache_write_5m=max(e5, cc - e1), cache_write_1h=e1,
+                      cache_read=read)
+
+
+def _finish(groups: dict, result: Optional[dict], skipped: int) -> TranscriptUsage:
+    line_models: dict[str, list[int]] = {}
+    for group in groups.values():
+        c = _components(group[1:])
+        acc = line_models.setdefault(group[0], [0, 0, 0, 0, 0])
+        acc[0] += c.input
+        acc[1] += c.output
+        acc[2] += c.cache_write_5m
+        acc[3] += c.cache_write_1h
+        acc[4] += c.cache_read
+    by_lines = {m: Components(*v) for m, v in line_models.items()}
+    if result is None:
+        totals = _sum_components(by_lines.values())
+        return TranscriptUsage(turns=len(groups), totals=totals, by_model=by_lines, skipped_lines=skipped)
+
+    totals = _components(_usage_figures(result["usage"]))
+    turns = result.get("num_turns")
+    if not isinstance(turns, int) or isinstance(turns, bool) or turns < 0:
+        turns = len(groups)
+    model_usage = result.get("modelUsage")
+    by_model: dict[str, Components] = {}
+    if isinstance(model_usage, dict) and model_usage:
+        for model, mu in model_usage.items():
+            mu = mu if isinstance(mu, dict) else {}
+            written = _count(mu.get("cacheCreationInputTokens"))
+            one_hour = min(written, by_lines[model].cache_write_1h if model in by_lines else 0)
+            by_model[str(model)] = Components(
+                input=_count(mu.get("inputTokens")), output=_count(mu.get("outputTokens")),
+                cache_write_5m=written - one_hour, cache_write_1h=one_hour,
+                cache_read=_count(mu.get("cacheReadInputTokens")))
+    elif len(by_lines) == 1:
+        by_model[next(iter(by_lines))] = totals
+    elif pricing.raw_tokens(totals):
+        by_model[UNKNOWN_MODEL] = totals
+    return TranscriptUsage(turns=turns, totals=totals, by_model=by_model, skipped_lines=skipped,
+                           from_result_line=True)
+
+
+def _sum_components(items: Iterable[Components]) -> Components:
+    acc = [0, 0, 0, 0, 0]
+    for c in items:
+        acc[0] += c.input
+        acc[1] += c.output
+        acc[2] += c.cache_write_5m
+        acc[3] += c.cache_write_1h
+        acc[4] += c.cache_read
+    return Components(*acc)
+
+
+def arm_usage(transcript: TranscriptUsage, prices: pricing.PriceTable) -> ArmUsage:
+    """One transcript's usage as an ArmUsage, with cost-equivalent tokens and imputed dollars."""
+    t = transcript.totals
+    cost_usd, unpriced = pricing.dollars(prices, transcript.by_model)
+    return ArmUsage(turns=transcript.turns, input=t.input, output=t.output, cache_write_5m=t.cache_write_5m,
+                    cache_write_1h=t.cache_write_1h, cache_read=t.cache_read, raw_tokens=pricing.raw_tokens(t),
+                    cost_equivalent_tokens=pricing.cost_equivalent_tokens(t), cost_usd=cost_usd,
+                    models=transcript.models, unpriced_models=unpriced)
+
+
+def add_usage(a: ArmUsage, b: ArmUsage) -> ArmUsage:
+    """The sum of two usages: components and turns add, models are the sorted union.
+
+    Cost-equivalent tokens are recomputed from the summed components (exact);
+    dollars are None when either side has none.
+    """
+    c = Components(input=a.input + b.input, output=a.output + b.output,
+                   cache_write_5m=a.cache_write_5m + b.cache_write_5m,
+                   cache_write_1h=a.cache_write_1h + b.cache_write_1h, cache_read=a.cache_read + b.cache_read)
+    cost_usd = None if a.cost_usd is None or b.cost_usd is None else round(a.cost_usd + b.cost_usd, 6)
+    return ArmUsage(turns=a.turns + b.turns, input=c.input, output=c.output, cache_write_5m=c.cache_write_5m,
+                    cache_write_1h=c.cache_write_1h, cache_read=c.cache_read, raw_tokens=pricing.raw_tokens(c),
+                    cost_equivalent_tokens=pricing.cost_equivalent_tokens(c), cost_usd=cost_usd,
+                    models=tuple(sorted(set(a.models) | set(b.models))),
+                    unpriced_models=tuple(sorted(set(a.unpriced_models) | set(b.unpriced_models))))
+
+
+def sum_usage(usages: Iterable[ArmUsage]) -> ArmUsage:
+    """The sum of any number of usages; the empty sum is ``ArmUsage()`` (all zero, $0)."""
+    total = ArmUsage()
+    for u in usages:
+        total = add_usage(total, u)
+    return total
+
+
+# (open, close, "usage" key, assistant marker, result marker) for bytes and str lines.
+_BYTES = (b"{", (b"}", b"}\n", b"}\r\n"), b'"usage"', b'"assistant"', b'"result"')
+_STR = ("{", ("}", "}\n", "}\r\n"), '"usage"', '"assistant"', '"result"')
