@@ -1,0 +1,183 @@
+"""benchcore render <run-dir> [--reports DIR] [--json] | --example
+
+Reads a run directory, applies the rules, and writes into the reports folder:
+<skill>.results.json, <skill>.html, <skill>.history.jsonl (appended, last 50
+kept) and index.html (every skill's latest run). Everything is computed before
+anything is written, and every file is replaced atomically, so a bad input
+leaves what was there untouched.
+
+Exit: 0 both verdicts green (or n/a) and the run complete; 1 a verdict is red,
+the run is incomplete, or judges still have to be added to a split; 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+
+from .. import history as hist
+from .. import serde
+from ..errors import BenchError
+from ..harness.files import read_text, write_atomic
+from ..harness.rundir import read_run
+from ..model import SkillResult
+from ..results import build_results
+
+EXAMPLE_REPORTS = "benchcore-example"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("run_dir", nargs="?", type=Path, help="the run directory (tests/.reports/runs/<run-id>)")
+    p.add_argument("--reports", type=Path, default=None,
+                   help="where to write reports (default: tests/.reports of the repository holding the run; "
+                        f"with --example: ./{EXAMPLE_REPORTS})")
+    p.add_argument("--example", action="store_true", help="render the bundled example run (no setup needed)")
+    p.add_argument("--json", action="store_true", help="print a machine-readable summary")
+
+
+def generated_at() -> str:
+    """Now in UTC, or SOURCE_DATE_EPOCH when set (reproducible renders)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.isdigit():
+        now = datetime.fromtimestamp(int(epoch), tz=timezone.utc)
+    else:
+        now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def default_reports_dir(run_dir: Path) -> Path:
+    """tests/.reports of the repository holding the run; else the folder above runs/."""
+    run_dir = run_dir.resolve()
+    for d in run_dir.parents:
+        if d.name == ".reports" and d.parent.name == "tests":
+            return d
+    if run_dir.parent.name == "runs":
+        return run_dir.parent.parent
+    raise BenchError(str(run_dir), "is not inside tests/.reports/runs/, so there is no default reports folder",
+                     fix="pass --reports DIR")
+
+
+def _example_run() -> tuple[Path, str]:
+    base = resources.files("benchcore").joinpath("example")
+    run_dir = Path(str(base.joinpath("run")))
+    history = read_text(Path(str(base.joinpath("history.jsonl"))))
+    return run_dir, history
+
+
+def _latest_results(reports: Path, current: SkillResult, warnings: list[str]) -> list[SkillResult]:
+    """Every skill's latest results.json in the reports folder, the current run replacing its own."""
+    out = {current.skill: current}
+    for path in sorted(reports.glob("*.results.json")):
+        skill = path.name[: -len(".results.json")]
+        if skill == current.skill:
+            continue
+        try:
+            out[skill] = serde.loads(SkillResult, read_text(path), source=str(path))
+        except BenchError as err:
+            warnings.append(f"left {skill} out of index.html: {err.message}")
+    return [out[k] for k in sorted(out)]
+
+
+def run(args) -> int:
+    if args.example == (args.run_dir is not None):
+        raise BenchError(None, "give a run directory or --example (one of the two)",
+                         fix="benchcore render tests/.reports/runs/<run-id>   or   benchcore render --example")
+    seed_history = None
+    if args.example:
+        run_dir, seed_history = _example_run()
+        reports = args.reports or Path.cwd() / EXAMPLE_REPORTS
+    else:
+        run_dir = args.run_dir
+        if not run_dir.is_dir():
+            raise BenchError(str(run_dir), "does not exist or is not a folder",
+                             fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
+        reports = args.reports or default_reports_dir(run_dir)
+
+    warnings: list[str] = []
+    data = read_run(run_dir, warnings=warnings)
+    result = build_results(data)
+    skill = result.skill
+
+    hist_path = reports / f"{skill}.history.jsonl"
+    if seed_history is not None:
+        history_text = seed_history
+        hist_source = f"example {skill}.history.jsonl"
+    else:
+        history_text = read_text(hist_path) if hist_path.is_file() else ""
+        hist_source = str(hist_path)
+    entries, hist_warnings, corrupt = hist.parse(history_text, hist_source)
+    warnings.extend(hist_warnings)
+    corrupt_path = reports / f"{skill}.history.corrupt.jsonl"
+    if corrupt and seed_history is None:
+        warnings.append(f"the corrupt history lines were moved to {corrupt_path}")
+    entries = hist.append(entries, hist.entry_for(result, data.run))
+
+    from ..report.index import LeaderboardEntry, build_index_view
+    from ..report.render import render_index, render_report
+    from ..report.view import build_report_view
+
+    stamp = generated_at()
+    html = render_report(build_report_view(result, data, entries, generated_at=stamp))
+    latest = _latest_results(reports, result, warnings) if reports.is_dir() else [result]
+    index_html = render_index(build_index_view(
+        [LeaderboardEntry(skill=r.skill, result=r, report_file=f"{r.skill}.html") for r in latest],
+        generated_at=stamp))
+
+    files = {
+        "results": reports / f"{skill}.results.json",
+        "report": reports / f"{skill}.html",
+        "history": hist_path,
+        "index": reports / "index.html",
+    }
+    write_atomic(files["results"], serde.dumps(result))
+    write_atomic(files["report"], html)
+    if corrupt and seed_history is None:
+        kept = read_text(corrupt_path) if corrupt_path.is_file() else ""
+        write_atomic(corrupt_path, kept + "".join(line + "\n" for line in corrupt))
+    write_atomic(files["history"], hist.dumps(entries))
+    write_atomic(files["index"], index_html)
+
+    green = result.verdicts.efficacy.status == "pass" and result.verdicts.regression.status in ("pass", "n/a")
+    code = 0 if green and not result.incomplete and not result.escalations else 1
+    has_temp = (run_dir / "plan.json").is_file() and not args.example
+    next_step = (f"benchcore clean {run_dir}   (removes this run's temp worlds and skill copies)" if has_temp
+                 else f"open {files['report']}")
+    if args.json:
+        print(json.dumps({
+            "skill": skill,
+            "run_id": result.run_id,
+            "headline": result.headline,
+            "verdicts": serde.dump(result.verdicts),
+            "incomplete": result.incomplete,
+            "escalations": serde.dump(result.escalations),
+            "files": {k: str(v) for k, v in files.items()},
+            "warnings": warnings,
+            "exit": code,
+            "next": next_step,
+        }, indent=2))
+        return code
+    v = result.verdicts
+    print(f"{skill}  run {result.run_id}  ({result.shape})")
+    print(f"  efficacy:   {v.efficacy.status}  net {v.efficacy.net:+d}")
+    if v.regression.status == "n/a":
+        print("  regression: n/a (two-arm run)")
+    else:
+        print(f"  regression: {v.regression.status}  net {v.regression.net:+d}")
+    print(f"  {result.headline}")
+    if result.incomplete:
+        print("  the run is incomplete: some trials have no judgment (see the report's red cases)")
+    for e in result.escalations:
+        trials = ", ".join(str(t) for t in e.trials)
+        print(f"  judges split on {e.case} {e.comparison}: add two more judges to trials {trials} "
+              "(benchcore collect lists the packets)")
+    for w in warnings:
+        print(f"  warning: {w}", file=sys.stderr)
+    print("wrote:")
+    for v_ in files.values():
+        print(f"  {v_}")
+    print(f"next: {next_step}")
+    return code

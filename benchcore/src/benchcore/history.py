@@ -1,0 +1,61 @@
+"""A skill's run history (``<skill>.history.jsonl``): parse, append, trim. Pure."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional, Sequence
+
+from . import serde
+from .errors import BenchError
+from .model import AxisResult, AxisSummary, HistoryEntry, RunInfo, SkillResult
+
+KEEP = 50
+
+
+def summarize(cases_axes: Sequence[AxisResult], passed: bool, net: int) -> AxisSummary:
+    """One axis of one run, summed over its cases."""
+    return AxisSummary(net=net, passed=passed,
+                       wins=sum(a.wins for a in cases_axes), ties=sum(a.ties for a in cases_axes),
+                       losses=sum(a.losses for a in cases_axes))
+
+
+def entry_for(result: SkillResult, run: RunInfo) -> HistoryEntry:
+    """The history line of a rendered run; ``at`` is when the run started (so re-rendering is stable)."""
+    v = result.verdicts
+    eff = summarize([c.efficacy for c in result.cases], v.efficacy.status == "pass", v.efficacy.net or 0)
+    reg: Optional[AxisSummary] = None
+    if v.regression.status != "n/a":
+        reg = summarize([c.regression for c in result.cases if c.regression is not None],
+                        v.regression.status == "pass", v.regression.net or 0)
+    return HistoryEntry(run_id=result.run_id, at=run.started_at, shape=result.shape,
+                        default_branch_commit=run.default_branch.commit if run.default_branch else None,
+                        efficacy=eff, regression=reg)
+
+
+def parse(text: str, path: str) -> tuple[list[HistoryEntry], list[str], list[str]]:
+    """History text -> (good entries in file order, warnings naming each corrupt line, the corrupt lines)."""
+    entries: list[HistoryEntry] = []
+    warnings: list[str] = []
+    corrupt: list[str] = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entries.append(serde.load(HistoryEntry, json.loads(line), source=f"{path}:{no}"))
+        except (json.JSONDecodeError, BenchError) as exc:
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.message
+            warnings.append(f"{path}:{no}: skipped a corrupt history line ({why}); the other lines are kept")
+            corrupt.append(line)
+    return entries, warnings, corrupt
+
+
+def append(entries: Sequence[HistoryEntry], entry: HistoryEntry, keep: int = KEEP) -> list[HistoryEntry]:
+    """Add ``entry`` as the newest line (replacing an earlier line of the same run), keep the last ``keep``."""
+    kept = [e for e in entries if e.run_id != entry.run_id]
+    kept.append(entry)
+    return kept[-keep:]
+
+
+def dumps(entries: Sequence[HistoryEntry]) -> str:
+    """Entries -> JSON lines, newest last."""
+    return "".join(serde.dumps(e, indent=None) + "\n" for e in entries)

@@ -1,0 +1,235 @@
+"""RunData -> SkillResult: the whole results model of CONTRACT section 5, pure.
+
+Rounding (so results.json is byte-stable): cost-equivalent tokens and dollars
+to 6 decimals, ratios to 4, the sign-test p-value to 6.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from . import scoring
+from .model import (
+    LOSS,
+    ArmUsage,
+    AxisResult,
+    AxisVerdict,
+    Case,
+    CaseResult,
+    Escalation,
+    Judgment,
+    Ratios,
+    RunData,
+    SkillResult,
+    TrialData,
+    Verdicts,
+)
+from .usage import sum_usage
+
+
+def _trial_map(data: RunData) -> dict[tuple[str, int], TrialData]:
+    return {(t.case, t.trial): t for t in data.trials}
+
+
+def _describe_failures(failed) -> str:
+    parts = []
+    for r in failed:
+        what = "timed out" if r.timed_out else f"exited {r.exit}"
+        stderr = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "no stderr"
+        parts.append(f"`{r.command}` {what} ({stderr})")
+    return "; ".join(parts)
+
+
+def _trials_phrase(trials: list[int]) -> str:
+    return ("trial " if len(trials) == 1 else "trials ") + ", ".join(str(t) for t in trials)
+
+
+def efficacy_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[AxisResult, list[Judgment]]:
+    """One case's efficacy over its trials, and the judgments that count for position bias."""
+    outcomes: list[Optional[str]] = []
+    judgments: list[Judgment] = []
+    gate_notes, missing, invalid = [], [], []
+    for n, td in enumerate(trials, start=1):
+        if td is not None and td.invalid:
+            outcomes.append(None)
+            invalid.append(n)
+            continue
+        failed = scoring.failed_assertions(td.assertions if td else None)
+        if failed:
+            outcomes.append(LOSS)
+            gate_notes.append(f"trial {n}: {_describe_failures(failed)}")
+            continue
+        record = td.comparisons.get("efficacy") if td else None
+        outcome = scoring.trial_outcome(record)
+        outcomes.append(outcome)
+        if outcome is None:
+            missing.append(n)
+        else:
+            judgments.extend(record.judgments)
+    wins, ties, losses = scoring.counts(outcomes)
+    gated, incomplete = bool(gate_notes), bool(missing or invalid)
+    passed = scoring.efficacy_pass(wins, losses, gated, incomplete)
+    reason = None
+    if gated:
+        reason = "gated: a hard assertion failed on " + "; ".join(gate_notes)
+    elif incomplete:
+        reason = _incomplete_reason(missing, invalid)
+    elif not passed:
+        reason = f"{wins} wins and {losses} losses: efficacy needs at least 3 wins and at most 1 loss"
+    axis = AxisResult(outcomes=tuple(outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
+                      flagged=losses >= 1, incomplete=incomplete, gated=gated,
+                      flips_to_fail=scoring.flips_to_fail(wins, losses, passed), reason=reason)
+    return axis, judgments
+
+
+def regression_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[AxisResult, list[Judgment]]:
+    """One case's regression over its trials (the gate does not touch it)."""
+    outcomes: list[Optional[str]] = []
+    judgments: list[Judgment] = []
+    missing, invalid = [], []
+    for n, td in enumerate(trials, start=1):
+        if td is not None and td.invalid:
+            outcomes.append(None)
+            invalid.append(n)
+            continue
+        record = td.comparisons.get("regression") if td else None
+        outcome = scoring.trial_outcome(record)
+        outcomes.append(outcome)
+        if outcome is None:
+            missing.append(n)
+        else:
+            judgments.extend(record.judgments)
+    wins, ties, losses = scoring.counts(outcomes)
+    incomplete = bool(missing or invalid)
+    passed = scoring.regression_pass(losses, incomplete)
+    reason = None
+    if incomplete:
+        reason = _incomplete_reason(missing, invalid)
+    elif not passed:
+        reason = f"{losses} losses to the previous version: regression allows at most 1"
+    axis = AxisResult(outcomes=tuple(outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
+                      flagged=losses >= 1, incomplete=incomplete, reason=reason)
+    return axis, judgments
+
+
+def _incomplete_reason(missing: list[int], invalid: list[int]) -> str:
+    parts = []
+    if missing:
+        parts.append(f"no judgment for {_trials_phrase(missing)}")
+    if invalid:
+        parts.append(f"{_trials_phrase(invalid)} invalid (contaminated or skill not engaged) and must be re-run")
+    return "incomplete: " + "; ".join(parts)
+
+
+def escalations(data: RunData) -> tuple[Escalation, ...]:
+    """Split comparisons that still need two more judges on some judged trial (CONTRACT section 3)."""
+    tm = _trial_map(data)
+    out = []
+    for case_id in data.run.cases:
+        for comparison in data.run.comparisons:
+            firsts, judged = [], []
+            for n in range(1, data.run.trials + 1):
+                td = tm.get((case_id, n))
+                if td is None or td.invalid:
+                    continue
+                if comparison == "efficacy" and scoring.failed_assertions(td.assertions):
+                    continue
+                record = td.comparisons.get(comparison)
+                first = scoring.first_outcome(record)
+                if first is None:
+                    continue
+                firsts.append(first)
+                judged.append((n, len(record.judgments)))
+            if scoring.is_split(firsts):
+                pending = tuple(n for n, k in judged if k < 3)
+                if pending:
+                    out.append(Escalation(case=case_id, comparison=comparison, trials=pending))
+    return tuple(out)
+
+
+def _round_usage(u: ArmUsage) -> ArmUsage:
+    from attrs import evolve
+
+    return evolve(u, cost_equivalent_tokens=round(u.cost_equivalent_tokens, 6),
+                  cost_usd=None if u.cost_usd is None else round(u.cost_usd, 6))
+
+
+def _ratio(a: ArmUsage, b: Optional[ArmUsage]) -> Optional[float]:
+    if b is None or not b.cost_equivalent_tokens:
+        return None
+    return round(a.cost_equivalent_tokens / b.cost_equivalent_tokens, 4)
+
+
+def build_results(data: RunData) -> SkillResult:
+    """Apply every rule of CONTRACT section 3 to a run and return its results model."""
+    run = data.run
+    tm = _trial_map(data)
+    three_arm = "regression" in run.comparisons
+    cases: list[CaseResult] = []
+    eff_judgments: list[Judgment] = []
+    reg_judgments: list[Judgment] = []
+    for case in data.cases:
+        trials = [tm.get((case.id, n)) for n in range(1, run.trials + 1)]
+        eff, ej = efficacy_axis(case, trials)
+        eff_judgments.extend(ej)
+        reg = None
+        if three_arm:
+            reg, rj = regression_axis(case, trials)
+            reg_judgments.extend(rj)
+        expanded = (not eff.passed or eff.flagged) or (reg is not None and (not reg.passed or reg.flagged))
+        cases.append(CaseResult(id=case.id, description=case.description, efficacy=eff, regression=reg,
+                                expanded=expanded))
+
+    eff_outcomes = [o for c in cases for o in c.efficacy.outcomes]
+    eff_pass = all(c.efficacy.passed for c in cases)
+    eff_case, eff_flips = scoring.efficacy_fragile([(c.id, c.efficacy.flips_to_fail) for c in cases])
+    w, _, l = scoring.counts(eff_outcomes)
+    efficacy = AxisVerdict(
+        status="pass" if eff_pass else "fail",
+        net=scoring.net(eff_outcomes),
+        fragile_case=eff_case if eff_pass else None,
+        fragile_flips=eff_flips if eff_pass else None,
+        position_bias=scoring.position_bias(eff_judgments),
+        sign_test_p=_round_p(scoring.sign_test_p(w, l)),
+    )
+    if three_arm:
+        reg_outcomes = [o for c in cases for o in c.regression.outcomes]
+        reg_pass = all(c.regression.passed for c in cases)
+        w, _, l = scoring.counts(reg_outcomes)
+        regression = AxisVerdict(
+            status="pass" if reg_pass else "fail",
+            net=scoring.net(reg_outcomes),
+            fragile_case=scoring.regression_fragile([(c.id, c.regression.losses) for c in cases]) if reg_pass else None,
+            position_bias=scoring.position_bias(reg_judgments),
+            sign_test_p=_round_p(scoring.sign_test_p(w, l)),
+        )
+        reg_failed: Optional[int] = sum(1 for c in cases if not c.regression.passed)
+    else:
+        regression = AxisVerdict(status="n/a")
+        reg_failed = None
+
+    arms: dict[str, ArmUsage] = {}
+    for arm in run.arms:
+        cells = [t.usage[arm] for t in data.trials if arm in t.usage and t.case in run.cases]
+        arms[arm] = _round_usage(sum_usage(cells))
+    ratios = Ratios(new_vs_baseline=_ratio(arms["new"], arms.get("baseline")),
+                    new_vs_previous=_ratio(arms["new"], arms.get("previous")) if three_arm else None)
+
+    eff_failed = sum(1 for c in cases if not c.efficacy.passed)
+    incomplete = any(c.efficacy.incomplete or (c.regression is not None and c.regression.incomplete) for c in cases)
+    return SkillResult(
+        run_id=run.run_id,
+        skill=run.skill.name,
+        shape=run.shape,
+        verdicts=Verdicts(efficacy=efficacy, regression=regression),
+        headline=scoring.headline(run.shape, len(cases), eff_failed, reg_failed),
+        cases=tuple(cases),
+        arms=arms,
+        ratios=ratios,
+        incomplete=incomplete,
+        escalations=escalations(data),
+    )
+
+
+def _round_p(p: Optional[float]) -> Optional[float]:
+    return None if p is None else round(p, 6)
