@@ -1,0 +1,91 @@
+# Choosing skills by name, builtins only. The home-manager module uses these;
+# the unit tests in nix/tests evaluate them without nixpkgs.
+let
+  inherit (builtins)
+    attrNames
+    concatStringsSep
+    elem
+    filter
+    isList
+    listToAttrs
+    map
+    ;
+
+  # select : { available : [string]; chosen : "all" | [string]; }
+  #       -> { selected : [string]; unknown : [string]; }
+  # `selected` keeps the order of `available` (sorted by name when it comes
+  # from attrNames), so the result does not depend on how the list was written.
+  select =
+    { available, chosen }:
+    if chosen == "all" then
+      {
+        selected = available;
+        unknown = [ ];
+      }
+    else if isList chosen then
+      {
+        selected = filter (n: elem n chosen) available;
+        unknown = filter (n: !(elem n available)) chosen;
+      }
+    else
+      throw "skills: expected \"all\" or a list of skill names";
+
+  # The assertion message for a name that is not a skill of this flake.
+  unknownSkillMessage =
+    { option, name, available }:
+    "${option} names `${name}`, which is not a skill of this flake. "
+    + "The skills are: ${concatStringsSep ", " available}. "
+    + "Fix the spelling or remove `${name}` from the list.";
+
+  # homeFiles : { skills : { <name> = source; }; chosen; targetDir : string; }
+  #          -> { "<targetDir>/<name>" = { source = <source>; }; }
+  # Shaped for home-manager's `home.file`: each chosen skill becomes one link
+  # to its folder. Unknown names are left out (the module asserts on them).
+  homeFiles =
+    { skills, chosen, targetDir }:
+    let
+      picked = (select {
+        available = attrNames skills;
+        inherit chosen;
+      }).selected;
+    in
+    listToAttrs (
+      map (name: {
+        name = "${targetDir}/${name}";
+        value = {
+          source = skills.${name};
+        };
+      }) picked
+    );
+
+  # Package attribute names the flake uses itself; a skill cannot take them.
+  reservedNames = [
+    "benchcore"
+    "default"
+    "skills"
+  ];
+
+  # checkReserved : [string] -> [string], failing on a reserved name.
+  checkReserved =
+    names:
+    let
+      clashes = filter (n: elem n reservedNames) names;
+    in
+    if clashes == [ ] then
+      names
+    else
+      throw (
+        "skills: a skill may not be named "
+        + concatStringsSep " or " (map (n: "`${n}`") clashes)
+        + ": the flake's packages.<system>.{${concatStringsSep "," reservedNames}} already use those names. Rename the skill's folder and its `name:`."
+      );
+in
+{
+  inherit
+    select
+    unknownSkillMessage
+    homeFiles
+    reservedNames
+    checkReserved
+    ;
+}

@@ -1,0 +1,207 @@
+# Unit tests for the builtins-only library in nix/lib.
+#
+#   nix-instantiate --eval --strict nix/tests
+#
+# prints "ok: N tests" or fails, listing each failing case with what it
+# computed and what was expected. The error messages themselves are checked
+# by nix/tests/run.sh, which evaluates the failing fixtures and reads stderr.
+let
+  inherit (builtins)
+    attrNames
+    concatStringsSep
+    deepSeq
+    filter
+    length
+    mapAttrs
+    pathExists
+    toJSON
+    tryEval
+    ;
+
+  lib = import ../lib;
+  fixtures = ./fixtures;
+
+  fails = x: !(tryEval (deepSeq x x)).success;
+
+  nested = lib.discover (fixtures + "/nested");
+
+  cases = {
+    "discover: finds skills at every depth, named by leaf folder" = {
+      expr = attrNames nested;
+      expected = [
+        "commit-message"
+        "deep-skill"
+        "top-skill"
+      ];
+    };
+    "discover: records each skill's path under skills/" = {
+      expr = mapAttrs (_: s: s.relPath) nested;
+      expected = {
+        commit-message = "git/commit-message";
+        deep-skill = "a/b/c/deep-skill";
+        top-skill = "top-skill";
+      };
+    };
+    "discover: path is the skill's folder" = {
+      expr = map (n: pathExists (nested.${n}.path + "/SKILL.md")) (attrNames nested);
+      expected = [
+        true
+        true
+        true
+      ];
+    };
+    "discover: a skill's own subfolders are not searched (assets/example is not a skill)" = {
+      expr = nested ? example;
+      expected = false;
+    };
+    "discover: folders named tests and hidden folders are never entered" = {
+      expr = [
+        (nested ? not-ignored)
+        (nested ? wrong)
+      ];
+      expected = [
+        false
+        false
+      ];
+    };
+    "discover: two skills with one name fail evaluation" = {
+      expr = fails (lib.discover (fixtures + "/duplicate"));
+      expected = true;
+    };
+    "discover: a frontmatter name that differs from the folder fails evaluation" = {
+      expr = fails (lib.discover (fixtures + "/mismatch"));
+      expected = true;
+    };
+    "discover: a SKILL.md without frontmatter name fails evaluation" = {
+      expr = fails (lib.discover (fixtures + "/noname"));
+      expected = true;
+    };
+    "discover: a SKILL.md directly in skills/ fails evaluation" = {
+      expr = fails (lib.discover (fixtures + "/rootskill"));
+      expected = true;
+    };
+
+    "frontmatterName: plain, quoted, CRLF" = {
+      expr = map lib.frontmatterName [
+        "---\nname: a\n---\n"
+        "---\nname: \"b\"\n---\n"
+        "---\nname: 'c'  \n---\n"
+        "---\r\nname: d\r\n---\r\n"
+      ];
+      expected = [
+        "a"
+        "b"
+        "c"
+        "d"
+      ];
+    };
+    "frontmatterName: only top-level keys inside the frontmatter count" = {
+      expr = map lib.frontmatterName [
+        "---\nmeta:\n  name: x\n---\nname: y\n"
+        "# no frontmatter\nname: z\n"
+        "---\nname: unterminated\n"
+        ""
+      ];
+      expected = [
+        null
+        null
+        null
+        null
+      ];
+    };
+
+    "select: all" = {
+      expr = lib.select {
+        available = [
+          "a"
+          "b"
+        ];
+        chosen = "all";
+      };
+      expected = {
+        selected = [
+          "a"
+          "b"
+        ];
+        unknown = [ ];
+      };
+    };
+    "select: a list keeps the available order and reports unknown names" = {
+      expr = lib.select {
+        available = [
+          "a"
+          "b"
+          "c"
+        ];
+        chosen = [
+          "c"
+          "nope"
+          "a"
+        ];
+      };
+      expected = {
+        selected = [
+          "a"
+          "c"
+        ];
+        unknown = [ "nope" ];
+      };
+    };
+    "unknownSkillMessage: names the option, the name and the choices" = {
+      expr = lib.unknownSkillMessage {
+        option = "programs.claude-skills.skills";
+        name = "nope";
+        available = [
+          "a"
+          "b"
+        ];
+      };
+      expected = "programs.claude-skills.skills names `nope`, which is not a skill of this flake. The skills are: a, b. Fix the spelling or remove `nope` from the list.";
+    };
+    "homeFiles: one home.file entry per chosen skill under the target folder" = {
+      expr = lib.homeFiles {
+        skills = {
+          a = "/store/a";
+          b = "/store/b";
+        };
+        chosen = [
+          "b"
+          "nope"
+        ];
+        targetDir = ".claude/skills";
+      };
+      expected = {
+        ".claude/skills/b" = {
+          source = "/store/b";
+        };
+      };
+    };
+    "checkReserved: ordinary names pass, package names fail" = {
+      expr = [
+        (lib.checkReserved [
+          "a"
+          "b"
+        ])
+        (fails (lib.checkReserved [
+          "a"
+          "skills"
+        ]))
+      ];
+      expected = [
+        [
+          "a"
+          "b"
+        ]
+        true
+      ];
+    };
+  };
+
+  failures = filter (n: cases.${n}.expr != cases.${n}.expected) (attrNames cases);
+  report =
+    n: "FAIL ${n}\n  got:      ${toJSON cases.${n}.expr}\n  expected: ${toJSON cases.${n}.expected}";
+in
+if failures == [ ] then
+  "ok: ${toString (length (attrNames cases))} tests"
+else
+  throw ("\n" + concatStringsSep "\n" (map report failures))
