@@ -21,9 +21,12 @@ transcript (``str`` or ``bytes`` lines, the on-disk format or stream-json):
   several result lines are present, the last one wins.
 - A line that cannot be read is skipped and counted in ``skipped_lines``,
   never fatal. For speed, only lines that can carry usage (they contain the
-  key ``"usage"`` and an ``"assistant"`` or ``"result"`` marker) are parsed as
-  JSON; every other line is checked for framing only (``{`` ... ``}``), which
-  catches a truncated last line.
+  key ``"usage"`` and an ``"assistant"`` or ``"result"`` marker) and the last
+  line are parsed as JSON; every other line is checked for framing only
+  (starts with ``{``, ends with ``}``). So a truncated line is always caught
+  (Claude Code truncates only the line it was writing: the last), while a
+  well-framed but malformed line in the middle is noticed only when it could
+  have carried usage.
 
 Memory holds one small entry per API response, never the lines.
 """
@@ -85,6 +88,9 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
     result: Optional[dict] = None
     skipped = 0
     needles = None
+    # The last well-framed line that was not parsed: a truncated last line can
+    # still end in '}' (cut just after a nested object), so it is parsed at the end.
+    last_unparsed = None
     for n, line in enumerate(lines):
         if needles is None:
             needles = _BYTES if isinstance(line, (bytes, bytearray)) else _STR
@@ -96,10 +102,13 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
                 continue
             if not (stripped.startswith(open_) and stripped.endswith(ends[0])):
                 skipped += 1
+                last_unparsed = None
                 continue
             line = stripped
         if usage_key not in line or (assistant not in line and result_marker not in line):
+            last_unparsed = line
             continue
+        last_unparsed = None
         try:
             record = json.loads(line)
         except ValueError:  # JSONDecodeError, UnicodeDecodeError
@@ -140,6 +149,11 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
                 result = record
             else:
                 skipped += 1
+    if last_unparsed is not None:
+        try:
+            json.loads(last_unparsed)
+        except ValueError:
+            skipped += 1
     return _finish(groups, result, skipped)
 
 
