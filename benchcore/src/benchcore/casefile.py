@@ -163,6 +163,7 @@ def _sections(lines: list[str], start: int, path: str) -> dict[str, tuple[int, l
     sections: dict[str, tuple[int, list[tuple[int, str]]]] = {}
     current: Optional[list[tuple[int, str]]] = None
     fence: Optional[str] = None
+    fence_line = 0
     for idx in range(start, len(lines)):
         line, no = lines[idx], idx + 1
         if fence is None:
@@ -184,7 +185,7 @@ def _sections(lines: list[str], start: int, path: str) -> dict[str, tuple[int, l
         if fm:
             mark = fm.group("fence")
             if fence is None:
-                fence = mark
+                fence, fence_line = mark, no
             elif line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
                 fence = None
         if current is None:
@@ -193,6 +194,9 @@ def _sections(lines: list[str], start: int, path: str) -> dict[str, tuple[int, l
                                 fix="start the body with '## Prompt'")
             continue
         current.append((no, line))
+    if fence is not None:
+        raise CaseError(path, "a code block is not closed", line=fence_line,
+                        fix=f"close the block with a line '{fence}' (everything after it was swallowed)")
     return sections
 
 
