@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Test of the dev shell's hook (nix/shell-hook.sh): runs it twice in a fixture
+# project and asserts on the links it leaves.
+#
+# Without Nix (CI):   bash checks/shell-hook.sh
+#   builds a fake store of three skills and runs nix/shell-hook.sh with them.
+# From checks/shell-hook.nix:
+#   SHELL_HOOK_FILE=<file holding the devShell's shellHook>
+#   SKILL_LINKS="name=/nix/store/...-claude-skill-name ..."  (what it must link)
+#   STORE_DIR=/nix/store
+#   bash checks/shell-hook.sh
+#
+# It checks: links created from a subfolder land in the project root, each
+# pointing at its skill; a second run changes nothing; a user's own folder,
+# file and link are left alone with a warning; the hook's stale links (named in
+# its manifest, or pointing into the store at a claude-skill path) are removed;
+# an own link to an outdated target is replaced; $PRJ_ROOT and a .git folder
+# also mark the root.
+set -euo pipefail
+
+T="$(mktemp -d)"
+trap 'rm -rf "$T"' EXIT
+
+failures=0
+pass() { printf 'ok   %s\n' "$1"; }
+fail() {
+  printf 'FAIL %s\n' "$1"
+  failures=$((failures + 1))
+}
+check() { # check <description> <command...>
+  local what="$1"
+  shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+if [ -z "${SHELL_HOOK_FILE:-}" ]; then
+  here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  hook="$here/../nix/shell-hook.sh"
+  STORE_DIR="$T/store"
+  SKILL_LINKS=""
+  args=""
+  for name in alpha beta gamma; do
+    target="$STORE_DIR/$(printf '%s' "$name" | cksum | cut -d' ' -f1)aaaaaaaaaaaaaaaaaaaaaa-claude-skill-$name"
+    mkdir -p "$target"
+    printf -- '---\nname: %s\n---\n' "$name" >"$target/SKILL.md"
+    SKILL_LINKS="$SKILL_LINKS $name=$target"
+    args="$args $(printf '%q' "$name=$target")"
+  done
+  SHELL_HOOK_FILE="$T/hook"
+  printf 'bash %q --store %q%s\n' "$hook" "$STORE_DIR" "$args" >"$SHELL_HOOK_FILE"
+fi
+: "${SKILL_LINKS:?SKILL_LINKS must list name=target pairs}"
+STORE_DIR="${STORE_DIR:-/nix/store}"
+
+read -r -a pairs <<<"$SKILL_LINKS"
+names=()
+for p in "${pairs[@]}"; do names+=("${p%%=*}"); done
+target_of() {
+  local p
+  for p in "${pairs[@]}"; do
+    if [ "${p%%=*}" = "$1" ]; then
+      printf '%s\n' "${p#*=}"
+      return
+    fi
+  done
+}
+count=${#names[@]}
+echo "hook: $(cat "$SHELL_HOOK_FILE")"
+echo "skills: ${names[*]}"
+
+# The last skill's name is taken by a user's own folder; with two or more
+# skills, the first starts as an outdated link of the hook's own.
+owned="${names[$((count - 1))]}"
+outdated=""
+if [ "$count" -ge 2 ]; then outdated="${names[0]}"; fi
+
+run_hook() { # run_hook <dir to run from> <output file> [VAR=value...]
+  local from="$1" out="$2"
+  shift 2
+  (
+    cd "$from"
+    for kv in "$@"; do export "${kv?}"; done
+    # shellcheck disable=SC1090
+    . "$SHELL_HOOK_FILE"
+  ) >"$out" 2>&1
+}
+
+snapshot() { # the observable state of a skills folder, one line per entry
+  local d="$1" e
+  for e in "$d"/* "$d"/.[!.]*; do
+    [ -e "$e" ] || [ -L "$e" ] || continue
+    if [ -L "$e" ]; then
+      printf 'link %s -> %s\n' "${e##*/}" "$(readlink "$e")"
+    elif [ -d "$e" ]; then
+      printf 'dir  %s\n' "${e##*/}"
+    else
+      printf 'file %s %s\n' "${e##*/}" "$(cksum <"$e")"
+    fi
+  done
+}
+
+# --- fixture project: flake.nix marks its root, the hook runs from src/deep
+P="$T/project"
+S="$P/.claude/skills"
+mkdir -p "$P/src/deep" "$S/$owned" "$T/elsewhere"
+: >"$P/flake.nix"
+printf 'my own version\n' >"$S/$owned/SKILL.md"
+printf 'my notes\n' >"$S/notes.txt"
+ln -s "$T/elsewhere" "$S/my-link"
+# stale: a link into the store at a claude-skill path, and a manifest-listed one
+stale_store="$STORE_DIR/00000000000000000000000000000000-claude-skill-old-skill"
+ln -s "$stale_store" "$S/old-skill"
+ln -s "$T/elsewhere" "$S/retired"
+printf '# written by an earlier run\nretired\n' >"$S/.nix-skills-manifest"
+if [ -n "$outdated" ]; then
+  ln -s "$STORE_DIR/11111111111111111111111111111111-claude-skill-$outdated" "$S/$outdated"
+fi
+
+run_hook "$P/src/deep" "$T/out1"
+echo "--- first run output"
+cat "$T/out1"
+
+for n in "${names[@]}"; do
+  [ "$n" = "$owned" ] && continue
+  want="$(target_of "$n")"
+  check "$n is a link at the project root" test -L "$S/$n"
+  check "$n points at its skill ($want)" test "$(readlink "$S/$n" 2>/dev/null)" = "$want"
+  check "$n/SKILL.md is readable through the link" test -r "$S/$n/SKILL.md"
+done
+check "the user's folder $owned is left as it was" test "$(cat "$S/$owned/SKILL.md")" = "my own version"
+check "the user's folder $owned is not a link" test ! -L "$S/$owned"
+check "nothing is added inside the user's folder" test "$(ls -A "$S/$owned")" = "SKILL.md"
+check "a warning names the user's folder" grep -q "left $S/$owned alone" "$T/out1"
+check "the user's file is left alone" test "$(cat "$S/notes.txt")" = "my notes"
+check "the user's link is left alone" test "$(readlink "$S/my-link")" = "$T/elsewhere"
+check "a stale link into the store is removed" test ! -e "$S/old-skill" -a ! -L "$S/old-skill"
+check "a stale link named in the manifest is removed" test ! -L "$S/retired"
+check "nothing is created in the subfolder it ran from" test ! -e "$P/src/deep/.claude"
+check "the manifest lists the linked skills only" \
+  test "$(grep -v '^#' "$S/.nix-skills-manifest" | tr '\n' ' ')" = "$(printf '%s\n' "${names[@]}" | grep -vx "$owned" | LC_ALL=C sort | tr '\n' ' ')"
+if [ -n "$outdated" ]; then
+  check "an outdated own link is replaced" grep -q ", 1 replaced," "$T/out1"
+fi
+
+# --- idempotence: a second run changes nothing
+snapshot "$S" >"$T/state1"
+run_hook "$P/src/deep" "$T/out2"
+snapshot "$S" >"$T/state2"
+echo "--- second run output"
+cat "$T/out2"
+check "a second run leaves the folder identical" cmp -s "$T/state1" "$T/state2"
+check "a second run reports no change" grep -q "(0 new, 0 replaced, 0 stale removed, 1 left alone)" "$T/out2"
+
+# --- the root rule: $PRJ_ROOT wins, then the nearest flake.nix or .git
+mkdir -p "$T/prj" "$T/gitproj/.git" "$T/gitproj/a/b"
+run_hook "$P/src" "$T/out3" "PRJ_ROOT=$T/prj"
+check "\$PRJ_ROOT chooses the project root" test -L "$T/prj/.claude/skills/${names[0]}"
+run_hook "$T/gitproj/a/b" "$T/out4"
+check "a .git folder marks the project root" test -L "$T/gitproj/.claude/skills/${names[0]}"
+check "nothing lands in the folder it ran from" test ! -e "$T/gitproj/a/b/.claude"
+
+if [ "$failures" -ne 0 ]; then
+  echo "shell-hook check: $failures failure(s)"
+  exit 1
+fi
+echo "shell-hook check: passed"

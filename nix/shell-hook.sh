@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Places skills in a project's .claude/skills/<name> as links to their store
+# paths. The dev shell's shellHook runs it (see nix/dev-shell.nix); the check
+# checks/shell-hook.sh runs it against a fixture project.
+#
+#   shell-hook.sh [--store DIR] NAME=TARGET...
+#
+# Project root: $PRJ_ROOT when set; otherwise the first folder, walking up from
+# the current one, that holds flake.nix or .git; otherwise the current folder.
+#
+# A link is the hook's own when its name is listed in
+# .claude/skills/.nix-skills-manifest (written by the hook), or when it points
+# into the store (--store, default /nix/store) at a path named
+# <hash>-claude-skill-<name>. Only its own links are replaced or removed:
+#   - missing           -> link created
+#   - own link, other target -> link replaced
+#   - own link to a skill no longer offered (stale) -> link removed
+#   - a folder, file or link the user made -> left alone, with a warning
+# Running it again with the same skills changes nothing. It never fails the
+# shell: problems are reported as warnings and it exits 0.
+set -u
+
+store=/nix/store
+pairs=()
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --store) store="${2:?--store needs a folder}"; shift 2 ;;
+    --store=*) store="${1#--store=}"; shift ;;
+    *) pairs+=("$1"); shift ;;
+  esac
+done
+
+warn() { printf 'claude-skills: warning: %s\n' "$*" >&2; }
+
+find_root() {
+  if [ -n "${PRJ_ROOT:-}" ] && [ -d "$PRJ_ROOT" ]; then
+    printf '%s\n' "$PRJ_ROOT"
+    return
+  fi
+  local dir
+  dir="$(pwd -P)"
+  while :; do
+    if [ -e "$dir/flake.nix" ] || [ -e "$dir/.git" ]; then
+      printf '%s\n' "$dir"
+      return
+    fi
+    [ "$dir" = / ] && break
+    dir="$(dirname "$dir")"
+  done
+  pwd -P
+}
+
+root="$(find_root)"
+dir="$root/.claude/skills"
+manifest="$dir/.nix-skills-manifest"
+
+if ! mkdir -p "$dir" 2>/dev/null; then
+  warn "cannot create $dir; skills not linked"
+  exit 0
+fi
+
+# Names recorded by an earlier run.
+recorded=" "
+if [ -f "$manifest" ]; then
+  while IFS= read -r line; do
+    case "$line" in '' | '#'*) continue ;; esac
+    recorded="$recorded$line "
+  done <"$manifest"
+fi
+
+is_own_link() { # is_own_link <name>: the entry is a link this hook made
+  local name="$1" link="$dir/$1" target
+  [ -L "$link" ] || return 1
+  case "$recorded" in *" $name "*) return 0 ;; esac
+  target="$(readlink "$link")"
+  case "$target" in "$store"/*-claude-skill-"$name") return 0 ;; esac
+  return 1
+}
+
+wanted=" "
+kept=() # names now linked by the hook, for the manifest
+created=0 replaced=0 removed=0 skipped=0
+for pair in ${pairs[@]+"${pairs[@]}"}; do
+  name="${pair%%=*}"
+  target="${pair#*=}"
+  case "$name" in
+    '' | */* | .* | "$pair")
+      warn "ignoring malformed argument '$pair' (expected NAME=TARGET)"
+      continue
+      ;;
+  esac
+  wanted="$wanted$name "
+  link="$dir/$name"
+  if [ -L "$link" ]; then
+    if [ "$(readlink "$link")" = "$target" ]; then
+      kept+=("$name")
+    elif is_own_link "$name"; then
+      if ln -sfn "$target" "$link"; then
+        replaced=$((replaced + 1))
+        kept+=("$name")
+      else
+        warn "could not replace $link"
+      fi
+    else
+      warn "left $link alone: it is your own link (to $(readlink "$link")); remove it to use the skill from Nix"
+      skipped=$((skipped + 1))
+    fi
+  elif [ -e "$link" ]; then
+    warn "left $link alone: it is your own folder or file; remove or rename it to use the skill from Nix"
+    skipped=$((skipped + 1))
+  else
+    if ln -s "$target" "$link"; then
+      created=$((created + 1))
+      kept+=("$name")
+    else
+      warn "could not create $link"
+    fi
+  fi
+done
+
+# Remove the hook's own links to skills no longer offered.
+for entry in "$dir"/*; do
+  [ -L "$entry" ] || continue
+  name="${entry##*/}"
+  case "$wanted" in *" $name "*) continue ;; esac
+  if is_own_link "$name"; then
+    if rm -f "$entry"; then removed=$((removed + 1)); fi
+  fi
+done
+
+# Rewrite the manifest only when its content changes, so a second run leaves
+# the folder exactly as it was.
+new_manifest="# Links in this folder made by the Nix dev shell's hook; it replaces and removes only these."
+if [ "${#kept[@]}" -gt 0 ]; then
+  new_manifest="$new_manifest
+$(printf '%s\n' "${kept[@]}" | LC_ALL=C sort -u)"
+fi
+old_manifest=""
+[ -f "$manifest" ] && old_manifest="$(cat "$manifest")"
+if [ "$new_manifest" != "$old_manifest" ]; then
+  tmp="$manifest.tmp.$$"
+  if printf '%s\n' "$new_manifest" >"$tmp" && mv -f "$tmp" "$manifest"; then
+    :
+  else
+    rm -f "$tmp"
+    warn "could not write $manifest"
+  fi
+fi
+
+printf 'claude-skills: %d skill(s) linked in %s (%d new, %d replaced, %d stale removed, %d left alone)\n' \
+  "${#kept[@]}" "$dir" "$created" "$replaced" "$removed" "$skipped"
+exit 0
