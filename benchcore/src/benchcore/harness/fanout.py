@@ -1,0 +1,71 @@
+"""Bound copies of the skill's workflow script, so launching a fan-out costs the agent one short tool call.
+
+The benchmark-skill folder ships ``workflow/bench-fanout.js``; it reads
+``{phase, tasks, schema}`` from ``args``. A workflow script cannot read
+files, so passing the tasks as ``args`` would make the agent copy every
+prompt into its tool call. Instead ``plan`` and ``collect`` write a copy whose
+``const BOUND = null`` line holds that object, and the agent runs it with
+``Workflow({scriptPath})``: what it writes stays the same size however many
+cells or packets there are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ..errors import BenchError
+from .files import write_atomic
+from .planfile import Cell, Packet
+
+SCRIPT = "workflow/bench-fanout.js"
+BOUND_LINE = "const BOUND = null"
+
+
+def arm_tasks(cells: Iterable[Cell]) -> list[dict]:
+    out = []
+    for c in cells:
+        t = {"id": c.id, "prompt": c.prompt}
+        if c.agent_type:
+            t["agentType"] = c.agent_type
+        out.append(t)
+    return out
+
+
+def judge_tasks(packets: Iterable[Packet]) -> list[dict]:
+    return [{"id": p.id, "prompt": p.prompt, "judge": True} for p in packets]
+
+
+def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict],
+                       schema: Optional[dict] = None) -> Path:
+    """Write ``dest`` (…/bench-fanout.js) with the tasks bound in; returns its path."""
+    src = skill_dir / SCRIPT
+    try:
+        text = src.read_text(encoding="utf-8")
+    except OSError:
+        raise BenchError(str(src), "is missing", fix="reinstall the benchmark-skill skill") from None
+    if text.count(BOUND_LINE) != 1:
+        raise BenchError(str(src), f"must contain the line '{BOUND_LINE}' exactly once",
+                         fix="restore the script from the benchmark-skill skill")
+    data: dict = {"phase": phase, "tasks": tasks}
+    if schema is not None:
+        data["schema"] = schema
+    bound = json.dumps(data, ensure_ascii=False, indent=1)
+    write_atomic(dest, text.replace(BOUND_LINE, f"const BOUND = {bound}"))
+    return dest
+
+
+def batch_dir(run_dirs: list[Path], kind: str) -> Path:
+    """Where the bound script of one fan-out lives: the run's workflows/<kind>/, or a batch folder
+    beside the runs when several runs share one fan-out (``plan --all``)."""
+    if len(run_dirs) == 1:
+        return run_dirs[0] / "workflows" / kind
+    key = hashlib.sha1("\n".join(sorted(str(d) for d in run_dirs)).encode()).hexdigest()[:8]
+    return run_dirs[0].parent / f"batch-{key}" / kind
+
+
+def workflow_call(script: Path) -> str:
+    """The exact tool input the agent writes to launch a bound script."""
+    return json.dumps({"scriptPath": str(script)})

@@ -1,0 +1,87 @@
+"""``plan.json``: every arm cell and, later, every judge packet (CONTRACT section 2).
+
+The fixed fields are the contract's; the rest are extensions ``collect`` and
+``clean`` need. The file is read and written only through :mod:`benchcore.serde`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from attrs import field, frozen
+
+from .. import serde
+from ..errors import BenchError
+from .files import read_text, write_atomic
+
+PLAN_FILE = "plan.json"
+
+
+@frozen
+class Cell:
+    id: str  # "<case>/t<N>/<arm>"
+    case: str
+    trial: int
+    arm: str
+    world: str
+    skill_dir: Optional[str]
+    prompt: str
+    # Extension: the Claude Code agent type to run the cell as (None: the default type).
+    agent_type: Optional[str] = None
+    # Extension: how many times this cell was planned afresh (collect --rerun).
+    attempt: int = 1
+
+
+@frozen
+class Packet:
+    id: str  # "<case>/t<N>/<comparison>", "#2"/"#3" appended for the escalation judges
+    case: str
+    trial: int
+    comparison: str
+    path: str
+    # Extensions: the judge's exact prompt and the marker it carries.
+    prompt: str = ""
+    ref: str = ""
+    round: int = 1
+
+
+@frozen
+class Plan:
+    run_dir: str
+    cells: tuple[Cell, ...]
+    packets: tuple[Packet, ...] = ()
+    schema: int = 1
+    # Extensions.
+    run_id: str = ""
+    repo: str = ""
+    skill: str = ""
+    shape: str = ""
+    seed: int = 0
+    temp_root: str = ""  # everything clean removes lives under it
+    world_root: str = ""
+    skill_copies: dict[str, str] = field(factory=dict)  # arm -> copy path
+    baseline_agent_type: Optional[str] = None
+    # "<case>/t<N>/<comparison>" -> {"A": arm, "B": arm}, drawn from the seed at plan time.
+    orders: dict[str, dict[str, str]] = field(factory=dict)
+    planned_at: str = ""
+    marker: str = "cells: the world path in the prompt; packets: 'Packet id: <run_id>:<packet id>'"
+
+    def cell_map(self) -> dict[str, Cell]:
+        return {c.id: c for c in self.cells}
+
+
+def plan_path(run_dir: Path) -> Path:
+    return Path(run_dir) / PLAN_FILE
+
+
+def read_plan(run_dir: Path) -> Plan:
+    path = plan_path(run_dir)
+    if not path.is_file():
+        raise BenchError(str(run_dir), "has no plan.json, so it is not a planned run directory",
+                         fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
+    return serde.loads(Plan, read_text(path), source=str(path))
+
+
+def write_plan(run_dir: Path, plan: Plan) -> None:
+    write_atomic(plan_path(run_dir), serde.dumps(plan))

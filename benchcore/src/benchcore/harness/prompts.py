@@ -1,0 +1,112 @@
+"""The words the subagents read: arm prompts, judge prompts, judge packets.
+
+The wording lives in one place, the ``templates/`` folder of the
+``benchmark-skill`` skill; this module only fills in ``{{name}}`` slots.
+The folder is found, in order, from ``$BENCHMARK_SKILL_DIR``, from the skill
+folder around the running program (``<skill>/bin/benchcore`` when installed
+by Nix), and from the repository's ``skills/benchmark-skill``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ..errors import BenchError
+from ..model import Case, Turn
+
+TEMPLATE_FILES = ("arm-with-skill.md", "arm-baseline.md", "seed.md", "judge-prompt.md", "judge-packet.md",
+                  "judge-answer.schema.json")
+_SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
+
+
+def find_skill_dir(repo_root: Optional[Path]) -> Path:
+    """The benchmark-skill folder whose templates/ the prompts are built from."""
+    candidates: list[Path] = []
+    env = os.environ.get("BENCHMARK_SKILL_DIR")
+    if env:
+        candidates.append(Path(env))
+    exe = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    if exe is not None and exe.parent.name == "bin":
+        candidates.append(exe.parent.parent)
+    if repo_root is not None:
+        candidates.append(repo_root / "skills" / "benchmark-skill")
+    for c in candidates:
+        if (c / "templates" / "arm-baseline.md").is_file():
+            return c.resolve()
+    raise BenchError(None, "cannot find the benchmark-skill templates (templates/arm-baseline.md)",
+                     fix="set BENCHMARK_SKILL_DIR to the benchmark-skill folder (the one holding SKILL.md and templates/)")
+
+
+class Templates:
+    """The template files of one benchmark-skill folder, read once."""
+
+    def __init__(self, skill_dir: Path):
+        self.dir = skill_dir / "templates"
+        self.text: dict[str, str] = {}
+        for name in TEMPLATE_FILES:
+            path = self.dir / name
+            try:
+                self.text[name] = path.read_text(encoding="utf-8")
+            except OSError:
+                raise BenchError(str(path), "is missing", fix="reinstall the benchmark-skill skill") from None
+        try:
+            self.answer_schema = json.loads(self.text["judge-answer.schema.json"])
+        except ValueError as exc:
+            raise BenchError(str(self.dir / "judge-answer.schema.json"), f"is not valid JSON: {exc}",
+                             fix="reinstall the benchmark-skill skill") from None
+
+    def fill(self, name: str, **slots: str) -> str:
+        def sub(m: re.Match) -> str:
+            key = m.group(1)
+            if key not in slots:
+                raise BenchError(str(self.dir / name), f"has an unknown slot {{{{{key}}}}}",
+                                 fix=f"use only: {', '.join(sorted(slots))}")
+            return slots[key]
+
+        return _SLOT.sub(sub, self.text[name])
+
+    # ------------------------------------------------------------------ arms
+
+    def seed_block(self, seed: Iterable[Turn]) -> str:
+        turns = list(seed)
+        if not turns:
+            return ""
+        lines = "\n\n".join(f"**{'User' if t.role == 'user' else 'Assistant'}:** {t.text}" for t in turns)
+        return self.fill("seed.md", turns=lines)
+
+    def arm_prompt(self, case: Case, world: str, skill_dir: Optional[str]) -> str:
+        """The exact prompt of one arm cell: a short arm preamble, the seed turns, the case's prompt."""
+        seed = self.seed_block(case.seed)
+        if skill_dir is None:
+            text = self.fill("arm-baseline.md", world=world, seed=seed, prompt=case.prompt)
+        else:
+            text = self.fill("arm-with-skill.md", world=world, skill_dir=skill_dir, seed=seed, prompt=case.prompt)
+        return text.rstrip("\n") + "\n"
+
+    # ---------------------------------------------------------------- judges
+
+    def judge_prompt(self, packet_path: str, packet_ref: str) -> str:
+        return self.fill("judge-prompt.md", packet_path=packet_path, packet_ref=packet_ref).rstrip("\n") + "\n"
+
+    def packet(self, case: Case, packet_ref: str, output_a: str, output_b: str) -> str:
+        criteria = "\n".join(f"- {c}" for c in case.soft_criteria)
+        return self.fill("judge-packet.md", packet_ref=packet_ref, seed=self.seed_block(case.seed), prompt=case.prompt,
+                         criteria=criteria, output_a=_fence_safe(output_a), output_b=_fence_safe(output_b))
+
+
+def _fence_safe(text: str) -> str:
+    """Keep an output from closing the four-backtick fence it is shown in."""
+    return re.sub(r"^(````+)", lambda m: "\u200b" + m.group(1), text.rstrip("\n"), flags=re.M)
+
+
+def redact(text: str, replacements: dict[str, str]) -> str:
+    """Replace each arm-specific path (world, skill copy) by a neutral name, longest first."""
+    for old in sorted(replacements, key=len, reverse=True):
+        if old:
+            text = text.replace(old, replacements[old])
+    return text
