@@ -1,0 +1,2 @@
+# the arm staged the work itself
+git add -A

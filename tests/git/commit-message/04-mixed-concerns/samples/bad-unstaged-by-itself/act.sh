@@ -1,0 +1,2 @@
+# the arm changed the index without asking
+git restore --staged pyproject.toml
