@@ -1,0 +1,119 @@
+"""Every skill's latest result -> IndexView, the leaderboard of ``index.html``. Pure.
+
+Order: regression-red first, then efficacy-red, then fragile, then clean
+green; ties by skill name. Skills that have no result yet come last.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from attrs import frozen
+
+from .. import __version__
+from ..model import SkillResult
+from . import fmt
+from .view import Badge, axis_badge, efficacy_flips
+
+CATEGORIES = ("regression-red", "efficacy-red", "fragile", "green", "no-run")
+CATEGORY_LABELS = {
+    "regression-red": "regressed",
+    "efficacy-red": "not yet effective",
+    "fragile": "fragile",
+    "green": "clean",
+    "no-run": "not run",
+}
+
+
+@frozen
+class LeaderboardEntry:
+    """One skill as the index receives it: its latest result and the report's file name.
+
+    ``result`` is None for a skill that has tests but no rendered run yet.
+    """
+
+    skill: str
+    result: Optional[SkillResult]
+    report_file: str  # "<skill>.html", relative to index.html
+
+
+@frozen
+class IndexRow:
+    skill: str
+    href: Optional[str]
+    category: str  # one of CATEGORIES, also the row's css class
+    category_label: str
+    badges: tuple[Badge, ...]
+    efficacy_net: str
+    regression_net: str
+    fragile: Optional[str]  # "02-breaking-change, 1 flip from failing"
+    headline: str
+    run_id: str
+
+
+@frozen
+class IndexView:
+    title: str
+    summary: str
+    rows: tuple[IndexRow, ...]
+    generated_at: str
+    version: str
+
+
+def category(result: Optional[SkillResult]) -> str:
+    """Where a skill sorts on the leaderboard."""
+    if result is None:
+        return "no-run"
+    if result.verdicts.regression.status == "fail":
+        return "regression-red"
+    if result.verdicts.efficacy.status == "fail":
+        return "efficacy-red"
+    if fragile_note(result) is not None:
+        return "fragile"
+    return "green"
+
+
+def fragile_note(result: SkillResult) -> Optional[str]:
+    """Why a skill is fragile (efficacy one flip from failing, or a regression case at one
+    loss), or None."""
+    notes = []
+    flips = efficacy_flips(result)
+    if result.verdicts.efficacy.status == "pass" and flips == 1:
+        notes.append(f"efficacy: {result.verdicts.efficacy.fragile_case}, 1 flip from failing")
+    if result.verdicts.regression.status == "pass":
+        at_one = [c.id for c in result.cases if c.regression is not None and c.regression.losses == 1]
+        if at_one:
+            notes.append(f"regression: {at_one[0]} at 1 loss")
+    return "; ".join(notes) if notes else None
+
+
+def build_index_view(entries: Sequence[LeaderboardEntry], generated_at: str) -> IndexView:
+    """The leaderboard, sorted worst first."""
+    rows = sorted((_row(e) for e in entries),
+                  key=lambda r: (CATEGORIES.index(r.category), r.skill))
+    counts = {c: sum(1 for r in rows if r.category == c) for c in CATEGORIES}
+    parts = [f"{counts[c]} {CATEGORY_LABELS[c]}" for c in CATEGORIES if counts[c]]
+    summary = f"{fmt.plural(len(rows), 'skill')}" + (": " + ", ".join(parts) if parts else "")
+    return IndexView(title="Skill benchmarks", summary=summary, rows=tuple(rows),
+                     generated_at=generated_at, version=__version__)
+
+
+def _row(entry: LeaderboardEntry) -> IndexRow:
+    result = entry.result
+    cat = category(result)
+    if result is None:
+        return IndexRow(skill=entry.skill, href=None, category=cat,
+                        category_label=CATEGORY_LABELS[cat], badges=(), efficacy_net="—",
+                        regression_net="—", fragile=None,
+                        headline="No benchmark run rendered yet.", run_id="")
+    eff, reg = result.verdicts.efficacy, result.verdicts.regression
+    return IndexRow(
+        skill=entry.skill, href=fmt.file_href(entry.report_file), category=cat,
+        category_label=CATEGORY_LABELS[cat],
+        badges=(axis_badge("Efficacy", eff, None), axis_badge("Regression", reg, None)),
+        efficacy_net=_net(eff.net, eff.status), regression_net=_net(reg.net, reg.status),
+        fragile=fragile_note(result), headline=result.headline, run_id=result.run_id)
+
+
+def _net(net: Optional[int], status: str) -> str:
+    return "n/a" if net is None or status == "n/a" else fmt.signed(net)

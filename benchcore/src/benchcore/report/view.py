@@ -1,0 +1,518 @@
+"""SkillResult + RunData + history -> ReportView: everything ``<skill>.html`` shows. Pure.
+
+In the manner of coverage.py's ``FileData``: the view holds only strings,
+booleans and tuples of smaller views. Every number is already formatted and
+every sentence already written, so ``report.html.j2`` only loops and looks up.
+No clock, no filesystem: the time of generation is an argument.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from attrs import frozen
+
+from .. import __version__
+from ..model import (
+    LOSS,
+    TIE,
+    WIN,
+    AssertionResult,
+    AxisResult,
+    AxisVerdict,
+    CaseResult,
+    ComparisonRecord,
+    HistoryEntry,
+    RunData,
+    SkillResult,
+    TrialData,
+)
+from . import fmt
+from .trend import Ribbon, build_ribbon
+
+COST_FOOTNOTE = (
+    "Absolute cost is inflated by shared-context cache overhead (every subagent re-reads "
+    "the session's context); the trustworthy figures are the two ratios, new / no-skill "
+    "and new / previous, in cost-equivalent tokens."
+)
+INFORMATIVE_NOTE = "informative only, never gating"
+
+
+# --------------------------------------------------------------------------
+# the view model
+
+
+@frozen
+class Pill:
+    """A pass/fail marker: ``css`` picks the colour, ``text`` says it in words."""
+
+    text: str
+    css: str  # "pass" | "fail" | "na"
+
+
+@frozen
+class Badge:
+    axis: str
+    text: str  # "pass" | "fail" | "n/a"
+    css: str  # "pass" | "fail" | "na"
+    net: str  # "net +14", or "" on n/a
+    chip: Optional[str]  # narrowest margin, green badges only
+    chip_href: Optional[str]
+
+
+@frozen
+class MetaItem:
+    label: str
+    value: str
+    title: Optional[str] = None  # the full value when ``value`` is abbreviated
+
+
+@frozen
+class CostRow:
+    label: str
+    turns: str
+    raw_tokens: str
+    cost_equivalent: str
+    cost: str
+    priced: bool
+    models: str
+
+
+@frozen
+class RatioItem:
+    label: str
+    value: str
+
+
+@frozen
+class CostTable:
+    rows: tuple[CostRow, ...]
+    ratios: tuple[RatioItem, ...]
+    footnote: str
+
+
+@frozen
+class TrialCell:
+    trial: str
+    text: str  # WIN | TIE | LOSS | the em dash for a missing judgment
+    css: str  # win | tie | loss | missing
+    note: Optional[str]  # "gated" | "invalid"
+    title: str
+
+
+@frozen
+class OutputPane:
+    label: str
+    text: str  # the output, or a sentence saying it is missing
+    missing: bool
+
+
+@frozen
+class JudgeNote:
+    label: str  # "Judge 1"
+    verdict: str  # "preferred no skill (clear)"
+    rationale: str
+    quote: Optional[str]
+
+
+@frozen
+class LossDetail:
+    title: str
+    outputs: tuple[OutputPane, ...]
+    judges: tuple[JudgeNote, ...]
+    note: Optional[str]  # e.g. no judgments on disk
+
+
+@frozen
+class GateCommand:
+    command: str
+    outcome: str  # "exit 1" | "timed out"
+    stderr: str
+    has_stderr: bool
+
+
+@frozen
+class GateDetail:
+    title: str
+    commands: tuple[GateCommand, ...]
+    output: OutputPane
+
+
+@frozen
+class AxisPanel:
+    axis: str
+    applicable: bool
+    na_text: str
+    pill: Pill
+    cells: tuple[TrialCell, ...]
+    summary: str
+    gates: tuple[GateDetail, ...]
+    losses: tuple[LossDetail, ...]
+
+
+@frozen
+class CasePanel:
+    anchor: str
+    id: str
+    description: str
+    open: bool
+    pills: tuple[Pill, ...]
+    invalid: tuple[str, ...]
+    axes: tuple[AxisPanel, ...]
+
+
+@frozen
+class ReportView:
+    title: str
+    skill: str
+    badges: tuple[Badge, ...]
+    meta: tuple[MetaItem, ...]
+    jump_href: Optional[str]
+    jump_label: Optional[str]
+    ribbons: tuple[Ribbon, ...]
+    informative_note: str
+    headline: str
+    counts: str
+    notices: tuple[str, ...]
+    cost: CostTable
+    cases: tuple[CasePanel, ...]
+    generated_at: str
+    version: str
+
+
+# --------------------------------------------------------------------------
+# building it
+
+
+def build_report_view(result: SkillResult, run: RunData, history: Sequence[HistoryEntry], *,
+                      generated_at: str) -> ReportView:
+    """The whole report of one run. ``history`` is newest last and includes this run."""
+    trials = {(t.case, t.trial): t for t in run.trials}
+    descriptions = {c.id: c.description for c in run.cases}
+    two_arm = result.verdicts.regression.status == "n/a"
+    jump = _first_failure(result)
+    return ReportView(
+        title=f"{result.skill}: benchmark run {result.run_id}",
+        skill=result.skill,
+        badges=(axis_badge("Efficacy", result.verdicts.efficacy, _efficacy_chip(result)),
+                axis_badge("Regression", result.verdicts.regression, _regression_chip(result))),
+        meta=_meta(result, run),
+        jump_href=fmt.case_href(jump) if jump else None,
+        jump_label=f"Jump to the first failure: {jump}" if jump else None,
+        ribbons=(build_ribbon("efficacy", result, history),
+                 build_ribbon("regression", result, history)),
+        informative_note=INFORMATIVE_NOTE,
+        headline=result.headline,
+        counts=_counts(result, two_arm),
+        notices=_notices(result, run),
+        cost=_cost_table(result, two_arm),
+        cases=tuple(_case_panel(c, descriptions.get(c.id, c.description), trials, run, two_arm)
+                    for c in result.cases),
+        generated_at=generated_at,
+        version=__version__,
+    )
+
+
+def _first_failure(result: SkillResult) -> Optional[str]:
+    """The first case, in case order, that fails an axis or has a regression loss."""
+    for case in result.cases:
+        reg = case.regression
+        if not case.efficacy.passed or (reg is not None and (not reg.passed or reg.losses > 0)):
+            return case.id
+    return None
+
+
+# header ---------------------------------------------------------------------
+
+
+def axis_badge(axis: str, verdict: AxisVerdict, chip: Optional[tuple[str, str]]) -> Badge:
+    css = {"pass": "pass", "fail": "fail"}.get(verdict.status, "na")
+    net = "" if verdict.net is None or verdict.status == "n/a" else f"net {fmt.signed(verdict.net)}"
+    green = verdict.status == "pass"
+    return Badge(axis=axis, text=verdict.status, css=css, net=net,
+                 chip=chip[0] if green and chip else None,
+                 chip_href=chip[1] if green and chip else None)
+
+
+def efficacy_flips(result: SkillResult) -> Optional[int]:
+    """flips_to_fail of the efficacy fragile case (the verdict's, else the case's own)."""
+    verdict = result.verdicts.efficacy
+    if verdict.fragile_flips is not None:
+        return verdict.fragile_flips
+    for case in result.cases:
+        if case.id == verdict.fragile_case:
+            return case.efficacy.flips_to_fail
+    return None
+
+
+def _efficacy_chip(result: SkillResult) -> Optional[tuple[str, str]]:
+    case = result.verdicts.efficacy.fragile_case
+    if case is None:
+        return None
+    flips = efficacy_flips(result)
+    text = f"narrowest: {case}"
+    if flips is not None:
+        text += f", {fmt.plural(flips, 'flip')} from failing"
+    return text, fmt.case_href(case)
+
+
+def _regression_chip(result: SkillResult) -> Optional[tuple[str, str]]:
+    case = result.verdicts.regression.fragile_case
+    if case is None:
+        return None
+    return f"narrowest: {case}, at 1 loss: 1 more loss fails it", fmt.case_href(case)
+
+
+def _meta(result: SkillResult, run: RunData) -> tuple[MetaItem, ...]:
+    info = run.run
+    items = [
+        MetaItem("Skill", f"{info.skill.name} ({info.skill.path})"),
+        MetaItem("Run", f"{info.run_id}, started {info.started_at}"),
+        MetaItem("Shape", f"{info.shape}: " + ", ".join(fmt.arm_label(a) for a in info.arms)),
+    ]
+    if info.default_branch is not None:
+        items.append(MetaItem(
+            "Default branch",
+            f"{info.default_branch.name} @ {fmt.short_commit(info.default_branch.commit)}",
+            title=info.default_branch.commit))
+    else:
+        items.append(MetaItem("Default branch", "not resolved"))
+    items.append(MetaItem(
+        "Trials", f"{info.trials} per case, {fmt.plural(len(result.cases), 'case')}"))
+    items.append(MetaItem("Temperature", temperature_text(info.temperature.requested,
+                                                          info.temperature.applied)))
+    items.append(MetaItem("Seed", str(info.seed)))
+    items.extend(_models(result, run))
+    return tuple(items)
+
+
+def _models(result: SkillResult, run: RunData) -> list[MetaItem]:
+    """The resolved model of each arm (from run.json, else from the arm's usage);
+    one line when every arm ran the same."""
+    per_arm = []
+    for arm in ("new", "previous", "baseline"):
+        if arm not in run.run.arms:
+            continue
+        models = run.run.resolved_models.get(arm)
+        if not models and arm in result.arms:
+            models = result.arms[arm].models
+        if models:
+            per_arm.append((arm, ", ".join(models)))
+    if not per_arm:
+        return []
+    if len({m for _, m in per_arm}) == 1 and len(per_arm) == len(run.run.arms):
+        return [MetaItem("Model", f"{per_arm[0][1]} (every arm)")]
+    return [MetaItem(f"Model, {fmt.arm_label(arm)}", models) for arm, models in per_arm]
+
+
+def temperature_text(requested: float, applied: str) -> str:
+    """What temperature ran, saying so plainly when it is not what was requested."""
+    req = fmt.temperature(requested)
+    try:
+        same = float(applied) == requested
+    except ValueError:
+        same = False
+    if same:
+        return req
+    if applied.strip().lower() == "session default":
+        return (f"requested {req}, ran at the session default: "
+                "Claude Code cannot set a subagent's temperature")
+    return f"requested {req}, ran at {applied}"
+
+
+# headline -------------------------------------------------------------------
+
+
+def _counts(result: SkillResult, two_arm: bool) -> str:
+    total = len(result.cases)
+    eff = sum(1 for c in result.cases if c.efficacy.passed)
+    eff_text = f"Efficacy: {eff} of {fmt.plural(total, 'case')} " + ("passes" if total == 1 else "pass")
+    if two_arm:
+        reg_text = "Regression: n/a (two-arm run)"
+    else:
+        reg = sum(1 for c in result.cases if c.regression is not None and c.regression.passed)
+        reg_text = f"Regression: {reg} of {fmt.plural(total, 'case')} " + (
+            "holds" if total == 1 else "hold")
+    return f"{eff_text} · {reg_text}"
+
+
+def missing_trials(axis: AxisResult) -> tuple[int, ...]:
+    return tuple(i + 1 for i, o in enumerate(axis.outcomes) if o is None)
+
+
+def _notices(result: SkillResult, run: RunData) -> tuple[str, ...]:
+    notes: list[str] = []
+    gaps = []
+    for case in result.cases:
+        for name, axis in (("efficacy", case.efficacy), ("regression", case.regression)):
+            if axis is not None and axis.incomplete:
+                gaps.append(f"{case.id} {name} ({fmt.trials_phrase(missing_trials(axis))})")
+    if result.incomplete or gaps:
+        text = "This run is incomplete"
+        if gaps:
+            text += ": no judgment for " + "; ".join(gaps)
+        notes.append(text + ". An incomplete axis does not pass; finish judging, then render again.")
+    for esc in result.escalations:
+        notes.append(f"{esc.case} {esc.comparison}: judges split on "
+                     f"{fmt.trials_phrase(esc.trials)}; ask two more judges per trial "
+                     "(collect names them)")
+    invalid = [t for t in run.trials if t.invalid]
+    if invalid:
+        names = ", ".join(f"{t.case} trial {t.trial}" for t in
+                          sorted(invalid, key=lambda t: (t.case, t.trial)))
+        notes.append(f"{fmt.plural(len(invalid), 'trial')} must be re-run: {names}")
+    return tuple(notes)
+
+
+# cost -----------------------------------------------------------------------
+
+
+def _cost_table(result: SkillResult, two_arm: bool) -> CostTable:
+    arms = ["new"] + ([] if two_arm else ["previous"]) + ["baseline"]
+    rows = []
+    for arm in arms:
+        usage = result.arms.get(arm)
+        if usage is None:
+            rows.append(CostRow(fmt.arm_label(arm), "—", "—", "—", "no usage recorded",
+                                False, ""))
+            continue
+        if usage.cost_usd is None:
+            unpriced = usage.unpriced_models or usage.models
+            cost = "no price for " + (", ".join(unpriced) if unpriced else "its model")
+        else:
+            cost = fmt.dollars(usage.cost_usd)
+        rows.append(CostRow(
+            label=fmt.arm_label(arm), turns=fmt.count(usage.turns),
+            raw_tokens=fmt.count(usage.raw_tokens),
+            cost_equivalent=fmt.tokens(usage.cost_equivalent_tokens),
+            cost=cost, priced=usage.cost_usd is not None, models=", ".join(usage.models)))
+    ratios = [RatioItem("new / no-skill", fmt.ratio(result.ratios.new_vs_baseline))]
+    if not two_arm:
+        ratios.append(RatioItem("new / previous", fmt.ratio(result.ratios.new_vs_previous)))
+    return CostTable(rows=tuple(rows), ratios=tuple(ratios), footnote=COST_FOOTNOTE)
+
+
+# cases ----------------------------------------------------------------------
+
+
+def _case_panel(case: CaseResult, description: str, trials: dict, run: RunData,
+                two_arm: bool) -> CasePanel:
+    own = [t for (cid, _), t in sorted(trials.items()) if cid == case.id]
+    invalid = tuple(f"trial {t.trial} is invalid and must be re-run: {t.invalid}"
+                    for t in own if t.invalid)
+    invalid_trials = {t.trial for t in own if t.invalid}
+    efficacy = _axis_panel("efficacy", case.id, case.efficacy, trials, run, invalid_trials)
+    if case.regression is None or two_arm:
+        regression = AxisPanel(axis="Regression", applicable=False,
+                               na_text="n/a: two-arm run, there is no previous version",
+                               pill=Pill("Regression: n/a", "na"), cells=(), summary="",
+                               gates=(), losses=())
+    else:
+        regression = _axis_panel("regression", case.id, case.regression, trials, run,
+                                 invalid_trials)
+    return CasePanel(anchor=fmt.case_anchor(case.id), id=case.id, description=description,
+                     open=case.expanded, pills=(efficacy.pill, regression.pill),
+                     invalid=invalid, axes=(efficacy, regression))
+
+
+def gate_failures(trial: Optional[TrialData]) -> tuple[AssertionResult, ...]:
+    """The hard assertions of a trial's new arm that failed the gate."""
+    if trial is None or trial.assertions is None:
+        return ()
+    return tuple(a for a in trial.assertions if a.timed_out or a.exit != 0)
+
+
+def _axis_panel(key: str, case_id: str, axis: AxisResult, trials: dict, run: RunData,
+                invalid_trials: set) -> AxisPanel:
+    name = "Efficacy" if key == "efficacy" else "Regression"
+    gated_trials = []
+    if key == "efficacy":
+        gated_trials = [n for n in range(1, len(axis.outcomes) + 1)
+                        if gate_failures(trials.get((case_id, n)))]
+    word = ("pass" if key == "efficacy" else "hold") if axis.passed else "fail"
+    cells = tuple(_cell(n, o, n in gated_trials, n in invalid_trials)
+                  for n, o in enumerate(axis.outcomes, start=1))
+    gates = tuple(_gate_detail(n, trials[(case_id, n)]) for n in gated_trials)
+    other = run.run.comparisons.get(key, ("new", "baseline" if key == "efficacy" else "previous"))
+    losses = tuple(_loss_detail(n, key, other, trials.get((case_id, n)))
+                   for n, o in enumerate(axis.outcomes, start=1)
+                   if o == LOSS and n not in gated_trials)
+    return AxisPanel(axis=name, applicable=True, na_text="",
+                     pill=Pill(f"{name}: {word}", "pass" if axis.passed else "fail"),
+                     cells=cells, summary=axis_summary(key, axis, gated_trials),
+                     gates=gates, losses=losses)
+
+
+def axis_summary(key: str, axis: AxisResult, gated_trials: Sequence[int] = ()) -> str:
+    """One line from the counts: why this axis of the case passes or fails."""
+    if key == "efficacy" and (axis.gated or gated_trials):
+        which = f" on {fmt.trials_phrase(gated_trials)}" if gated_trials else ""
+        return f"gated: a hard assertion failed{which}"
+    if axis.incomplete:
+        return f"incomplete: no judgment for {fmt.trials_phrase(missing_trials(axis))}"
+    counts = (f"{fmt.plural(axis.wins, 'win')}, {fmt.plural(axis.ties, 'tie')}, "
+              f"{fmt.plural(axis.losses, 'loss', 'losses')}")
+    if key == "efficacy":
+        verdict = "passes" if axis.passed else "fails"
+        return f"{counts}: {verdict} (needs >= 3 wins and <= 1 loss)"
+    verdict = "holds" if axis.passed else "fails"
+    return f"{counts}: {verdict} (holds with <= 1 loss)"
+
+
+_CELL_CSS = {WIN: "win", TIE: "tie", LOSS: "loss"}
+
+
+def _cell(n: int, outcome: Optional[str], gated: bool, invalid: bool) -> TrialCell:
+    note = "gated" if gated else ("invalid" if invalid else None)
+    if outcome is None:
+        text, css, title = "—", "missing", f"trial {n}: no judgment"
+    else:
+        text, css, title = outcome, _CELL_CSS.get(outcome, "missing"), f"trial {n}: {outcome}"
+    if gated:
+        title += " (failed the hard-assertion gate)"
+    elif invalid:
+        title += " (invalid: must be re-run)"
+    return TrialCell(trial=str(n), text=text, css=css, note=note, title=title)
+
+
+def _output(trial: Optional[TrialData], arm: str) -> OutputPane:
+    text = None if trial is None else trial.outputs.get(arm)
+    if text is None:
+        return OutputPane(label=fmt.arm_label(arm), missing=True,
+                          text=f"no output.md was collected for the {fmt.arm_label(arm)} arm")
+    return OutputPane(label=fmt.arm_label(arm), text=text, missing=False)
+
+
+def _gate_detail(n: int, trial: TrialData) -> GateDetail:
+    commands = tuple(
+        GateCommand(command=a.command,
+                    outcome="timed out" if a.timed_out else f"exit {a.exit}",
+                    stderr=a.stderr, has_stderr=bool(a.stderr.strip()))
+        for a in gate_failures(trial))
+    return GateDetail(title=f"Trial {n}: failed the hard-assertion gate (a loss, not judged)",
+                      commands=commands, output=_output(trial, "new"))
+
+
+def _loss_detail(n: int, key: str, pair: Sequence[str], trial: Optional[TrialData]) -> LossDetail:
+    other = pair[1] if len(pair) > 1 else ("baseline" if key == "efficacy" else "previous")
+    record = None if trial is None else trial.comparisons.get(key)
+    judges = () if record is None else _judges(record)
+    note = None if judges else "no judgments on disk for this trial"
+    return LossDetail(title=f"Trial {n}: lost to {fmt.arm_label(other)}",
+                      outputs=(_output(trial, "new"), _output(trial, other)),
+                      judges=judges, note=note)
+
+
+def _judges(record: ComparisonRecord) -> tuple[JudgeNote, ...]:
+    notes = []
+    for i, j in enumerate(record.judgments, start=1):
+        if j.verdict == "TIE":
+            verdict = "called it a tie"
+        else:
+            arm = record.order.get(j.verdict)
+            verdict = "preferred " + (fmt.arm_label(arm) if arm else f"output {j.verdict}")
+            if j.strength:
+                verdict += f" ({j.strength})"
+        notes.append(JudgeNote(label=f"Judge {i}", verdict=verdict, rationale=j.rationale,
+                               quote=j.quote or None))
+    return tuple(notes)

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Open an HTML report in headless Chromium; screenshot it; fail on any error.
+
+    python benchcore/tests/browser_check.py REPORT.html [--screenshot OUT.png]
+
+Exit 0 when the page loaded cleanly, 1 when the browser saw a problem, 2 when
+the check itself could not run (no Chromium, bad arguments).
+
+How it decides, and why this way: rather than scraping Chromium's stderr log
+(whose format changes between versions and between the old and new headless
+modes), it drives the browser over the DevTools protocol through
+``--remote-debugging-pipe`` (NUL-separated JSON on file descriptors 3 and 4;
+standard library only) and listens to the page's own events:
+
+- ``Runtime.exceptionThrown``: an uncaught script error;
+- ``Runtime.consoleAPICalled`` of type error or assert;
+- ``Log.entryAdded`` at level error: what the console shows in red that no
+  script printed, such as a Content-Security-Policy violation or a failed load;
+- ``Network.requestWillBeSent`` for anything but the page itself or a
+  ``data:`` URL: the report must be one self-contained file;
+- and after the load, from the DOM: no ``<script>`` element, no resource
+  entries in the Performance timeline.
+
+Then it captures a full-page PNG (``Page.captureScreenshot`` with
+``captureBeyondViewport``) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import fcntl
+import json
+import os
+import selectors
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-default-browser-check", "--disable-extensions", "--mute-audio",
+    "--hide-scrollbars", "--remote-debugging-pipe",
+]
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def find_chromium() -> str | None:
+    explicit = os.environ.get("CHROMIUM")
+    if explicit:
+        return explicit
+    for name in CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class Browser:
+    """A headless Chromium spoken to over the DevTools pipe."""
+
+    def __init__(self, binary: str, profile: str, width: int, height: int):
+        to_child_r, self._to_child = os.pipe()
+        self._from_child, from_child_w = os.pipe()
+
+        def wire_fds():  # in the child: its fd 3 reads our commands, fd 4 writes answers
+            a = fcntl.fcntl(to_child_r, fcntl.F_DUPFD, 10)
+            b = fcntl.fcntl(from_child_w, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [binary, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
+             "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.stderr,
+            close_fds=False, preexec_fn=wire_fds)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict] = []
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._from_child, selectors.EVENT_READ)
+
+    def send(self, method: str, params: dict | None = None, session: str | None = None,
+             timeout: float = 30.0) -> dict:
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self._to_child, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            for msg in self._read(deadline - time.monotonic()):
+                if msg.get("id") == self._next_id:
+                    if "error" in msg:
+                        raise RuntimeError(f"{method}: {msg['error']}")
+                    return msg.get("result", {})
+                self.events.append(msg)
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no answer to {method} in {timeout:.0f}s")
+
+    def wait_for(self, method: str, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        seen = len(self.events)
+        while time.monotonic() < deadline:
+            if any(e.get("method") == method for e in self.events[seen:]):
+                return True
+            self.events.extend(self._read(deadline - time.monotonic()))
+        return any(e.get("method") == method for e in self.events[seen:])
+
+    def drain(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.events.extend(self._read(deadline - time.monotonic()))
+
+    def _read(self, timeout: float) -> list[dict]:
+        if timeout <= 0 or not self._selector.select(timeout):
+            return []
+        chunk = os.read(self._from_child, 1 << 20)
+        if not chunk:
+            raise RuntimeError("Chromium closed the DevTools pipe:\n" + self.stderr_text())
+        self._buffer += chunk
+        *messages, self._buffer = self._buffer.split(b"\0")
+        return [json.loads(m) for m in messages if m]
+
+    def stderr_text(self) -> str:
+        self.stderr.seek(0)
+        return self.stderr.read().decode(errors="replace")[-4000:]
+
+    def close(self) -> None:
+        try:
+            os.write(self._to_child, json.dumps({"id": 0, "method": "Browser.close"}).encode()
+                     + b"\0")
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self._to_child, self._from_child):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def problems_in(events: list[dict], page_url: str) -> list[str]:
+    """Every event that means the page is not clean, in words."""
+    found = []
+    for e in events:
+        method, p = e.get("method"), e.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            d = p.get("exceptionDetails", {})
+            text = d.get("exception", {}).get("description") or d.get("text", "")
+            found.append(f"uncaught exception: {text}")
+        elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+            args = " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))
+            found.append(f"console.{p.get('type')}: {args}")
+        elif method == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+            entry = p["entry"]
+            found.append(f"console error ({entry.get('source')}): {entry.get('text')}"
+                         + (f" [{entry['url']}]" if entry.get("url") else ""))
+        elif method == "Network.requestWillBeSent":
+            url = p.get("request", {}).get("url", "")
+            if url != page_url and not url.startswith("data:"):
+                found.append(f"network request: {url}")
+    return found
+
+
+DOM_PROBE = """JSON.stringify({
+  scripts: document.scripts.length,
+  resources: performance.getEntriesByType('resource').map(r => r.name),
+  title: document.title,
+  details: document.querySelectorAll('details').length,
+  open: document.querySelectorAll('details[open]').length
+})"""
+
+
+def check(html: Path, screenshot: Path | None, width: int, height: int,
+          binary: str, full_page: bool = True) -> tuple[list[str], dict]:
+    page_url = html.resolve().as_uri()
+    with tempfile.TemporaryDirectory(prefix="benchcore-chromium-") as profile:
+        browser = Browser(binary, profile, width, height)
+        try:
+            target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            session = browser.send("Target.attachToTarget",
+                                   {"targetId": target, "flatten": True})["sessionId"]
+            for domain in ("Runtime", "Log", "Network", "Page"):
+                browser.send(f"{domain}.enable", session=session)
+            browser.send("Emulation.setDeviceMetricsOverride",
+                         {"width": width, "height": height, "deviceScaleFactor": 1,
+                          "mobile": False}, session=session)
+            browser.events.clear()  # about:blank's own events are not the report's
+            browser.send("Page.navigate", {"url": page_url}, session=session)
+            if not browser.wait_for("Page.loadEventFired", timeout=30):
+                return [f"the page did not finish loading in 30s: {page_url}"], {}
+            browser.drain(0.5)  # late console messages and CSP reports
+            probe = json.loads(browser.send(
+                "Runtime.evaluate", {"expression": DOM_PROBE, "returnByValue": True},
+                session=session)["result"]["value"])
+            problems = problems_in(browser.events, page_url)
+            if probe["scripts"]:
+                problems.append(f"the page has {probe['scripts']} <script> element(s)")
+            problems += [f"resource loaded: {r}" for r in probe["resources"]]
+            if screenshot is not None:
+                size = browser.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
+                if not full_page:
+                    size = {"width": width, "height": height}
+                shot = browser.send("Page.captureScreenshot", {
+                    "format": "png", "captureBeyondViewport": True,
+                    "clip": {"x": 0, "y": 0, "width": size["width"],
+                             "height": size["height"], "scale": 1}}, session=session)
+                screenshot.write_bytes(base64.b64decode(shot["data"]))
+            return problems, probe
+        finally:
+            browser.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("html", type=Path, help="the report or index page to open")
+    parser.add_argument("--screenshot", type=Path, help="write a full-page PNG here")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=900)
+    parser.add_argument("--viewport", action="store_true",
+                        help="screenshot the first screen only, not the whole page")
+    args = parser.parse_args(argv)
+    if not args.html.is_file():
+        print(f"browser-check: {args.html}: no such file", file=sys.stderr)
+        return 2
+    binary = find_chromium()
+    if binary is None:
+        print("browser-check: no Chromium found; install it (apt-get install chromium) "
+              "or set CHROMIUM=/path/to/chrome", file=sys.stderr)
+        return 2
+    try:
+        problems, probe = check(args.html, args.screenshot, args.width, args.height, binary,
+                                full_page=not args.viewport)
+    except (RuntimeError, TimeoutError, OSError) as err:
+        print(f"browser-check: could not drive Chromium: {err}", file=sys.stderr)
+        return 2
+    if problems:
+        print(f"browser-check: FAIL {args.html}", file=sys.stderr)
+        for p in problems:
+            print(f"  - {p}", file=sys.stderr)
+        return 1
+    shot = f", screenshot {args.screenshot}" if args.screenshot else ""
+    print(f"browser-check: ok {args.html}: no errors, no requests, no scripts; "
+          f"{probe.get('details', 0)} panels, {probe.get('open', 0)} open{shot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
