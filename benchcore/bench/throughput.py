@@ -53,13 +53,18 @@ def _tool_text(rng: random.Random, size: int) -> str:
     return "".join(parts)
 
 
-def _base(session: str, agent: str, uuid: str, parent: str | None, ts: int) -> dict:
+def _base(session: str, agent: str, parent: str | None) -> dict:
     return {"parentUuid": parent, "isSidechain": True, "userType": "external", "cwd": "/tmp/world",
             "sessionId": session, "version": "2.1.178", "gitBranch": "main", "agentId": agent}
 
 
-def write_transcript(path: Path, rng: random.Random, target_bytes: int) -> dict:
-    """Write one transcript; return the figures the reader must find (turns and components)."""
+def write_transcript(path: Path, rng: random.Random, target_bytes: int, type_last: bool = False) -> dict:
+    """Write one transcript; return the figures the reader must find (turns and components).
+
+    Claude Code writes a user record's ``type`` before its ``message``;
+    ``type_last`` moves it to the end, defeating the reader's head shortcut
+    (the worst case: every byte of every tool result is scanned).
+    """
     session = f"{rng.getrandbits(64):016x}"
     agent = f"a{rng.getrandbits(40):010x}"
     expected = {"turns": 0, "input": 0, "output": 0, "cache_write_5m": 0, "cache_write_1h": 0, "cache_read": 0}
@@ -74,7 +79,7 @@ def write_transcript(path: Path, rng: random.Random, target_bytes: int) -> dict:
             fh.write(text)
             written += len(text.encode("utf-8"))
 
-        rec = _base(session, agent, f"u{n}", parent, n)
+        rec = _base(session, agent, parent)
         rec.update({"type": "user", "message": {"role": "user", "content": "Do the task in the prompt."},
                     "uuid": f"u{n}", "timestamp": "2026-12-02T16:00:00.000Z"})
         emit(rec)
@@ -99,7 +104,7 @@ def write_transcript(path: Path, rng: random.Random, target_bytes: int) -> dict:
                                             "ephemeral_1h_input_tokens": one_hour},
                          "output_tokens": out if last else rng.choice((1, 7, 8)),
                          "service_tier": "standard"}
-                rec = _base(session, agent, f"a{n}.{i}", parent, n)
+                rec = _base(session, agent, parent)
                 rec.update({"message": {"model": MODEL, "id": msg_id, "type": "message", "role": "assistant",
                                         "content": [block], "stop_reason": "tool_use" if last else None,
                                         "stop_sequence": None, "usage": usage},
@@ -114,19 +119,22 @@ def write_transcript(path: Path, rng: random.Random, target_bytes: int) -> dict:
             expected["cache_write_1h"] += one_hour
             expected["cache_read"] += read
             body = _tool_text(rng, rng.randint(20_000, 120_000))
-            rec = _base(session, agent, f"u{n}", parent, n)
+            rec = _base(session, agent, parent)
             rec.update({"type": "user",
                         "message": {"role": "user", "content": [
                             {"tool_use_id": f"toolu_{n}", "type": "tool_result", "content": body}]},
                         "uuid": f"u{n}", "timestamp": "2026-12-02T16:00:02.000Z",
                         "toolUseResult": {"type": "text", "file": {"filePath": f"/tmp/world/src/f{n}.py",
                                                                     "content": body, "numLines": body.count("\n")}}})
+            if type_last:
+                rec["type"] = rec.pop("type")
             emit(rec)
             parent = f"u{n}"
     return expected
 
 
-def generate_run(root: Path, cases: int, trials: int, mb: float, seed: int = 7) -> tuple[list[Path], dict]:
+def generate_run(root: Path, cases: int, trials: int, mb: float, seed: int = 7,
+                 type_last: bool = False) -> tuple[list[Path], dict]:
     """A synthetic run directory tree (transcripts only); returns the paths and the summed expected figures."""
     rng = random.Random(seed)
     paths = []
@@ -137,7 +145,7 @@ def generate_run(root: Path, cases: int, trials: int, mb: float, seed: int = 7) 
                 cell = root / "cases" / f"{c:02d}-case" / f"t{t}" / arm
                 cell.mkdir(parents=True)
                 path = cell / "transcript.jsonl"
-                for key, value in write_transcript(path, rng, int(mb * 1_000_000)).items():
+                for key, value in write_transcript(path, rng, int(mb * 1_000_000), type_last).items():
                     totals[key] = totals.get(key, 0) + value
                 paths.append(path)
     return paths, totals
@@ -240,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--mb", type=float, default=1.0, help="size of each transcript in MB (default 1.0)")
     parser.add_argument("--passes", type=int, default=5)
+    parser.add_argument("--type-last", action="store_true",
+                        help="write user records with their type after the message (worst case for the reader)")
     parser.add_argument("--render-run-dir", type=Path, default=None,
                         help="a real run directory (with run.json) whose render to time")
     args = parser.parse_args(argv)
@@ -248,8 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs visible, pinned to one")
     with tempfile.TemporaryDirectory(prefix="benchcore-bench-") as tmp:
         start = time.perf_counter()
-        paths, expected = generate_run(Path(tmp), args.cases, args.trials, args.mb)
-        print(f"generated {args.cases} cases x {args.trials} trials x {len(ARMS)} arms "
+        paths, expected = generate_run(Path(tmp), args.cases, args.trials, args.mb, type_last=args.type_last)
+        print(f"generated {args.cases} cases x {args.trials} trials x {len(ARMS)} arms"
+              f"{' (user records with type last)' if args.type_last else ''} "
               f"in {time.perf_counter() - start:.1f} s")
         measure_throughput(paths, expected, args.passes)
         measure_usage_cli(paths)

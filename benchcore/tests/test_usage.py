@@ -144,6 +144,25 @@ def test_user_record_with_usage_object_and_assistant_marker_is_not_counted():
     assert (tu.turns, tu.totals, tu.skipped_lines) == (0, usage.Components(), 0)
 
 
+def test_nested_type_user_before_the_top_level_type_does_not_hide_an_assistant_line():
+    # On disk the assistant record's own "type" comes after its message; a tool
+    # input early in the line may hold "type":"user" (one level deeper).
+    rec = ('{"parentUuid":"u1","message":{"id":"m1","model":"claude-sonnet-4-6","role":"assistant",'
+           '"content":[{"type":"tool_use","name":"db","input":{"type":"user","id":7}}],'
+           '"usage":{"input_tokens":4,"output_tokens":2}},"requestId":"r1","type":"assistant"}')
+    tu = usage.read_usage([rec])
+    assert (tu.turns, tu.totals) == (1, usage.Components(input=4, output=2))
+
+
+def test_type_first_records_in_both_spacings():
+    # stream-json and Python-written lines put the type first, with or without a space
+    compact = '{"type":"assistant","message":{"id":"a","model":"m","usage":{"input_tokens":1,"output_tokens":1}}}'
+    spaced = '{"type": "assistant", "message": {"id": "b", "model": "m", "usage": {"input_tokens": 2}}}'
+    user = '{"type": "user", "message": {"role": "user", "content": "x"}, "usage": {"input_tokens": 99}}'
+    tu = usage.read_usage([compact, spaced, user])
+    assert (tu.turns, tu.totals) == (2, usage.Components(input=3, output=1))
+
+
 def test_cache_write_split_and_its_absence():
     tu = usage.read_usage([
         # split present: 5m 30, 1h 70

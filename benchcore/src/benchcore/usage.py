@@ -19,6 +19,9 @@ transcript (``str`` or ``bytes`` lines, the on-disk format or stream-json):
   ``modelUsage`` has no 5m/1h split: each model's 1h share is taken from that
   model's own response lines in the transcript, the rest counts as 5m. When
   several result lines are present, the last one wins.
+- A record whose top-level ``type`` is found near the start of its line and is
+  neither ``assistant`` nor ``result`` (user records holding large tool
+  results, system and progress records) is dropped without a scan or parse.
 - A line that cannot be read is skipped and counted in ``skipped_lines``,
   never fatal. For speed, only lines that can carry usage (they contain the
   key ``"usage"`` and an ``"assistant"`` or ``"result"`` marker) and the last
@@ -94,7 +97,7 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
     for n, line in enumerate(lines):
         if needles is None:
             needles = _BYTES if isinstance(line, (bytes, bytearray)) else _STR
-        open_, ends, usage_key, assistant, result_marker = needles
+        open_, ends, usage_key, assistant, result_marker, type_key, space = needles
         # Framing: a whole record starts with '{' and ends with '}' (cheap, no copy).
         if not (line.startswith(open_) and line.endswith(ends)):
             stripped = line.strip()
@@ -105,6 +108,18 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
                 last_unparsed = None
                 continue
             line = stripped
+        # Most bytes are user records (tool results). Claude Code writes the
+        # record's type before its message, so when the first '"type":' in the
+        # head is a top-level key (no '{' before it but the record's own) its
+        # value says whether the line can carry usage, without scanning the rest.
+        t = line.find(type_key, 0, _HEAD)
+        if t != -1 and line.count(open_, 0, t) == 1:
+            v = t + 7
+            if line.startswith(space, v):
+                v += 1
+            if not (line.startswith(assistant, v) or line.startswith(result_marker, v)):
+                last_unparsed = line
+                continue
         if usage_key not in line or (assistant not in line and result_marker not in line):
             last_unparsed = line
             continue
@@ -266,6 +281,8 @@ def sum_usage(usages: Iterable[ArmUsage]) -> ArmUsage:
     return total
 
 
-# (open, close, "usage" key, assistant marker, result marker) for bytes and str lines.
-_BYTES = (b"{", (b"}", b"}\n", b"}\r\n"), b'"usage"', b'"assistant"', b'"result"')
-_STR = ("{", ("}", "}\n", "}\r\n"), '"usage"', '"assistant"', '"result"')
+# (open, close, "usage" key, assistant marker, result marker, type key, space) for bytes and str lines.
+_BYTES = (b"{", (b"}", b"}\n", b"}\r\n"), b'"usage"', b'"assistant"', b'"result"', b'"type":', b" ")
+_STR = ("{", ("}", "}\n", "}\r\n"), '"usage"', '"assistant"', '"result"', '"type":', " ")
+# How far into a line to look for its top-level "type" key.
+_HEAD = 4096
