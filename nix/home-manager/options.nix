@@ -1,0 +1,46 @@
+{ lib, ... }:
+let
+  inherit (lib) literalExpression mkOption types;
+in
+{
+  options.programs.claude-skills = {
+    enable = lib.mkEnableOption "this flake's agent skills in Claude Code's personal skills folder";
+
+    skills = mkOption {
+      type = types.either (types.enum [ "all" ]) (types.listOf types.str);
+      default = "all";
+      example = literalExpression ''[ "commit-message" "benchmark-skill" ]'';
+      description = ''
+        Which skills to place: `"all"` (every skill of the flake) or a list
+        of skill names. A skill's name is its folder's name under
+        {file}`skills/`, for example `commit-message` for
+        {file}`skills/git/commit-message`. A name that is not a skill of the
+        flake fails the build with an assertion naming it.
+      '';
+    };
+
+    targetDir = mkOption {
+      type = types.str;
+      default = ".claude/skills";
+      example = ".config/claude/skills";
+      description = ''
+        Folder, relative to the home directory, where each chosen skill is
+        linked as {file}`<targetDir>/<name>`. Claude Code reads personal
+        skills from {file}`~/.claude/skills`; change this when
+        {env}`CLAUDE_CONFIG_DIR` points elsewhere.
+      '';
+    };
+
+    availableSkills = mkOption {
+      type = types.attrsOf types.package;
+      default = { };
+      defaultText = literalExpression "every skill of the flake, built with your pkgs";
+      example = literalExpression ''{ my-skill = pkgs.runCommand "my-skill" { } "cp -R ''${./my-skill} $out"; }'';
+      description = ''
+        The skills to choose from, by name, each a package whose output is
+        the skill's folder. The flake's module sets this to its own skills;
+        set it only to add or replace skills.
+      '';
+    };
+  };
+}

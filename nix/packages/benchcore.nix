@@ -1,0 +1,66 @@
+# benchcore, the Python program behind the benchmark, written for callPackage.
+# The source is benchcore/ alone (pyproject, README, src, tests): the
+# repository's skills/, tests/ and checks/fixtures/ stay out of it.
+{
+  lib,
+  python3Packages,
+  gitMinimal,
+}:
+let
+  root = ../../benchcore;
+  pyproject = lib.importTOML (root + "/pyproject.toml");
+in
+python3Packages.buildPythonApplication {
+  pname = "benchcore";
+  inherit (pyproject.project) version;
+  pyproject = true;
+
+  src = lib.fileset.toSource {
+    inherit root;
+    fileset = lib.fileset.intersection (lib.fileset.unions [
+      (root + "/pyproject.toml")
+      (root + "/README.md")
+      (root + "/src")
+      (root + "/tests")
+    ]) (lib.fileset.fileFilter (file: !(file.hasExt "pyc")) root);
+  };
+
+  build-system = [ python3Packages.setuptools ];
+
+  dependencies = with python3Packages; [
+    attrs
+    cattrs
+    pyyaml
+    jinja2
+  ];
+
+  # The harness runs git (worlds, changed files, default branch).
+  makeWrapperArgs = [
+    "--prefix"
+    "PATH"
+    ":"
+    (lib.makeBinPath [ gitMinimal ])
+  ];
+
+  nativeCheckInputs = [
+    python3Packages.pytestCheckHook
+    gitMinimal
+  ];
+
+  preCheck = ''
+    export HOME="$(mktemp -d)"
+  '';
+
+  # These read the repository around the package (its skills/ and tests/),
+  # which is not part of this source; CI runs them from the work tree.
+  disabledTestPaths = [ "tests/test_example_cases.py" ];
+
+  pythonImportsCheck = [ "benchcore" ];
+
+  meta = {
+    inherit (pyproject.project) description;
+    license = lib.licenses.mit;
+    mainProgram = "benchcore";
+    platforms = lib.platforms.all;
+  };
+}

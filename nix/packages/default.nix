@@ -1,0 +1,41 @@
+# Every package of the flake for one nixpkgs. The flake calls it with its
+# pinned nixpkgs for packages.<system>; the home-manager module calls it with
+# the user's pkgs.
+#
+# Returns { benchcore; skills = { <name> = drv; }; all = drv; }.
+{ pkgs }:
+let
+  inherit (pkgs) lib;
+  skillsLib = import ../lib;
+
+  found = skillsLib.discover ../..;
+  names = skillsLib.checkReserved (builtins.attrNames found);
+
+  benchcore = pkgs.callPackage ./benchcore.nix { };
+  mkSkill = pkgs.callPackage ./skill.nix { };
+
+  # What a skill needs beyond its folder, by name.
+  extras = {
+    benchmark-skill = {
+      bin.benchcore = lib.getExe benchcore;
+    };
+  };
+
+  skills = lib.genAttrs names (
+    name:
+    mkSkill (
+      {
+        inherit name;
+        src = found.${name}.path;
+      }
+      // (extras.${name} or { })
+    )
+  );
+in
+{
+  inherit benchcore skills;
+  # Every skill, as <name> -> its package, in one folder.
+  all = pkgs.linkFarm "claude-skills" (
+    lib.mapAttrsToList (name: path: { inherit name path; }) skills
+  );
+}
