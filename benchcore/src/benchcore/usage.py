@@ -80,13 +80,10 @@ class TranscriptUsage:
         return tuple(sorted(self.by_model))
 
 
-# Index of each figure in a response group's list: [model, input, output,
-# cache_creation_total, ephemeral_5m, ephemeral_1h, cache_read].
-_IN, _OUT, _CC, _E5, _E1, _READ = 1, 2, 3, 4, 5, 6
-
-
 def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
     """Reduce the lines of one transcript to its usage (see the module docstring)."""
+    # One entry per API response: [model, input, output, cache-creation total,
+    # ephemeral 5m, ephemeral 1h, cache read], each the largest seen so far.
     groups: dict[Any, list] = {}
     result: Optional[dict] = None
     skipped = 0
@@ -114,7 +111,7 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
         # value says whether the line can carry usage, without scanning the rest.
         t = line.find(type_key, 0, _HEAD)
         if t != -1 and line.count(open_, 0, t) == 1:
-            v = t + 7
+            v = t + len(type_key)
             if line.startswith(space, v):
                 v += 1
             if not (line.startswith(assistant, v) or line.startswith(result_marker, v)):
@@ -159,11 +156,8 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
                 for i, value in enumerate(figures, start=1):
                     if value > group[i]:
                         group[i] = value
-        elif kind == "result":
-            if isinstance(record.get("usage"), dict):
-                result = record
-            else:
-                skipped += 1
+        elif kind == "result" and isinstance(record.get("usage"), dict):
+            result = record
     if last_unparsed is not None:
         try:
             json.loads(last_unparsed)
