@@ -1,6 +1,7 @@
 """Throughput benchmark for benchcore (a script, not a test).
 
-    python benchcore/bench/throughput.py [--cases 20] [--trials 5] [--mb 1.0] [--render-run-dir DIR]
+    python benchcore/bench/throughput.py [--cases 20] [--trials 5] [--mb 1.0] [--type-last]
+                                         [--render-run-dir DIR]
 
 Generates, in a temporary directory, a synthetic run of cases x trials x 3 arms
 whose cells each hold a transcript of about ``--mb`` MB in the on-disk Claude
@@ -8,7 +9,8 @@ Code format (mostly large tool_result user lines; assistant responses written
 as several lines sharing one message.id, with placeholder output tokens on all
 but the last), then measures and prints:
 
-- transcript throughput in MB/s: every cell read through
+- transcript throughput in MB/s (``--type-last``: the worst case, where no
+  record's type can be read from the start of its line): every cell read through
   ``benchcore.harness.transcript_io.read_transcript``, in this process (one
   core), warm page cache, best of several passes; the figures are checked
   against the totals the generator wrote;
