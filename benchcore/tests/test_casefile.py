@@ -60,6 +60,12 @@ def test_a_full_case_parses():
     assert case.soft_criteria == ("Names the change precisely and briefly.", "Mentions the breaking change.")
 
 
+def test_a_seed_may_start_and_end_with_either_role():
+    # The contract asks only that turns alternate; the seed is handed to the arm as prior turns.
+    text = _with("## Prompt\nhi\n## Seed\n**Assistant:** What do you need?\n**User:** An ADR.\n## Soft criteria\n- x\n")
+    assert [t.role for t in parse_case(text, "t/s/01/case.md").seed] == ["assistant", "user"]
+
+
 def test_minimal_case_has_defaults():
     case = parse_case("---\ndescription: d\n---\n## Prompt\nhi\n## Soft criteria\n- good\n", "t/x/01/case.md")
     assert (case.fixture, case.setup, case.seed, case.hard_assertions) == (None, None, (), ())
@@ -85,7 +91,6 @@ BAD = [
     ("empty-soft-criteria", _with("## Prompt\nhi\n## Soft criteria\n\n"), 6, "bullet"),
     ("soft-not-bullet", _with("## Prompt\nhi\n## Soft criteria\nbe good\n"), 7, "'- '"),
     ("seed-not-alternating", _with("## Prompt\nhi\n## Seed\n**User:** a\n**User:** b\n**Assistant:** c\n## Soft criteria\n- x\n"), 8, "other role"),
-    ("seed-ends-with-user", _with("## Prompt\nhi\n## Seed\n**User:** a\n**Assistant:** b\n**User:** c\n## Soft criteria\n- x\n"), 9, "Assistant"),
     ("seed-text-before-role", _with("## Prompt\nhi\n## Seed\nhello\n## Soft criteria\n- x\n"), 7, "**User:**"),
     ("assertion-wrong-language", _with("## Prompt\nhi\n## Hard assertions\n```python\nx\n```\n## Soft criteria\n- x\n"), 7, "```sh"),
     ("assertion-unclosed", _with("## Prompt\nhi\n## Hard assertions\n```sh\ntrue\n## Soft criteria\n- x\n"), 7, "close"),

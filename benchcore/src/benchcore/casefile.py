@@ -246,9 +246,6 @@ def _seed(heading: int, body, err) -> tuple[Turn, ...]:
             raise err(f"two {role} turns in a row: the seed must alternate roles", no,
                       "merge the two turns or add the missing turn of the other role between them")
         out.append(Turn(role=role, text=text))
-    if out[-1].role != "assistant":
-        raise err("the seed ends with a user turn, but the prompt is the next user turn", turns[-1][2],
-                  "end the seed with an '**Assistant:**' turn, or move the last user turn into '## Prompt'")
     return tuple(out)
 
 
