@@ -1,0 +1,506 @@
+"""benchcore collect <run-dir>... [--rerun]: transcripts -> outputs, usage, assertions, packets, judgments.
+
+Run it after the arm subagents and again after the judges; it is safe to run
+any number of times (each file is rewritten only when its content changes).
+Per run directory:
+
+1. Find each cell's subagent transcript under ``$CLAUDE_CONFIG_DIR/projects``
+   (both layouts) by the world path in its prompt; copy it, with the
+   transcripts of subagents the arm launched (``subagents/agent-<id>.jsonl``);
+   write the arm's final message to ``output.md``.
+2. When a trial's cells are all in: audit them (``audit.json``; an invalid
+   trial is not judged and must be re-run with ``--rerun``).
+3. Run the new arm's hard assertions (``assertions.json``).
+4. Write one blind judge packet per valid trial and comparison, except
+   efficacy in a gated trial; list it in plan.json.
+5. Read each judge's JSON answer from its transcript (found by the
+   ``Packet id:`` line) and write ``<comparison>.json``; an invalid answer is
+   named, and its packet goes back to the judges.
+6. Name the split comparisons and add two more judge packets (``#2``, ``#3``)
+   for each of their judged trials.
+7. Write bound workflow scripts for what is still to run, and end with what is
+   missing and the exact next step.
+
+``--rerun`` plans every cell of an invalid trial and every cell with no
+transcript afresh (new world, new prompt), keeping the old files under
+``cases/<case>/t<N>/.invalid-<k>/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Optional
+
+from attrs import evolve, field, frozen
+
+from .. import serde
+from ..casefile import parse_case
+from ..errors import BenchError
+from ..model import Case, ComparisonRecord, Judgment, RunInfo
+from ..harness import assertions as hard
+from ..harness import fanout, transcripts
+from ..harness.audit import audit_cell
+from ..harness.files import read_text, write_atomic
+from ..harness.judging import AnswerError, parse_text, to_judgment
+from ..harness.planfile import Cell, Packet, Plan, read_plan, write_plan
+from ..harness.prompts import Templates, find_skill_dir, redact
+from ..harness.rundir import read_run, read_run_info
+from ..harness.tree import fixture_path
+from ..harness.worlds import make_world, run_setup
+
+SCAN_SLACK = 600  # seconds before the plan time that a transcript file may date from
+LIST_LIMIT = 8  # names printed per kind; the full lists are in <run>/collect.json
+
+
+def add_arguments(p) -> None:
+    p.add_argument("run_dirs", nargs="+", type=Path, metavar="run-dir", help="run directory (tests/.reports/runs/<id>)")
+    p.add_argument("--rerun", action="store_true",
+                   help="plan invalid trials and cells with no transcript afresh (new worlds) for another arms launch")
+    p.add_argument("--assert-timeout", type=float, default=hard.DEFAULT_TIMEOUT, help="seconds per hard assertion")
+    p.add_argument("--json", action="store_true", help="print a machine-readable status")
+
+
+@frozen
+class Status:
+    run_dir: Path
+    skill: str
+    cells: int
+    cells_in: int
+    missing_cells: tuple[str, ...]
+    invalid_trials: tuple[tuple[str, str], ...]  # (trial id, problems)
+    gated: tuple[str, ...]
+    packets: int
+    pending_packets: tuple[str, ...]
+    bad_answers: tuple[tuple[str, str], ...]  # (packet id, what is wrong)
+    escalated: tuple[str, ...]  # "<case>/<comparison>"
+    rerun: tuple[str, ...] = ()
+    arms_script: Optional[Path] = None
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_atomic(path, text)
+    return True
+
+
+def _write_bytes_if_changed(path: Path, lines: tuple[bytes, ...]) -> bool:
+    data = b"".join(l + b"\n" for l in lines)
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    write_atomic(path, data.decode("utf-8", errors="replace"))
+    return True
+
+
+def _pick_transcript(cands: list[transcripts.AgentFile], prompt: str, index: transcripts.Index,
+                     done: callable) -> Optional[transcripts.AgentFile]:
+    """Among files carrying a cell's marker: the exact-prompt ones first, finished before unfinished, newest last."""
+    exact = [c for c in cands if c.prompt.strip() == prompt.strip()]
+    pool = exact or cands
+    if not pool:
+        return None
+    pool = sorted(pool, key=lambda c: (done(c), c.started, str(c.path)))
+    return pool[-1]
+
+
+class RunCollector:
+    def __init__(self, run_dir: Path, index: transcripts.Index, packet_files: dict, templates: Templates,
+                 assert_timeout: float):
+        self.run_dir = run_dir
+        self.plan: Plan = read_plan(run_dir)
+        self.info: RunInfo = read_run_info(run_dir)
+        self.index = index
+        self.packet_files = packet_files
+        self.templates = templates
+        self.assert_timeout = assert_timeout
+        self.cases: dict[str, Case] = {}
+        for cid in self.info.cases:
+            path = run_dir / "cases" / cid / "case.md"
+            self.cases[cid] = parse_case(read_text(path), str(path), cid)
+
+    # ------------------------------------------------------------------ paths
+
+    def tdir(self, case: str, trial: int) -> Path:
+        return self.run_dir / "cases" / case / f"t{trial}"
+
+    def ref(self, packet_id: str) -> str:
+        return f"{self.plan.run_id}:{packet_id}"
+
+    # ------------------------------------------------------------------ arms
+
+    def collect_cells(self) -> tuple[dict[str, transcripts.Transcript], set[str]]:
+        """cell id -> its finished transcript; and the ids whose copy changed in this call."""
+        found: dict[str, transcripts.Transcript] = {}
+        changed: set[str] = set()
+        for cell in self.plan.cells:
+            cands = self.index.with_marker(cell.world)
+            loaded: dict[Path, transcripts.Transcript] = {}
+
+            def done(af: transcripts.AgentFile) -> bool:
+                if af.path not in loaded:
+                    loaded[af.path] = transcripts.load(af.path, af.agent_id, self.index)
+                return loaded[af.path].final_message() is not None
+
+            pick = _pick_transcript(cands, cell.prompt, self.index, done)
+            if pick is None:
+                continue
+            t = loaded.get(pick.path) or transcripts.load(pick.path, pick.agent_id, self.index)
+            final = t.final_message()
+            cdir = self.tdir(cell.case, cell.trial) / cell.arm
+            main_lines = tuple(l for l in t.lines[: _own_line_count(pick.path)])
+            dirty = _write_bytes_if_changed(cdir / "transcript.jsonl", main_lines)
+            for child in t.children:
+                src = self.index.by_id[child]
+                dirty |= _write_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl",
+                                                 tuple(l for l in src.read_bytes().splitlines() if l.strip()))
+            if final is None:
+                continue  # still running or cut off: not collected yet
+            dirty |= _write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
+            found[cell.id] = t
+            if dirty:
+                changed.add(cell.id)
+        return found, changed
+
+    def audit(self, found: dict[str, transcripts.Transcript]) -> dict[tuple[str, int], list[dict]]:
+        """(case, trial) -> problems, for every trial whose cells are all in; writes audit.json."""
+        out: dict[tuple[str, int], list[dict]] = {}
+        by_trial: dict[tuple[str, int], list[Cell]] = {}
+        for cell in self.plan.cells:
+            by_trial.setdefault((cell.case, cell.trial), []).append(cell)
+        repo = self.plan.repo
+        skill_rel = self.info.skill.path
+        tests_rel = "tests/" + skill_rel[len("skills/"):]
+        for key, cells in by_trial.items():
+            if not all(c.id in found for c in cells):
+                continue
+            case_files = [f"{repo}/{tests_rel}/{key[0]}/case.md", str(self.run_dir / "cases" / key[0] / "case.md")]
+            problems = []
+            for cell in cells:
+                for p in audit_cell(cell.arm, found[cell.id], repo=repo, run_dir=str(self.run_dir),
+                                    skill_copies=self.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files):
+                    problems.append({"arm": cell.arm, "problem": p})
+            out[key] = problems
+            _write_if_changed(self.tdir(*key) / "audit.json",
+                              json.dumps({"invalid": bool(problems), "problems": problems}, indent=2) + "\n")
+        return out
+
+    def run_assertions(self, found: dict, changed: set[str]) -> dict[tuple[str, int], bool]:
+        """(case, trial) -> gated, for every trial whose new arm has an output."""
+        gated = {}
+        for cell in self.plan.cells:
+            if cell.arm != "new" or cell.id not in found:
+                continue
+            cdir = self.tdir(cell.case, cell.trial) / "new"
+            apath = cdir / "assertions.json"
+            case = self.cases[cell.case]
+            if cell.id in changed or not apath.is_file():
+                results = hard.run_assertions(case.hard_assertions, cdir / "output.md", Path(cell.world),
+                                              self.assert_timeout)
+                _write_if_changed(apath, serde.dumps(list(results)))
+            else:
+                results = serde.loads(list[hard.AssertionResult], read_text(apath), source=str(apath))
+            gated[(cell.case, cell.trial)] = hard.gated(results)
+        return gated
+
+    # ---------------------------------------------------------------- packets
+
+    def _packet_text(self, case: Case, trial: int, comp: str) -> Optional[str]:
+        order = self.plan.orders[f"{case.id}/t{trial}/{comp}"]
+        cells = {c.arm: c for c in self.plan.cells if c.case == case.id and c.trial == trial}
+        outs = {}
+        for letter in ("A", "B"):
+            arm = order[letter]
+            path = self.tdir(case.id, trial) / arm / "output.md"
+            if not path.is_file():
+                return None
+            cell = cells[arm]
+            repl = {cell.world: "$WORLD"}
+            if cell.skill_dir:
+                repl[cell.skill_dir] = "$SKILL"
+            outs[letter] = redact(read_text(path), repl)
+        return self.templates.packet(case, self.ref(f"{case.id}/t{trial}/{comp}"), outs["A"], outs["B"])
+
+    def add_packet(self, packets: dict[str, Packet], case: str, trial: int, comp: str, round_: int) -> None:
+        base = f"{case}/t{trial}/{comp}"
+        pid = base if round_ == 1 else f"{base}#{round_}"
+        if pid in packets:
+            return
+        path = self.tdir(case, trial) / f"{comp}.packet.md"
+        packets[pid] = Packet(id=pid, case=case, trial=trial, comparison=comp, path=str(path),
+                              prompt=self.templates.judge_prompt(str(path), self.ref(pid)), ref=self.ref(pid),
+                              round=round_)
+
+    def write_packets(self, audits: dict, gated: dict) -> dict[str, Packet]:
+        packets = {p.id: p for p in self.plan.packets}
+        for (case_id, trial), problems in audits.items():
+            if problems:
+                continue
+            for comp in self.info.comparisons:
+                if comp == "efficacy" and gated.get((case_id, trial)):
+                    continue
+                text = self._packet_text(self.cases[case_id], trial, comp)
+                if text is None:
+                    continue
+                _write_if_changed(self.tdir(case_id, trial) / f"{comp}.packet.md", text)
+                self.add_packet(packets, case_id, trial, comp, 1)
+        return packets
+
+    # ---------------------------------------------------------------- judges
+
+    def read_answers(self, packets: dict[str, Packet]) -> tuple[dict[str, Judgment], dict[str, str]]:
+        answers: dict[str, Judgment] = {}
+        bad: dict[str, str] = {}
+        for pid, packet in packets.items():
+            cands = self.packet_files.get(packet.ref, [])
+            errors = []
+            for af in sorted(cands, key=lambda c: (c.started, str(c.path)), reverse=True):
+                t = transcripts.load(af.path, af.agent_id, self.index)
+                data = t.structured_output()
+                try:
+                    if data is None:
+                        final = t.final_message()
+                        if final is None:
+                            continue  # unfinished
+                        data = parse_text(final)
+                    answers[pid] = to_judgment(data, pid, self.plan.run_id)
+                    break
+                except AnswerError as err:
+                    errors.append(f"{err} ({af.path})")
+            if pid not in answers and errors:
+                bad[pid] = errors[0]
+        return answers, bad
+
+    def write_judgments(self, packets: dict[str, Packet], answers: dict[str, Judgment]) -> None:
+        for pid, packet in packets.items():
+            if packet.round != 1:
+                continue
+            first = answers.get(pid)
+            if first is None:
+                continue
+            panel = [answers.get(f"{pid}#2"), answers.get(f"{pid}#3")]
+            judgments = (first, *panel) if all(panel) else (first,)
+            order = self.plan.orders[pid]
+            record = ComparisonRecord(order=order, judgments=judgments)
+            _write_if_changed(self.tdir(packet.case, packet.trial) / f"{packet.comparison}.json", serde.dumps(record))
+
+    def escalate(self, packets: dict[str, Packet]) -> list[str]:
+        from ..results import escalations
+
+        data = read_run(self.run_dir)
+        named = []
+        for esc in escalations(data):
+            named.append(f"{esc.case}/{esc.comparison}")
+            for trial in esc.trials:
+                for round_ in (2, 3):
+                    self.add_packet(packets, esc.case, trial, esc.comparison, round_)
+        return named
+
+    # ------------------------------------------------------------------ rerun
+
+    def rerun(self, found: dict, audits: dict) -> list[str]:
+        """Plan invalid trials and cells with no transcript afresh; returns the re-planned cell ids."""
+        invalid = {k for k, v in audits.items() if v}
+        repo = Path(self.plan.repo)
+        tests_dir = repo / ("tests/" + self.info.skill.path[len("skills/"):])
+        new_cells = []
+        redone = []
+        for cell in self.plan.cells:
+            key = (cell.case, cell.trial)
+            if key not in invalid and cell.id in found:
+                new_cells.append(cell)
+                continue
+            tdir = self.tdir(*key)
+            attic = tdir / f".invalid-{cell.attempt}"
+            if (tdir / cell.arm).exists():
+                attic.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(tdir / cell.arm), str(attic / cell.arm))
+            if (tdir / "audit.json").exists():
+                attic.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(tdir / "audit.json"), str(attic / "audit.json"))
+            case = self.cases[cell.case]
+            case_dir = tests_dir / cell.case
+            fixture = fixture_path(repo, case_dir, case) if case_dir.is_dir() else None
+            if case.fixture is not None and (fixture is None or not fixture.exists()):
+                raise BenchError(str(case_dir / "case.md"), f"the fixture {case.fixture!r} is gone, so {cell.id} cannot be re-run",
+                                 fix="restore the fixture, or plan a new run")
+            world = make_world(Path(self.plan.world_root), cell.case, cell.trial, fixture)
+            if case.setup:
+                run_setup(world, case.setup, case.path)
+            prompt = self.templates.arm_prompt(case, str(world), cell.skill_dir)
+            new_cells.append(evolve(cell, world=str(world), prompt=prompt, attempt=cell.attempt + 1))
+            redone.append(cell.id)
+        self.plan = evolve(self.plan, cells=tuple(new_cells))
+        return redone
+
+    # ------------------------------------------------------------------- main
+
+    def collect(self, rerun: bool) -> Status:
+        found, changed = self.collect_cells()
+        audits = self.audit(found)
+        redone: list[str] = []
+        if rerun:
+            redone = self.rerun(found, audits)
+            if redone:
+                write_plan(self.run_dir, self.plan)
+                return self._status(found, {}, {}, {}, {}, [], redone)
+        gated = self.run_assertions(found, changed)
+        packets = self.write_packets(audits, gated)
+        answers, bad = self.read_answers(packets)
+        self.write_judgments(packets, answers)
+        escalated = self.escalate(packets)
+        answers2, bad2 = self.read_answers({k: v for k, v in packets.items() if k not in answers})
+        answers.update(answers2)
+        bad.update(bad2)
+        self.write_judgments(packets, answers)
+        ordered = tuple(sorted(packets.values(), key=lambda p: (list(self.info.cases).index(p.case), p.trial,
+                                                               p.comparison, p.round)))
+        self.plan = evolve(self.plan, packets=ordered)
+        write_plan(self.run_dir, self.plan)
+        self._record_models(found)
+        return self._status(found, audits, gated, answers, bad, escalated, redone)
+
+    def _record_models(self, found: dict) -> None:
+        models: dict[str, set] = {}
+        for cell in self.plan.cells:
+            t = found.get(cell.id)
+            if t is not None:
+                models.setdefault(cell.arm, set()).update(t.models())
+        resolved = {arm: tuple(sorted(m)) for arm, m in sorted(models.items())}
+        if resolved != dict(self.info.resolved_models):
+            self.info = evolve(self.info, resolved_models=resolved)
+            write_atomic(self.run_dir / "run.json", serde.dumps(self.info))
+
+    def _status(self, found, audits, gated, answers, bad, escalated, redone) -> Status:
+        missing = tuple(c.id for c in self.plan.cells if c.id not in found or c.id in redone)
+        invalid = tuple((f"{c}/t{n}", "; ".join(f"{p['arm']}: {p['problem']}" for p in probs))
+                        for (c, n), probs in sorted(audits.items(), key=lambda kv: (list(self.info.cases).index(kv[0][0]), kv[0][1]))
+                        if probs and not redone)
+        pending = tuple(p.id for p in self.plan.packets if p.id not in answers)
+        return Status(run_dir=self.run_dir, skill=self.info.skill.name, cells=len(self.plan.cells),
+                      cells_in=len(self.plan.cells) - len(missing), missing_cells=missing, invalid_trials=invalid,
+                      gated=tuple(f"{c}/t{n}" for (c, n), g in sorted(gated.items()) if g),
+                      packets=len(self.plan.packets), pending_packets=pending, bad_answers=tuple(sorted(bad.items())),
+                      escalated=tuple(escalated), rerun=tuple(redone))
+
+
+def _own_line_count(path: Path) -> int:
+    return sum(1 for l in path.read_bytes().splitlines() if l.strip())
+
+
+def _since(run_dirs: list[Path]) -> Optional[float]:
+    times = []
+    for d in run_dirs:
+        try:
+            info = read_run_info(d)
+            times.append(datetime.fromisoformat(info.started_at.replace("Z", "+00:00")).timestamp())
+        except (BenchError, ValueError):
+            return None
+    return min(times) - SCAN_SLACK if times else None
+
+
+def _names(items, limit: int = LIST_LIMIT) -> str:
+    items = list(items)
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def run(args) -> int:
+    run_dirs = []
+    for d in args.run_dirs:
+        d = Path(d).resolve()
+        if not (d / "plan.json").is_file():
+            raise BenchError(str(d), "is not a planned run directory (no plan.json)",
+                             fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
+        run_dirs.append(d)
+    plans = [read_plan(d) for d in run_dirs]
+    templates = Templates(find_skill_dir(Path(plans[0].repo) if plans[0].repo else None))
+    skill_dir = templates.dir.parent
+    index = transcripts.Index.build(transcripts.scan(since=_since(run_dirs)))
+    packet_files = index.packet_refs()
+    collectors = [RunCollector(d, index, packet_files, templates, args.assert_timeout) for d in run_dirs]
+    statuses = [c.collect(args.rerun) for c in collectors]
+
+    # What is left to launch, as bound workflow scripts.
+    missing_cells = [cell for c, s in zip(collectors, statuses) for cell in c.plan.cells if cell.id in s.missing_cells]
+    pending = [p for c, s in zip(collectors, statuses) for p in c.plan.packets if p.id in s.pending_packets]
+    arms_script = judges_script = None
+    if missing_cells:
+        arms_script = fanout.write_bound_script(skill_dir, fanout.batch_dir(run_dirs, "arms") / "bench-fanout.js",
+                                                "Arms", fanout.arm_tasks(missing_cells))
+    if pending:
+        judges_script = fanout.write_bound_script(skill_dir, fanout.batch_dir(run_dirs, "judges") / "bench-fanout.js",
+                                                  "Judges", fanout.judge_tasks(pending), templates.answer_schema)
+    for s in statuses:
+        write_atomic(s.run_dir / "collect.json", json.dumps(_status_dict(s), indent=1) + "\n")
+
+    runs = " ".join(_rel(d) for d in run_dirs)
+    invalid = any(s.invalid_trials for s in statuses)
+    rerun_done = any(s.rerun for s in statuses)
+    if rerun_done:
+        nxt = (f"launch the re-planned arm cells with Workflow {fanout.workflow_call(arms_script)} "
+               f"(or Agent-tool batches of those cells in plan.json); then run: benchcore collect {runs}")
+    elif missing_cells or invalid:
+        nxt = f"run: benchcore collect {runs} --rerun (fresh worlds for the cells to run again), then launch the arms it names"
+    elif pending:
+        nxt = (f"launch one fresh judge per packet with Workflow {fanout.workflow_call(judges_script)} "
+               f"(or Agent-tool batches of the pending packets' prompts in plan.json); then run: benchcore collect {runs}")
+    else:
+        nxt = f"run: benchcore render {runs}"
+    if args.json:
+        print(json.dumps({"runs": [_status_dict(s) for s in statuses],
+                          "arms_workflow": str(arms_script) if arms_script else None,
+                          "judges_workflow": str(judges_script) if judges_script else None, "next": nxt}, indent=1))
+    else:
+        for s in statuses:
+            _print_status(s)
+        print(f"next: {nxt}")
+    complete = not (missing_cells or invalid or pending or rerun_done)
+    return 0 if complete else 1
+
+
+def _rel(p: Path) -> str:
+    cwd = Path.cwd()
+    return os.path.relpath(p, cwd) if p.is_relative_to(cwd) else str(p)
+
+
+def _status_dict(s: Status) -> dict:
+    return {"run_dir": str(s.run_dir), "skill": s.skill, "cells": s.cells, "cells_collected": s.cells_in,
+            "missing_cells": list(s.missing_cells), "rerun_cells": list(s.rerun),
+            "invalid_trials": [{"trial": t, "problems": p} for t, p in s.invalid_trials],
+            "gated_trials": list(s.gated), "packets": s.packets, "pending_packets": list(s.pending_packets),
+            "invalid_answers": [{"packet": p, "error": e} for p, e in s.bad_answers],
+            "escalated": list(s.escalated)}
+
+
+def _print_status(s: Status) -> None:
+    print(f"{s.skill} ({_rel(s.run_dir)}): {s.cells_in}/{s.cells} cells collected; "
+          f"{s.packets - len(s.pending_packets)}/{s.packets} packets judged")
+    if s.rerun:
+        print(f"  re-planned {len(s.rerun)} cells with fresh worlds: {_names(s.rerun)}")
+    if s.gated:
+        print(f"  gated (a hard assertion failed; efficacy not judged): {_names(s.gated)}")
+    for trial, problems in s.invalid_trials[:LIST_LIMIT]:
+        print(f"  INVALID trial {trial} (re-run, not scored): {problems[:300]}")
+    if len(s.invalid_trials) > LIST_LIMIT:
+        print(f"  ... and {len(s.invalid_trials) - LIST_LIMIT} more invalid trials (see collect.json)")
+    for pid, err in s.bad_answers[:LIST_LIMIT]:
+        print(f"  error: the judge answer for packet {pid} is invalid: {err[:300]}; re-judge {pid}")
+    if s.escalated:
+        print(f"  split, escalated to two more judges per judged trial: {_names(s.escalated)}")
+    if not s.rerun and s.missing_cells:
+        print(f"  missing transcripts: {len(s.missing_cells)} cells: {_names(s.missing_cells)}")
+    if s.pending_packets:
+        print(f"  packets with no answer: {len(s.pending_packets)}: {_names(s.pending_packets)}")
+    if not (s.missing_cells or s.invalid_trials or s.pending_packets):
+        print("  nothing missing")

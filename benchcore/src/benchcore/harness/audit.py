@@ -1,0 +1,93 @@
+"""Contamination and engagement audit of one trial, from its cells' transcripts.
+
+A trial is invalid (re-run, not scored) when:
+
+- the baseline invoked any skill (a Skill tool call, or records attributed to
+  a skill) or read any SKILL.md, anything under the repository's ``skills/``,
+  ``tests/`` or ``.claude/skills/`` (or any ``.claude/skills/``), or a skill copy;
+- a with-skill arm never read its own copy's SKILL.md, or invoked an
+  installed skill instead of its copy (then the skill under test did not run);
+- any arm read its case's ``case.md``.
+
+"Read" means any tool call whose input names the path: Read/Edit/Write paths,
+Grep/Glob paths and patterns, Bash commands. This errs towards flagging: a
+flagged trial costs one re-run, a missed one a wrong verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .transcripts import Transcript, ToolUse
+
+
+def _strings(value) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _blob(use: ToolUse) -> str:
+    return "\n".join(_strings(use.input))
+
+
+def _where(use: ToolUse, main_id: str) -> str:
+    return "" if use.agent_id == main_id else f" (in its subagent {use.agent_id})"
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
+               own_copy: str | None, case_files: Iterable[str]) -> list[str]:
+    """The problems of one cell's transcript, in words (empty when clean)."""
+    problems: list[str] = []
+    repo = repo.rstrip("/")
+    watched_repo = [f"{repo}/skills/", f"{repo}/tests/", f"{repo}/.claude/skills/", f"{repo}/skills", f"{repo}/tests"]
+    copies = [c for c in skill_copies.values() if c]
+    case_files = [c for c in case_files if c]
+    uses = t.tool_uses()
+    read_own = False
+
+    for use in uses:
+        blob = _blob(use)
+        where = _where(use, t.main_id)
+        if use.name == "Skill":
+            name = use.input.get("skill") or use.input.get("command") or "?"
+            if arm == "baseline":
+                problems.append(f"invoked the skill {name!r}{where}")
+            else:
+                problems.append(f"invoked the installed skill {name!r} instead of its copy{where}")
+            continue
+        if any(c in blob for c in case_files):
+            problems.append(f"read its case's case.md: {use.name} {_short(blob)}{where}")
+            continue
+        if own_copy and f"{own_copy}/SKILL.md" in blob and use.agent_id == t.main_id:
+            read_own = True
+        if arm == "baseline":
+            if "SKILL.md" in blob:
+                problems.append(f"read a SKILL.md: {use.name} {_short(blob)}{where}")
+            elif any(c in blob for c in copies):
+                problems.append(f"read a skill copy: {use.name} {_short(blob)}{where}")
+            elif ".claude/skills" in blob or any(w in blob for w in watched_repo):
+                problems.append(f"read the repository's skills or tests: {use.name} {_short(blob)}{where}")
+
+    if arm == "baseline":
+        attributed = sorted({str(r.get("attributionSkill")) for r in t.records if r.get("attributionSkill")})
+        if attributed:
+            problems.append(f"has records attributed to the skill(s) {', '.join(attributed)}")
+        for r in t.records:
+            att = r.get("attachment")
+            if isinstance(att, dict) and att.get("type") in ("invoked_skills", "dynamic_skill"):
+                problems.append(f"loaded a skill ({att.get('type')} attachment)")
+                break
+    elif own_copy and not read_own:
+        problems.append(f"never read its skill copy's SKILL.md ({own_copy}/SKILL.md), so the skill under test did not run")
+    return problems

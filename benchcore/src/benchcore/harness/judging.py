@@ -1,0 +1,62 @@
+"""A judge's answer: JSON text (a fenced code block is tolerated) or a schema object -> Judgment."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..model import Judgment
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)\n\s*```", re.S)
+
+
+class AnswerError(ValueError):
+    """The answer is not the JSON the packet asks for; the message says what is wrong."""
+
+
+def parse_text(text: str) -> dict:
+    """The JSON object in a judge's final message: the whole text, a fenced block, or the outermost braces."""
+    candidates = [text.strip()]
+    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start:end + 1])
+    for c in candidates:
+        try:
+            data = json.loads(c)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            return data
+    raise AnswerError("the answer is not a JSON object: " + _short(text))
+
+
+def to_judgment(data: Any, packet_id: str, run_id: str) -> Judgment:
+    """Check an answer object against the packet's format; AnswerError says what is wrong."""
+    if not isinstance(data, dict):
+        raise AnswerError("the answer is not a JSON object")
+    pid = data.get("packet_id")
+    if pid is not None and str(pid) not in (packet_id, f"{run_id}:{packet_id}"):
+        raise AnswerError(f"the answer is for packet {pid!r}, not {packet_id!r}")
+    verdict = data.get("verdict")
+    if isinstance(verdict, str):
+        verdict = verdict.strip().upper()
+    if verdict not in ("A", "B", "TIE"):
+        raise AnswerError(f"verdict is {data.get('verdict')!r}, not one of A, B, TIE")
+    strength = data.get("strength")
+    if verdict == "TIE":
+        strength = None
+    elif strength not in ("clear", "slight"):
+        raise AnswerError(f"strength is {strength!r}, not 'clear' or 'slight' (required for A or B)")
+    rationale = data.get("rationale")
+    if not isinstance(rationale, str) or not rationale.strip():
+        raise AnswerError("rationale is missing")
+    quote = data.get("quote")
+    return Judgment(verdict=verdict, rationale=rationale.strip(), strength=strength,
+                    quote=quote.strip() if isinstance(quote, str) and quote.strip() else None)
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")

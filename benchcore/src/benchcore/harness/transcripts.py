@@ -1,0 +1,268 @@
+"""Finding and reading Claude Code subagent transcripts on disk.
+
+Layouts under ``$CLAUDE_CONFIG_DIR/projects`` (default ``~/.claude/projects``):
+
+- ``<project>/<session>/subagents/agent-<id>.jsonl`` (Agent tool; flat at any depth)
+- ``<project>/<session>/subagents/workflows/<runId>/agent-<id>.jsonl`` (Workflow tool)
+
+A transcript is tied to its cell or packet only by a marker in its first user
+record (the prompt): an arm cell's world path, a judge's ``Packet id:`` line.
+Never by timing: file times only skip files older than the run, to keep the
+scan short.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
+
+from attrs import field, frozen
+
+SYNTHETIC = "<synthetic>"
+_AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
+_PACKET_LINE = re.compile(r"Packet id:\s*(\S+)")
+
+
+def projects_dir() -> Path:
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(config) / "projects" if config else Path.home() / ".claude" / "projects"
+
+
+@frozen
+class AgentFile:
+    """One subagent transcript file and what its first user record says."""
+
+    path: Path
+    agent_id: str
+    prompt: str  # text of the first user record
+    started: str  # timestamp of the first record ("" when absent)
+
+
+def _text_of(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _records(path: Path) -> Iterator[dict]:
+    """The readable records of a transcript; malformed or truncated lines are skipped."""
+    try:
+        with open(path, "rb") as fh:
+            for raw in fh:
+                raw = raw.strip()
+                if not raw:
+                    continue
+                try:
+                    rec = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(rec, dict):
+                    yield rec
+    except OSError:
+        return
+
+
+def _first_prompt(path: Path) -> tuple[str, str]:
+    for n, rec in enumerate(_records(path)):
+        if rec.get("type") == "user" and isinstance(rec.get("message"), dict):
+            return _text_of(rec["message"].get("content")), str(rec.get("timestamp", ""))
+        if n > 20:
+            break
+    return "", ""
+
+
+def scan(root: Optional[Path] = None, since: Optional[float] = None) -> list[AgentFile]:
+    """Every subagent transcript under ``root`` (both layouts), skipping files last written before ``since``."""
+    root = root if root is not None else projects_dir()
+    out: list[AgentFile] = []
+    if not root.is_dir():
+        return out
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        here = Path(dirpath)
+        in_subagents = here.name == "subagents" or (here.parent.name == "workflows" and here.parent.parent.name == "subagents")
+        if not in_subagents:
+            continue
+        for name in sorted(filenames):
+            if not (name.startswith("agent-") and name.endswith(".jsonl")):
+                continue
+            path = here / name
+            try:
+                if since is not None and path.stat().st_mtime < since:
+                    continue
+            except OSError:
+                continue
+            prompt, started = _first_prompt(path)
+            out.append(AgentFile(path=path, agent_id=name[len("agent-"):-len(".jsonl")], prompt=prompt, started=started))
+    return out
+
+
+@frozen
+class Index:
+    files: tuple[AgentFile, ...]
+    by_id: dict[str, Path] = field(factory=dict)
+
+    @classmethod
+    def build(cls, files: Iterable[AgentFile]) -> "Index":
+        files = tuple(files)
+        return cls(files=files, by_id={f.agent_id: f.path for f in files})
+
+    def with_marker(self, marker: str) -> list[AgentFile]:
+        """Files whose prompt holds ``marker`` as a whole path or token (not as a prefix of a longer one)."""
+        pat = re.compile(re.escape(marker) + r"(?![A-Za-z0-9_/.-]*[A-Za-z0-9_-])")
+        return [f for f in self.files if marker in f.prompt and pat.search(f.prompt)]
+
+    def packet_refs(self) -> dict[str, list[AgentFile]]:
+        out: dict[str, list[AgentFile]] = {}
+        for f in self.files:
+            m = _PACKET_LINE.search(f.prompt)
+            if m:
+                out.setdefault(m.group(1), []).append(f)
+        return out
+
+
+# --------------------------------------------------------------------------- one transcript
+
+
+@frozen
+class ToolUse:
+    name: str
+    input: dict
+    agent_id: str
+
+
+@frozen
+class Transcript:
+    """A cell's transcript: its own records, then those of the subagents it launched (recursively)."""
+
+    main_id: str
+    lines: tuple[bytes, ...]  # verbatim, main file first
+    records: tuple[dict, ...]
+    children: tuple[str, ...]  # agent ids of launched subagents found on disk
+
+    def own(self) -> Iterator[dict]:
+        for r in self.records:
+            if r.get("agentId", self.main_id) == self.main_id:
+                yield r
+
+    def tool_uses(self) -> list[ToolUse]:
+        out = []
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+                continue
+            for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    out.append(ToolUse(str(b.get("name", "")), b.get("input") if isinstance(b.get("input"), dict) else {},
+                                       str(r.get("agentId", self.main_id))))
+        return out
+
+    def models(self) -> set[str]:
+        out = set()
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") == "assistant" and isinstance(msg, dict):
+                model = msg.get("model")
+                if isinstance(model, str) and model and model != SYNTHETIC:
+                    out.add(model)
+        return out
+
+    def final_message(self) -> Optional[str]:
+        """The text of the agent's last API response, or None while it is unfinished (ends in a tool call)."""
+        groups: list[tuple[str, list[dict]]] = []
+        for r in self.own():
+            msg = r.get("message")
+            if r.get("type") != "assistant" or not isinstance(msg, dict) or msg.get("model") == SYNTHETIC:
+                continue
+            key = str(msg.get("id") or r.get("requestId") or r.get("uuid"))
+            if groups and groups[-1][0] == key:
+                groups[-1][1].append(msg)
+            else:
+                groups.append((key, [msg]))
+        if not groups:
+            return None
+        blocks = [b for m in groups[-1][1] for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                  if isinstance(b, dict)]
+        if any(b.get("type") == "tool_use" for b in blocks):
+            return None
+        texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
+        text = "\n".join(t for t in texts if t)
+        return text if text.strip() else None
+
+    def structured_output(self) -> Optional[dict]:
+        """The input of the agent's last StructuredOutput call (a Workflow ``schema`` answer), if any."""
+        found = None
+        for u in self.tool_uses():
+            if u.name == "StructuredOutput" and u.agent_id == self.main_id:
+                found = u.input
+        return found
+
+
+def _child_ids(records: list[dict]) -> list[str]:
+    """Agent ids of subagents launched through Task/Agent tool calls, from their tool results."""
+    spawn_ids = set()
+    for r in records:
+        msg = r.get("message")
+        if r.get("type") == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
+            for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in ("Task", "Agent"):
+                    spawn_ids.add(b.get("id"))
+    out: list[str] = []
+    for r in records:
+        msg = r.get("message")
+        if r.get("type") != "user" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+            continue
+        for b in msg["content"]:
+            if not (isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in spawn_ids):
+                continue
+            result = r.get("toolUseResult")
+            ids = []
+            if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+                ids.append(result["agentId"])
+            content = b.get("content")
+            text = content if isinstance(content, str) else _text_of(content)
+            ids.extend(_AGENT_ID_LINE.findall(text))
+            for i in ids:
+                if i not in out:
+                    out.append(i)
+    return out
+
+
+def load(path: Path, agent_id: str, index: Index) -> Transcript:
+    """Read a transcript and, recursively, the transcripts of the subagents it launched."""
+    lines: list[bytes] = []
+    records: list[dict] = []
+    children: list[str] = []
+    seen = {agent_id}
+    queue = [(agent_id, path)]
+    while queue:
+        aid, p = queue.pop(0)
+        try:
+            data = p.read_bytes()
+        except OSError:
+            continue
+        recs = []
+        for raw in data.splitlines():
+            if not raw.strip():
+                continue
+            lines.append(raw)
+            try:
+                rec = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                rec.setdefault("agentId", aid)
+                recs.append(rec)
+        records.extend(recs)
+        for child in _child_ids(recs):
+            if child in seen or child not in index.by_id:
+                continue
+            seen.add(child)
+            children.append(child)
+            queue.append((child, index.by_id[child]))
+    return Transcript(main_id=agent_id, lines=tuple(lines), records=tuple(records), children=tuple(children))

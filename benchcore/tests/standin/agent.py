@@ -1,0 +1,363 @@
+"""A scripted stand-in for Claude Code, for end-to-end tests (no model, no network).
+
+It does what the orchestrating agent and its subagents would do, and writes
+what Claude Code would write: it reads a bound workflow script that
+``benchcore plan``/``collect`` printed (or plan.json, for the Agent-tool
+path), and for each task writes a subagent transcript in Claude Code's
+on-disk format under ``$CLAUDE_CONFIG_DIR/projects``:
+
+- records with type, uuid, parentUuid, isSidechain, agentId, sessionId, cwd,
+  version, timestamp, requestId, message{id, model, role, content[], usage};
+- a response split over several lines that repeat its message.id and usage;
+- a ``<synthetic>`` API-error line;
+- Read/Bash/Skill/Agent tool_use blocks and user tool_result records;
+- both layouts: ``<session>/subagents/agent-<id>.jsonl`` (+ meta.json and a
+  parent session file with the Agent tool result) and
+  ``<session>/subagents/workflows/<runId>/agent-<id>.jsonl`` (+ journal.jsonl).
+
+Arms write the files their case expects into their world; judges answer the
+packet with JSON (plain, fenced, through StructuredOutput, or garbage when
+told to). Everything it does is decided by a :class:`Script`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+VERSION = "2.1.240"
+MODEL = "claude-sonnet-4-6"
+_counter = itertools.count(1)
+
+
+def _id(prefix: str, *parts) -> str:
+    h = hashlib.sha1(("/".join(map(str, parts)) + f"#{next(_counter)}").encode()).hexdigest()
+    return prefix + h[:16]
+
+
+@dataclass
+class Script:
+    """What the stand-in does. Keys are (case, trial, arm) unless said otherwise."""
+
+    layout: str = "mixed"  # "agent" | "workflow" | "mixed" (alternating per task)
+    model: str = MODEL
+    files: dict = field(default_factory=dict)  # case -> {relative name: content}, written by every arm
+    peek: set = field(default_factory=set)  # (case, trial): the baseline reads a SKILL.md
+    skip_skill_read: set = field(default_factory=set)  # (case, trial, arm): a with-skill arm ignores its copy
+    nested: set = field(default_factory=set)  # (case, trial, arm): the arm launches a subagent of its own
+    missing: set = field(default_factory=set)  # (case, trial, arm): no transcript is written
+    output: Optional[Callable[[str, int, str, str], str]] = None  # (case, trial, arm, world) -> final text
+    # judges: (case, trial, comparison, round) -> "WIN" | "LOSS" | "TIE" for the new arm
+    verdict: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "WIN"
+    answer_style: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "json"  # json|fenced|structured|garbage
+    tiny: bool = False  # the fewest records that still exercise the format
+
+
+def default_output(case: str, trial: int, arm: str, world: str) -> str:
+    return f"Done [{arm}-arm] for {case} t{trial}.\nI wrote the result under {world}/."
+
+
+# ----------------------------------------------------------------------------- writing records
+
+
+class Writer:
+    """Writes one subagent transcript, record by record."""
+
+    def __init__(self, path: Path, agent_id: str, session: str, cwd: str, model: str):
+        self.path, self.agent_id, self.session, self.cwd, self.model = path, agent_id, session, cwd, model
+        self.lines: list[dict] = []
+        self.parent: Optional[str] = None
+        self.n = 0
+
+    def _base(self, type_: str) -> dict:
+        self.n += 1
+        uuid = f"{self.agent_id}-{self.n:04d}"
+        rec = {"type": type_, "uuid": uuid, "parentUuid": self.parent, "isSidechain": True, "userType": "external",
+               "cwd": self.cwd, "sessionId": self.session, "version": VERSION,
+               "timestamp": f"2026-12-02T18:{(self.n // 60) % 60:02d}:{self.n % 60:02d}.000Z", "agentId": self.agent_id}
+        self.parent = uuid
+        return rec
+
+    def user_text(self, text: str, as_blocks: bool) -> None:
+        rec = self._base("user")
+        rec["message"] = {"role": "user", "content": [{"type": "text", "text": text}] if as_blocks else text}
+        self.lines.append(rec)
+
+    def response(self, blocks: list[dict], usage: dict, split: bool = True) -> str:
+        """One API response; with ``split`` each content block is its own line repeating id and usage
+        (earlier lines carry a placeholder output_tokens, as older Claude Code wrote)."""
+        mid = _id("msg_", self.agent_id, self.n)
+        rid = _id("req_", self.agent_id, self.n)
+        groups = [[b] for b in blocks] if split and len(blocks) > 1 else [blocks]
+        for i, group in enumerate(groups):
+            rec = self._base("assistant")
+            u = dict(usage)
+            if i < len(groups) - 1:
+                u["output_tokens"] = 1
+            last = i == len(groups) - 1
+            stop = ("tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn") if last else None
+            rec["requestId"] = rid
+            rec["message"] = {"id": mid, "type": "message", "role": "assistant", "model": self.model,
+                              "content": group, "stop_reason": stop, "usage": u}
+            rec["attributionAgent"] = self.agent_id
+            self.lines.append(rec)
+        return mid
+
+    def tool_result(self, tool_id: str, text: str, extra: Optional[dict] = None) -> None:
+        rec = self._base("user")
+        rec["message"] = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": text}]}
+        if extra:
+            rec["toolUseResult"] = extra
+        self.lines.append(rec)
+
+    def synthetic(self) -> None:
+        rec = self._base("assistant")
+        rec["message"] = {"id": _id("msg_", "syn"), "type": "message", "role": "assistant", "model": "<synthetic>",
+                          "content": [{"type": "text", "text": "API Error: Request was aborted."}],
+                          "stop_reason": "stop_sequence",
+                          "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0,
+                                    "cache_read_input_tokens": 0}}
+        rec["isApiErrorMessage"] = True
+        self.lines.append(rec)
+
+    def save(self) -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "w", encoding="utf-8") as fh:
+            for rec in self.lines:
+                fh.write(json.dumps(rec) + "\n")
+        return self.path
+
+
+def _usage(step: int) -> dict:
+    return {"input_tokens": 10 + step, "output_tokens": 40 + step, "cache_creation_input_tokens": 200,
+            "cache_read_input_tokens": 1000 * step,
+            "cache_creation": {"ephemeral_5m_input_tokens": 150, "ephemeral_1h_input_tokens": 50}}
+
+
+def _tool(name: str, **inp) -> dict:
+    return {"type": "tool_use", "id": _id("toolu_", name), "name": name, "input": inp}
+
+
+# ----------------------------------------------------------------------------- launching
+
+
+class Session:
+    """One orchestrating session: where its subagents' transcripts go."""
+
+    def __init__(self, config_dir: Path, project_cwd: str, layout: str):
+        self.config_dir = Path(config_dir)
+        slug = re.sub(r"[^A-Za-z0-9]", "-", project_cwd)
+        self.project = self.config_dir / "projects" / slug
+        self.session = "5e55" + hashlib.sha1(f"{project_cwd}#{next(_counter)}".encode()).hexdigest()[:28]
+        self.session = f"{self.session[:8]}-{self.session[8:12]}-4{self.session[13:16]}-8{self.session[17:20]}-{self.session[20:32]}"
+        self.cwd = project_cwd
+        self.layout = layout
+        self.wf_run = "wf_" + hashlib.sha1(self.session.encode()).hexdigest()[:10]
+        self.parent_lines: list[dict] = []
+        self.journal: list[dict] = []
+        self.k = 0
+
+    def next_layout(self) -> str:
+        self.k += 1
+        if self.layout == "mixed":
+            return "workflow" if self.k % 2 else "agent"
+        return self.layout
+
+    def agent_path(self, agent_id: str, layout: str) -> Path:
+        base = self.project / self.session / "subagents"
+        if layout == "workflow":
+            return base / "workflows" / self.wf_run / f"agent-{agent_id}.jsonl"
+        return base / f"agent-{agent_id}.jsonl"
+
+    def record_launch(self, agent_id: str, layout: str, prompt: str, result: str, model: str) -> None:
+        if layout == "workflow":
+            key = "v2:" + hashlib.sha1(prompt.encode()).hexdigest()[:12]
+            self.journal.append({"type": "started", "key": key, "agentId": agent_id})
+            self.journal.append({"type": "result", "key": key, "agentId": agent_id, "result": result})
+            return
+        meta = self.project / self.session / "subagents" / f"agent-{agent_id}.meta.json"
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        tool_id = _id("toolu_", "Agent", agent_id)
+        meta.write_text(json.dumps({"agentType": "general-purpose", "spawnDepth": 1, "toolUseId": tool_id}))
+        self.parent_lines.append({"type": "assistant", "sessionId": self.session, "isSidechain": False, "cwd": self.cwd,
+                                  "message": {"id": _id("msg_", "parent"), "role": "assistant", "model": model,
+                                              "content": [{"type": "tool_use", "id": tool_id, "name": "Agent",
+                                                           "input": {"description": "benchmark cell", "prompt": prompt}}],
+                                              "usage": _usage(1)}})
+        self.parent_lines.append({"type": "user", "sessionId": self.session, "isSidechain": False, "cwd": self.cwd,
+                                  "message": {"role": "user", "content": [
+                                      {"type": "tool_result", "tool_use_id": tool_id,
+                                       "content": [{"type": "text", "text": result}, {"type": "text", "text": f"agentId: {agent_id}"}]}]},
+                                  "toolUseResult": {"status": "completed", "agentId": agent_id, "prompt": prompt,
+                                                    "resolvedModel": model, "content": [{"type": "text", "text": result}]}})
+
+    def close(self) -> None:
+        if self.journal:
+            j = self.project / self.session / "subagents" / "workflows" / self.wf_run / "journal.jsonl"
+            j.parent.mkdir(parents=True, exist_ok=True)
+            with open(j, "a", encoding="utf-8") as fh:
+                for rec in self.journal:
+                    fh.write(json.dumps(rec) + "\n")
+        if self.parent_lines:
+            p = self.project / f"{self.session}.jsonl"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            with open(p, "a", encoding="utf-8") as fh:
+                for rec in self.parent_lines:
+                    fh.write(json.dumps(rec) + "\n")
+
+
+_WORLD = re.compile(r"Your working directory for this task is (\S+) ")
+_SKILL = re.compile(r"Use the skill at (\S+) for this task")
+_PACKET_PATH = re.compile(r"Read the file (\S+) and do exactly")
+_PACKET_ID = re.compile(r"Packet id: (\S+)")
+
+
+def read_bound(script_path: Path) -> dict:
+    """The tasks a bound bench-fanout.js carries (what the Workflow runtime would launch)."""
+    text = Path(script_path).read_text(encoding="utf-8")
+    start = text.index("const BOUND = ") + len("const BOUND = ")
+    data, _ = json.JSONDecoder().raw_decode(text[start:])
+    return data
+
+
+def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: Path) -> Optional[Path]:
+    case, trial_s, arm = task_id.split("/")
+    trial = int(trial_s.lstrip("t"))
+    key = (case, trial, arm)
+    if key in script.missing:
+        return None
+    world = _WORLD.search(prompt).group(1)
+    m = _SKILL.search(prompt)
+    skill_dir = m.group(1) if m else None
+    layout = session.next_layout()
+    agent_id = _id("a", task_id)
+    w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, script.model)
+    w.user_text(prompt, as_blocks=(layout == "workflow"))
+    step = 1
+    if skill_dir and key not in script.skip_skill_read:
+        read = _tool("Read", file_path=f"{skill_dir}/SKILL.md")
+        w.response([{"type": "text", "text": "I will read the skill first."}, read], _usage(step), split=not script.tiny)
+        body = (Path(skill_dir) / "SKILL.md").read_text(encoding="utf-8")
+        w.tool_result(read["id"], body)
+        step += 1
+    if arm == "baseline" and (case, trial) in script.peek:
+        skills = sorted(repo.glob("skills/**/SKILL.md"))
+        peek = _tool("Read", file_path=str(skills[0]))
+        w.response([peek], _usage(step), split=False)
+        w.tool_result(peek["id"], skills[0].read_text(encoding="utf-8"))
+        step += 1
+    files = script.files.get(case, {})
+    if files:
+        cmd = " && ".join(f"printf %s {json.dumps(v)} > {json.dumps(k)}" for k, v in sorted(files.items()))
+        bash = _tool("Bash", command=f"cd {world} && {cmd}", description="write the files")
+        w.response([{"type": "thinking", "thinking": "Write the files.", "signature": "sig"}, bash], _usage(step),
+                   split=not script.tiny)
+        for name, content in files.items():
+            target = Path(world) / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        w.tool_result(bash["id"], "")
+        step += 1
+    if key in script.nested:
+        child_id = _id("a", task_id, "child")
+        spawn = _tool("Agent", description="helper", prompt=f"List the files in {world}.", subagent_type="general-purpose")
+        w.response([spawn], _usage(step), split=False)
+        child = Writer(session.agent_path(child_id, "agent"), child_id, session.session, session.cwd, script.model)
+        child.user_text(f"List the files in {world}.", as_blocks=False)
+        child.response([{"type": "text", "text": "greeting.txt"}], _usage(7), split=False)
+        child.save()
+        w.tool_result(spawn["id"], f"greeting.txt\nagentId: {child_id}",
+                      {"status": "completed", "agentId": child_id, "resolvedModel": script.model, "totalTokens": 47})
+        step += 1
+    if not script.tiny:
+        w.synthetic()
+    text = (script.output or default_output)(case, trial, arm, world)
+    w.response([{"type": "thinking", "thinking": "Summarise.", "signature": "sig"}, {"type": "text", "text": text}],
+               _usage(step), split=not script.tiny)
+    path = w.save()
+    session.record_launch(agent_id, layout, prompt, text, script.model)
+    return path
+
+
+def _letter_for(outcome: str, packet_text: str) -> str:
+    a = packet_text.split("## Output A", 1)[1].split("## Output B", 1)[0]
+    new_letter = "A" if "[new-arm]" in a else "B"
+    if outcome == "TIE":
+        return "TIE"
+    return new_letter if outcome == "WIN" else ("B" if new_letter == "A" else "A")
+
+
+def run_judge(session: Session, task_id: str, prompt: str, script: Script) -> Path:
+    packet_path = Path(_PACKET_PATH.search(prompt).group(1))
+    ref = _PACKET_ID.search(prompt).group(1)
+    base, _, rnd = task_id.partition("#")
+    case, trial_s, comp = base.split("/")
+    trial, round_ = int(trial_s.lstrip("t")), int(rnd or 1)
+    text = packet_path.read_text(encoding="utf-8")
+    verdict = _letter_for(script.verdict(case, trial, comp, round_), text)
+    answer = {"packet_id": ref, "verdict": verdict, "rationale": f"scripted judgment for {task_id}"}
+    if verdict != "TIE":
+        answer["strength"] = "clear"
+    style = script.answer_style(case, trial, comp, round_)
+    layout = session.next_layout()
+    agent_id = _id("a", task_id)
+    w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, script.model)
+    w.user_text(prompt, as_blocks=(layout == "workflow"))
+    read = _tool("Read", file_path=str(packet_path))
+    w.response([read], _usage(1), split=False)
+    w.tool_result(read["id"], text)
+    if style == "structured":
+        so = _tool("StructuredOutput", **answer)
+        w.response([so], _usage(2), split=False)
+        w.tool_result(so["id"], "Structured output provided successfully")
+        final = "Submitted."
+    elif style == "fenced":
+        final = "Here is my judgment:\n\n```json\n" + json.dumps(answer, indent=2) + "\n```\n"
+    elif style == "garbage":
+        final = f"I prefer {verdict}, it is better."
+    else:
+        final = json.dumps(answer)
+    w.response([{"type": "text", "text": final}], _usage(3), split=False)
+    path = w.save()
+    session.record_launch(agent_id, layout, prompt, final, script.model)
+    return path
+
+
+def run_script(script_path: Path, config_dir: Path, script: Script, repo: Path) -> list[Path]:
+    """Do what ``Workflow({scriptPath})`` would: one fresh subagent per task of the bound script."""
+    bound = read_bound(script_path)
+    return run_tasks(bound["phase"], bound["tasks"], config_dir, script, repo)
+
+
+def run_tasks(phase: str, tasks: list[dict], config_dir: Path, script: Script, repo: Path) -> list[Path]:
+    session = Session(config_dir, str(repo), script.layout)
+    out = []
+    for task in tasks:
+        if phase == "Judges":
+            out.append(run_judge(session, task["id"], task["prompt"], script))
+        else:
+            p = run_arm(session, task["id"], task["prompt"], script, repo)
+            if p is not None:
+                out.append(p)
+    session.close()
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """python -m standin <bound-script.js> <config-dir> <repo>: run every task with the default script."""
+    if len(argv) != 3:
+        print("usage: python -m standin.agent <bound bench-fanout.js> <CLAUDE_CONFIG_DIR> <repo>", file=sys.stderr)
+        return 2
+    paths = run_script(Path(argv[0]), Path(argv[1]), Script(), Path(argv[2]))
+    print(f"wrote {len(paths)} transcripts")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
