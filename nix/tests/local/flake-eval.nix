@@ -1,0 +1,266 @@
+# Evaluates this flake's outputs on a machine without nixpkgs, for review
+# (not CI: CI cannot fetch these sources). It calls flake.nix's `outputs`
+# with:
+#   - the real nixpkgs library (a nix-community/nixpkgs.lib checkout),
+#   - home-manager's real home.file machinery (modules/files.nix,
+#     modules/misc/lib.nix and its lib extension from a home-manager
+#     checkout), standing in for homeManagerConfiguration,
+#   - stand-ins for the nixpkgs builders the flake calls (runCommandLocal,
+#     mkShell, buildPythonApplication ...): they record their arguments
+#     instead of building. A skill package is the skill folder added to the
+#     store under the package's own name (no bin/ links).
+# So it checks the wiring, the library, the module against home-manager's
+# option types and its home-files script; not nixpkgs' builders themselves.
+#
+#   bash nix/tests/local/run.sh <nixpkgs.lib checkout> <home-manager checkout>
+{
+  nixpkgsLib,
+  homeManager,
+  system ? "x86_64-linux",
+}:
+let
+  lib = import (nixpkgsLib + "/lib");
+  hmLib = import (homeManager + "/modules/lib/stdlib-extended.nix") lib;
+
+  fakeDrv =
+    name: attrs:
+    attrs
+    // {
+      type = "derivation";
+      inherit name;
+      outPath = attrs.outPath or "/nix/store/${builtins.substring 0 32 (builtins.hashString "sha256" name)}-${name}";
+    };
+
+  pkgs = lib.fix (self: {
+    inherit lib;
+    callPackage = lib.callPackageWith self;
+    stdenv.hostPlatform.system = system;
+    runtimeShell = "bash";
+    runCommandLocal =
+      name: env: script:
+      if lib.hasPrefix "claude-skill-" name && env ? src then
+        fakeDrv name (
+          env
+          // {
+            inherit script;
+            outPath = builtins.path {
+              path = env.src;
+              inherit name;
+            };
+          }
+        )
+      else
+        fakeDrv name (env // { inherit script; });
+    linkFarm = name: entries: fakeDrv name { inherit entries; };
+    mkShell = attrs: fakeDrv (attrs.name or "nix-shell") attrs;
+    writeText = name: text: builtins.toFile name text;
+    writeTextFile = a: fakeDrv a.name a;
+    writeShellScript = name: text: fakeDrv name { inherit text; };
+    replaceVars = src: vars: fakeDrv "replaced" { inherit src; };
+    gitMinimal = fakeDrv "git-minimal" { meta.mainProgram = "git"; };
+    lndir = fakeDrv "lndir" { };
+    nixfmt-tree = fakeDrv "nixfmt-tree" { meta.mainProgram = "treefmt"; };
+    python3Packages = {
+      buildPythonApplication = attrs: fakeDrv "${attrs.pname}-${attrs.version}" attrs;
+      setuptools = fakeDrv "setuptools" { };
+      attrs = fakeDrv "attrs" { };
+      cattrs = fakeDrv "cattrs" { };
+      pyyaml = fakeDrv "pyyaml" { };
+      jinja2 = fakeDrv "jinja2" { };
+      pytestCheckHook = fakeDrv "pytest-check-hook" { };
+    };
+  });
+
+  # home-manager's homeManagerConfiguration, reduced to its home.file part:
+  # the user's modules plus home-manager's own files.nix and misc/lib.nix.
+  # Like home-manager, it refuses a configuration with a failed assertion.
+  homeManagerConfiguration =
+    { pkgs, modules, ... }:
+    let
+      raw = hmLib.evalModules {
+        class = "homeManager";
+        modules = modules ++ [
+          (homeManager + "/modules/files.nix")
+          (homeManager + "/modules/misc/lib.nix")
+          (
+            { lib, ... }:
+            {
+              # Declared as nixpkgs' nixos/modules/misc/assertions.nix does.
+              options.assertions = lib.mkOption {
+                type = lib.types.listOf lib.types.unspecified;
+                default = [ ];
+              };
+              options.warnings = lib.mkOption {
+                type = lib.types.listOf lib.types.str;
+                default = [ ];
+              };
+              options.home = {
+                username = lib.mkOption { type = lib.types.str; };
+                homeDirectory = lib.mkOption { type = lib.types.path; };
+                stateVersion = lib.mkOption { type = lib.types.str; };
+                activation = lib.mkOption {
+                  type = lib.types.attrsOf lib.types.unspecified;
+                  default = { };
+                };
+              };
+              config._module.args.pkgs = lib.mkDefault pkgs;
+              config.lib = hmLib.hm // {
+                bash.initHomeManagerLib = "";
+              };
+            }
+          )
+        ];
+      };
+      failed = map (a: a.message) (lib.filter (a: !a.assertion) raw.config.assertions);
+      module =
+        if failed == [ ] then raw else throw "\nFailed assertions:\n${lib.concatMapStrings (m: "- ${m}\n") failed}";
+    in
+    {
+      inherit (module) config;
+      activationPackage = module.config.home-files;
+      inherit raw;
+    };
+
+  self = flake.outputs (inputs // { inherit self; });
+  flake = import ../../../flake.nix;
+  inputs = {
+    nixpkgs = {
+      inherit lib;
+      legacyPackages = lib.genAttrs [
+        "x86_64-linux"
+        "aarch64-linux"
+        "x86_64-darwin"
+        "aarch64-darwin"
+      ] (_: pkgs);
+    };
+    home-manager.lib = {
+      inherit homeManagerConfiguration;
+    };
+  };
+
+  mkHome =
+    skills:
+    homeManagerConfiguration {
+      inherit pkgs;
+      modules = [
+        self.homeManagerModules.default
+        {
+          home = {
+            username = "check";
+            homeDirectory = "/home/check";
+            stateVersion = "26.05";
+          };
+          programs.claude-skills = {
+            enable = true;
+            inherit skills;
+          };
+        }
+      ];
+    };
+
+  skillNames = lib.attrNames (mkHome "all").config.programs.claude-skills.availableSkills;
+  chosen = if lib.length skillNames > 1 then lib.init skillNames else skillNames;
+  unknownHome = mkHome [ "no-such-skill" ];
+in
+{
+  # Output attribute names, as `nix flake show` would list them.
+  outputs = lib.mapAttrs (
+    name: value:
+    if lib.elem name [
+      "homeManagerModules"
+      "homeModules"
+    ] then
+      lib.attrNames value
+    else
+      lib.mapAttrs (_: lib.attrNames) value
+  ) self;
+
+  inputNames = lib.attrNames flake.inputs;
+
+  packageNames = lib.attrNames self.packages.${system};
+  skillsFolder = map (e: e.name) self.packages.${system}.skills.entries;
+  benchcore = {
+    inherit (self.packages.${system}.benchcore)
+      pname
+      version
+      pyproject
+      pythonImportsCheck
+      disabledTestPaths
+      ;
+    mainProgram = self.packages.${system}.benchcore.meta.mainProgram;
+    exe = lib.getExe self.packages.${system}.benchcore;
+    dependencies = map (d: d.name) self.packages.${system}.benchcore.dependencies;
+    # src (lib.fileset.toSource) needs builtins.readFileType, Nix >= 2.14.
+  };
+  skillScripts = lib.mapAttrs (_: p: p.script) (
+    lib.removeAttrs self.packages.${system} [
+      "benchcore"
+      "skills"
+      "default"
+    ]
+  );
+  devShell = {
+    packages = map (p: p.name) self.devShells.${system}.default.packages;
+    inherit (self.devShells.${system}.default) shellHook;
+  };
+  skillLinks = lib.concatStringsSep " " (
+    lib.mapAttrsToList (n: p: "${n}=${p}") (
+      lib.removeAttrs self.packages.${system} [
+        "benchcore"
+        "skills"
+        "default"
+      ]
+    )
+  );
+  checkNames = lib.attrNames self.checks.${system};
+  formatter = self.formatter.${system}.name;
+
+  home = {
+    inherit chosen;
+    unchosen = lib.subtractLists chosen skillNames;
+    all = skillNames;
+    chosenFiles = lib.mapAttrs (_: f: {
+      inherit (f) target;
+      source = toString f.source;
+    }) (mkHome chosen).config.home.file;
+    chosenScript = (mkHome chosen).activationPackage.script;
+    allScript = (mkHome "all").activationPackage.script;
+    unknownRefused = !(builtins.tryEval (builtins.deepSeq unknownHome.activationPackage.script true)).success;
+    unknownMessages = map (a: a.message) (
+      lib.filter (a: !a.assertion) unknownHome.raw.config.assertions
+    );
+    targetDirOverride = lib.attrNames
+      (homeManagerConfiguration {
+        inherit pkgs;
+        modules = [
+          self.homeManagerModules.default
+          {
+            home = {
+              username = "check";
+              homeDirectory = "/home/check";
+              stateVersion = "26.05";
+            };
+            programs.claude-skills = {
+              enable = true;
+              skills = [ (lib.head skillNames) ];
+              targetDir = ".config/claude/skills";
+            };
+          }
+        ];
+      }).config.home.file;
+    disabled =
+      (homeManagerConfiguration {
+        inherit pkgs;
+        modules = [
+          self.homeManagerModules.default
+          {
+            home = {
+              username = "check";
+              homeDirectory = "/home/check";
+              stateVersion = "26.05";
+            };
+          }
+        ];
+      }).config.home.file;
+  };
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Review-time evaluation of the whole flake without nixpkgs (see
+# flake-eval.nix for what is real and what stands in). Not run by CI, which
+# cannot fetch these sources.
+#
+#   bash nix/tests/local/run.sh <nixpkgs.lib checkout> <home-manager checkout>
+#
+# Checkouts: the nix-community/nixpkgs.lib and nix-community/home-manager
+# trees (e.g. `git archive <rev> | tar -x`), outside this repository.
+set -euo pipefail
+nixpkgs_lib="$(cd "${1:?nixpkgs.lib checkout}" && pwd)"
+home_manager="$(cd "${2:?home-manager checkout}" && pwd)"
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+
+T="$(mktemp -d)"
+trap 'rm -rf "$T"' EXIT
+
+ev() { # ev <attribute>: JSON of flake-eval.nix's attribute
+  nix-instantiate --read-write-mode --eval --strict --json nix/tests/local/flake-eval.nix \
+    --arg nixpkgsLib "$nixpkgs_lib" --arg homeManager "$home_manager" -A "$1"
+}
+str() { ev "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin))'; }
+words() { ev "$1" | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)))'; }
+
+for a in outputs inputNames packageNames skillsFolder benchcore skillScripts checkNames formatter \
+  devShell home.chosenFiles home.unknownRefused home.unknownMessages home.targetDirOverride home.disabled; do
+  printf '%s = %s\n' "$a" "$(ev "$a")"
+done
+
+echo
+echo "== the dev shell's shellHook, through checks/shell-hook.sh"
+str devShell.shellHook >"$T/hook"
+SHELL_HOOK_FILE="$T/hook" SKILL_LINKS="$(str skillLinks)" STORE_DIR=/nix/store bash checks/shell-hook.sh
+
+for which in chosen all; do
+  echo
+  echo "== home-manager's home-files script for skills = $which, through checks/home-manager-module.sh"
+  if [ "$which" = chosen ]; then
+    script=home.chosenScript chosen="$(words home.chosen)" unchosen="$(words home.unchosen)"
+  else
+    script=home.allScript chosen="$(words home.all)" unchosen=""
+  fi
+  str "$script" >"$T/home-files.sh"
+  rm -rf "$T/home-files"
+  out="$T/home-files" bash "$T/home-files.sh"
+  HOME_FILES="$T/home-files" CHOSEN="$chosen" UNCHOSEN="$unchosen" \
+    UNKNOWN_NAME=no-such-skill UNKNOWN_FAILS="$([ "$(ev home.unknownRefused)" = true ] && echo 1 || echo 0)" \
+    UNKNOWN_MESSAGE="$(str home.unknownMessages)" \
+    bash checks/home-manager-module.sh
+done
