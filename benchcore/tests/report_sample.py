@@ -110,14 +110,14 @@ def failing_three_arm():
     c3 = CaseResult(
         id="03-hostile", description="Hostile text " + HOSTILE,
         efficacy=eff([W, W, W, W, None], passed=False, reason="no judgment for trial 5"),
-        regression=reg([W, T, T, T, T], passed=True), expanded=True)
+        regression=reg([W, L, T, T, T], passed=True), expanded=True)
     result = SkillResult(
         run_id="20261202T160000Z-3f2a", skill="commit-message", shape="three-arm",
         verdicts=Verdicts(
             efficacy=AxisVerdict("fail", net=6, fragile_case=None,
                                  position_bias=PositionBias(9, 14), sign_test_p=0.0313),
-            regression=AxisVerdict("fail", net=-2, fragile_case=None,
-                                   position_bias=PositionBias(3, 4), sign_test_p=0.625)),
+            regression=AxisVerdict("fail", net=-3, fragile_case=None,
+                                   position_bias=PositionBias(3, 5), sign_test_p=0.375)),
         headline="Not yet effective, and this edit regressed 1 case.",
         cases=(c1, c2, c3),
         arms={"new": usage(61, 1_234_567, 180_000.4, 1.2345),
@@ -165,7 +165,8 @@ def failing_three_arm():
                     Judgment("TIE", "third judge: " + HOSTILE))),
             }))
         comparisons = {"regression": ComparisonRecord({"A": "new", "B": "previous"}, (
-            Judgment("A" if n == 1 else "TIE", HOSTILE, "clear" if n == 1 else None, HOSTILE),))}
+            Judgment({1: "A", 2: "B"}.get(n, "TIE"), HOSTILE, "clear" if n in (1, 2) else None,
+                     HOSTILE),))}
         if n != 5:
             comparisons["efficacy"] = ComparisonRecord(order_ab, (Judgment("B", HOSTILE, "clear"),))
         trials.append(trial(
@@ -188,7 +189,7 @@ def failing_three_arm():
         history_entry("20261129T100000Z-eeee", 10, True, 2, True),
         history_entry("20261130T100000Z-ffff", 12, True, 4, True),
         history_entry("20261201T100000Z-gggg", 8, True, 1, True),
-        history_entry("20261202T160000Z-3f2a", 6, False, -2, False),
+        history_entry("20261202T160000Z-3f2a", 6, False, -3, False),
     )
     return result, run, history
 
