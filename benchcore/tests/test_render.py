@@ -1,0 +1,199 @@
+"""`benchcore render` at the seams a caller sees: results.json, the page, the history, exit codes.
+
+Fed by the committed fixture runs in checks/fixtures/benchmark-core/, whose
+expected results were derived by hand from the contract's rules (see the
+README there).
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchcore.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "checks" / "fixtures" / "benchmark-core"
+SKILL = {"three-arm": "commit-message", "two-arm": "adr-writer"}
+
+
+def render(capsys, *args):
+    code = main(["render", *map(str, args)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def run_copy(tmp_path):
+    """A writable copy of a fixture run, and an empty reports folder."""
+    def make(shape: str) -> tuple[Path, Path]:
+        run = tmp_path / "runs" / shape
+        shutil.copytree(FIXTURES / shape / "run", run)
+        reports = tmp_path / "reports"
+        reports.mkdir(exist_ok=True)
+        return run, reports
+    return make
+
+
+@pytest.mark.parametrize("shape,exit_code", [("three-arm", 1), ("two-arm", 0)])
+def test_fixture_runs_render_to_the_hand_derived_results(tmp_path, capsys, shape, exit_code):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    shutil.copy(FIXTURES / shape / "history.jsonl", reports / f"{SKILL[shape]}.history.jsonl")
+    code, out, _ = render(capsys, FIXTURES / shape / "run", "--reports", reports)
+    assert code == exit_code
+    got = json.loads((reports / f"{SKILL[shape]}.results.json").read_text())
+    expected = json.loads((FIXTURES / shape / "expected.results.json").read_text())
+    assert got == expected
+    assert out.rstrip().splitlines()[-1].startswith("next: ")
+
+
+def test_history_gets_one_line_newest_last_and_rerender_does_not_duplicate(run_copy, capsys):
+    run, reports = run_copy("two-arm")
+    shutil.copy(FIXTURES / "two-arm" / "history.jsonl", reports / "adr-writer.history.jsonl")
+    before = (reports / "adr-writer.history.jsonl").read_text().splitlines()
+    render(capsys, run, "--reports", reports)
+    render(capsys, run, "--reports", reports)
+    after = (reports / "adr-writer.history.jsonl").read_text().splitlines()
+    assert after[:-1] == before
+    last = json.loads(after[-1])
+    assert last["run_id"] == "20261202T170500Z-b81c"
+    assert last["regression"] is None and last["efficacy"]["pass"] is True
+
+
+def test_history_keeps_fifty(run_copy, capsys):
+    run, reports = run_copy("two-arm")
+    line = json.loads((FIXTURES / "two-arm" / "history.jsonl").read_text().splitlines()[0])
+    lines = [json.dumps({**line, "run_id": f"old-{i:02d}"}) for i in range(50)]
+    (reports / "adr-writer.history.jsonl").write_text("\n".join(lines) + "\n")
+    render(capsys, run, "--reports", reports)
+    kept = [json.loads(x)["run_id"] for x in (reports / "adr-writer.history.jsonl").read_text().splitlines()]
+    assert len(kept) == 50 and kept[0] == "old-01" and kept[-1] == "20261202T170500Z-b81c"
+
+
+def test_a_corrupt_history_line_is_named_and_moved_aside(run_copy, capsys):
+    run, reports = run_copy("two-arm")
+    good = (FIXTURES / "two-arm" / "history.jsonl").read_text().splitlines()
+    (reports / "adr-writer.history.jsonl").write_text("\n".join([good[0], '{"run_id": "half', *good[1:]]) + "\n")
+    code, _, err = render(capsys, run, "--reports", reports)
+    assert code == 0
+    assert "adr-writer.history.jsonl:2: skipped a corrupt history line" in err
+    kept = (reports / "adr-writer.history.jsonl").read_text().splitlines()
+    assert kept[:-1] == good
+    assert (reports / "adr-writer.history.corrupt.jsonl").read_text() == '{"run_id": "half\n'
+
+
+def test_a_missing_judgment_makes_the_case_incomplete(run_copy, capsys):
+    run, reports = run_copy("two-arm")
+    (run / "cases" / "01-choose-database" / "t4" / "efficacy.json").unlink()
+    code, out, _ = render(capsys, run, "--reports", reports)
+    assert code == 1
+    case = json.loads((reports / "adr-writer.results.json").read_text())["cases"][0]
+    assert case["efficacy"]["outcomes"][3] is None
+    assert case["efficacy"]["incomplete"] is True and case["efficacy"]["pass"] is False
+    assert case["efficacy"]["reason"] == "incomplete: no judgment for trial 4"
+    assert "incomplete" in out
+
+
+def test_an_invalid_trial_is_not_scored(run_copy, capsys):
+    run, reports = run_copy("two-arm")
+    (run / "cases" / "02-supersede-decision" / "t2" / "audit.json").write_text(json.dumps(
+        {"invalid": True, "problems": [{"arm": "baseline", "problem": "read /tmp/x/skill/SKILL.md"}]}))
+    code, _, _ = render(capsys, run, "--reports", reports)
+    assert code == 1
+    case = json.loads((reports / "adr-writer.results.json").read_text())["cases"][1]
+    assert case["efficacy"]["outcomes"][1] is None
+    assert "trial 2 invalid" in case["efficacy"]["reason"]
+    assert "read /tmp/x/skill/SKILL.md" in (reports / "adr-writer.html").read_text()
+
+
+@pytest.mark.parametrize("garbage", ['{"order": {"A": "new"', '{"order": {"A": "new", "B": "baseline"}, "judgments": [{"verdict": "C"}]}'],
+                         ids=["truncated-json", "bad-verdict"])
+def test_garbage_judgments_exit_2_and_write_nothing(run_copy, capsys, garbage):
+    run, reports = run_copy("two-arm")
+    (reports / "adr-writer.html").write_text("previous report")
+    target = run / "cases" / "03-reject-graphql" / "t1" / "efficacy.json"
+    target.write_text(garbage)
+    code, _, err = render(capsys, run, "--reports", reports)
+    assert code == 2
+    assert str(target) in err and "fix:" in err
+    assert sorted(p.name for p in reports.iterdir()) == ["adr-writer.html"]
+    assert (reports / "adr-writer.html").read_text() == "previous report"
+
+
+def test_a_truncated_transcript_line_is_skipped_and_counted(run_copy, capsys):
+    run, reports = run_copy("two-arm")
+    render(capsys, run, "--reports", reports)
+    clean = json.loads((reports / "adr-writer.results.json").read_text())["arms"]
+    transcript = run / "cases" / "01-choose-database" / "t1" / "new" / "transcript.jsonl"
+    with transcript.open("a") as fh:
+        fh.write('{"type":"assistant","message":{"id":"msg_cut","usage":{"input_tokens":99')
+    code, _, err = render(capsys, run, "--reports", reports)
+    assert code == 0
+    assert f"{transcript}: skipped 1 truncated or malformed line" in err
+    assert json.loads((reports / "adr-writer.results.json").read_text())["arms"] == clean
+
+
+def test_model_written_text_is_escaped(run_copy, capsys):
+    run, reports = run_copy("three-arm")
+    hostile = '</details></pre><script>alert("x")</script>{{ 8*8 }}{% if true %}yes{% endif %}'
+    # 02's trial 3 is gated: its new output is shown on the page.
+    (run / "cases" / "02-breaking-api-change" / "t3" / "new" / "output.md").write_text(hostile)
+    render(capsys, run, "--reports", reports)
+    page = (reports / "commit-message.html").read_text()
+    assert '&lt;/details&gt;&lt;/pre&gt;&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;{{ 8*8 }}{% if true %}yes{% endif %}' in page
+    assert "<script>" not in page and "64" not in page.split("&lt;/script&gt;")[1][:20]
+
+
+def test_index_lists_every_skill_red_before_green(tmp_path, capsys):
+    reports = tmp_path / "reports"
+    for shape in ("two-arm", "three-arm"):
+        render(capsys, FIXTURES / shape / "run", "--reports", reports)
+    index = (reports / "index.html").read_text()
+    assert 'href="commit-message.html"' in index and 'href="adr-writer.html"' in index
+    assert index.index("commit-message.html") < index.index("adr-writer.html")
+
+
+def test_reports_default_to_the_repositorys_tests_reports(tmp_path, capsys):
+    run = tmp_path / "tests" / ".reports" / "runs" / "20261202T170500Z-b81c"
+    shutil.copytree(FIXTURES / "two-arm" / "run", run)
+    code, _, _ = render(capsys, run)
+    assert code == 0
+    assert (tmp_path / "tests" / ".reports" / "adr-writer.html").is_file()
+    assert (tmp_path / "tests" / ".reports" / "index.html").is_file()
+
+
+def test_json_summary(run_copy, capsys):
+    run, reports = run_copy("three-arm")
+    code, out, _ = render(capsys, run, "--reports", reports, "--json")
+    data = json.loads(out)
+    assert code == data["exit"] == 1
+    assert data["verdicts"]["efficacy"]["status"] == "fail"
+    assert data["escalations"] == [{"case": "05-mixed-concerns", "comparison": "efficacy", "trials": [1, 2, 3, 4, 5]}]
+    assert Path(data["files"]["report"]).is_file()
+
+
+def test_example_renders_with_no_setup(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = render(capsys, "--example")
+    assert code == 1  # the bundled example has red verdicts on purpose: it shows every part of the page
+    page = (tmp_path / "benchcore-example" / "commit-message.html").read_text()
+    assert "Efficacy" in page and "Regression" in page
+    history = (tmp_path / "benchcore-example" / "commit-message.history.jsonl").read_text().splitlines()
+    assert len(history) == 7  # six bundled earlier runs + this one, so the ribbons have a trend
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "give a run directory or --example"),
+    (["/nonexistent/run"], "does not exist"),
+], ids=["no-args", "missing-dir"])
+def test_bad_arguments_exit_2(capsys, args, message):
+    code, _, err = render(capsys, *args)
+    assert code == 2 and message in err
+
+
+def test_a_folder_without_run_json_is_named(tmp_path, capsys):
+    code, _, err = render(capsys, tmp_path, "--reports", tmp_path / "r")
+    assert code == 2 and "has no run.json" in err
+    assert not (tmp_path / "r").exists()
