@@ -80,6 +80,8 @@ run_hook() { # run_hook <dir to run from> <output file> [VAR=value...]
   (
     cd "$from"
     for kv in "$@"; do export "${kv?}"; done
+    # An interactive shell runs a shellHook without -e/-u.
+    set +eu
     # shellcheck disable=SC1090
     . "$SHELL_HOOK_FILE"
   ) >"$out" 2>&1
