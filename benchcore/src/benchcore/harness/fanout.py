@@ -53,7 +53,9 @@ def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict
     if schema is not None:
         data["schema"] = schema
     bound = json.dumps(data, ensure_ascii=False, indent=1)
-    write_atomic(dest, text.replace(BOUND_LINE, f"const BOUND = {bound}"))
+    new = text.replace(BOUND_LINE, f"const BOUND = {bound}")
+    if not (dest.is_file() and dest.read_text(encoding="utf-8") == new):
+        write_atomic(dest, new)
     return dest
 
 

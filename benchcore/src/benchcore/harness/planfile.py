@@ -84,4 +84,7 @@ def read_plan(run_dir: Path) -> Plan:
 
 
 def write_plan(run_dir: Path, plan: Plan) -> None:
-    write_atomic(plan_path(run_dir), serde.dumps(plan))
+    """Write plan.json (left untouched when nothing changed, so a re-run of collect rewrites nothing)."""
+    path, text = plan_path(run_dir), serde.dumps(plan)
+    if not (path.is_file() and read_text(path) == text):
+        write_atomic(path, text)

@@ -1,0 +1,490 @@
+"""End to end: plan -> stand-in arms -> collect -> stand-in judges -> collect -> render -> clean.
+
+Each test builds a temp git repository with skills and cases, runs the real
+``benchcore`` commands in process, and plays Claude Code with the scripted
+stand-in agent (tests/standin), which writes transcripts in Claude Code's
+on-disk format into a temp ``CLAUDE_CONFIG_DIR``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from benchcore.cli import main
+from standin import repo as R
+from standin.agent import Script, run_script, run_tasks
+
+GREET = "git/greet"
+CASE1, CASE2 = "01-hello", "02-seeded"
+
+
+class Bench:
+    """Runs benchcore commands in a repo the way the protocol does, recording what they print."""
+
+    def __init__(self, tmp: Path, monkeypatch):
+        self.repo, self.tmp = tmp / "repo", tmp
+        self.config = tmp / "claude"
+        for k, v in R.env_for(tmp).items():
+            monkeypatch.setenv(k, v)
+        self.repo.mkdir(parents=True)
+        monkeypatch.chdir(self.repo)
+        self.printed: list[tuple[str, int]] = []  # (command, bytes printed)
+
+    def run(self, *argv: str) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(list(argv))
+        self.printed.append((" ".join(argv), len(out.getvalue().encode()) + len(err.getvalue().encode())))
+        return rc, out.getvalue(), err.getvalue()
+
+    def plan(self, *args: str) -> tuple[int, str, str]:
+        return self.run("plan", *args, "--temp-dir", str(self.tmp / "t"))
+
+    def plan_json(self, run_dir: Path) -> dict:
+        return json.loads((run_dir / "plan.json").read_text())
+
+    def runs(self) -> list[Path]:
+        return sorted(p for p in (self.repo / "tests/.reports/runs").iterdir() if (p / "plan.json").is_file())
+
+    def arms(self, script_path: Path, script: Script) -> None:
+        run_script(script_path, self.config, script, self.repo)
+
+    def judges(self, run_dir: Path, script: Script) -> None:
+        run_script(run_dir / "workflows/judges/bench-fanout.js", self.config, script, self.repo)
+
+
+def next_script(out: str) -> Path:
+    """The bound workflow script the command's last line names."""
+    last = out.strip().splitlines()[-1]
+    start = last.index('{"scriptPath": ')
+    return Path(json.JSONDecoder().raw_decode(last[start:])[0]["scriptPath"])
+
+
+def greet_repo(tmp: Path, branch: str = "trunk", remote: bool = True) -> Path:
+    """A repo whose default branch is not main: greet is released there, then edited in the working tree."""
+    repo = tmp / "repo"
+    R.init(repo, branch)
+    R.skill(repo, GREET, "Greet the reader by name.")
+    R.write(repo / "skills" / GREET / "notes.md", "released notes\n")
+    R.case(repo, GREET, CASE1)
+    R.case(repo, GREET, CASE2, fixture=False, hard=None, setup="git init -q . && echo built > built.txt",
+           seed="**User:** Hi, I am Ada.\n**Assistant:** Hello Ada, what can I do?")
+    R.skill(repo, "docs/untested")
+    R.commit_all(repo, "release greet")
+    if remote:
+        R.add_remote_head(repo, tmp / "origin.git", branch)
+    # Uncommitted edit and untracked file: both must reach the new copy only.
+    R.skill(repo, GREET, "Greet the reader by name, warmly.")
+    R.write(repo / "skills" / GREET / "untracked.md", "new guidance\n")
+    return repo
+
+
+def greet_files() -> dict:
+    return {CASE1: {"greeting.txt": "Hello, reader!\n"}, CASE2: {"greeting.txt": "Hello, Ada!\n"}}
+
+
+@pytest.fixture
+def bench(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    greet_repo(tmp_path)
+    return b
+
+
+# ----------------------------------------------------------------------------- plan: shapes and copies
+
+
+def test_edited_released_skill_gives_three_arms_and_edits_reach_only_new(bench):
+    rc, out, err = bench.plan("greet", "--seed", "42")
+    assert rc == 0, err
+    assert "greet: three-arm (new, baseline, previous) - edited released skill" in out
+    assert "default branch trunk" in out
+    [run_dir] = bench.runs()
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["shape"] == "three-arm" and run["arms"] == ["new", "baseline", "previous"]
+    assert run["comparisons"] == {"efficacy": ["new", "baseline"], "regression": ["new", "previous"]}
+    assert run["default_branch"]["name"] == "trunk"
+    assert run["default_branch"]["commit"] == R.git(bench.repo, "rev-parse", "origin/trunk").strip()
+    assert run["temperature"] == {"requested": 1.0, "applied": "session default"}
+    assert run["seed"] == 42 and run["cases"] == [CASE1, CASE2]
+    plan = bench.plan_json(run_dir)
+    assert len(plan["cells"]) == 2 * 5 * 3
+    new, prev = Path(plan["skill_copies"]["new"]), Path(plan["skill_copies"]["previous"])
+    assert "warmly" in (new / "SKILL.md").read_text()
+    assert (new / "untracked.md").read_text() == "new guidance\n"
+    assert "warmly" not in (prev / "SKILL.md").read_text()
+    assert not (prev / "untracked.md").exists()
+    assert (prev / "notes.md").read_text() == (new / "notes.md").read_text() == "released notes\n"
+    assert (run_dir / "cases" / CASE1 / "case.md").read_text() == (bench.repo / "tests" / GREET / CASE1 / "case.md").read_text()
+
+
+def test_prompts_are_identical_across_arms_behind_the_arm_preamble(bench):
+    bench.plan("greet", "--seed", "1")
+    plan = bench.plan_json(bench.runs()[0])
+    cells = {c["id"]: c for c in plan["cells"]}
+    new, base, prev = (cells[f"{CASE2}/t1/{a}"] for a in ("new", "baseline", "previous"))
+    for c in (new, base, prev):
+        assert c["world"] in c["prompt"]
+        # The seed comes as prior turns, then the case's prompt closes the text.
+        assert c["prompt"].endswith("The user's next message:\n\nWrite a greeting into greeting.txt.\n")
+        assert "**User:** Hi, I am Ada." in c["prompt"]
+    assert f"Use the skill at {new['skill_dir']} for this task" in new["prompt"]
+    assert f"Use the skill at {prev['skill_dir']} for this task" in prev["prompt"]
+    assert new["prompt"].replace(new["world"], "W").replace(new["skill_dir"], "S") == \
+        prev["prompt"].replace(prev["world"], "W").replace(prev["skill_dir"], "S")
+    assert base["skill_dir"] is None and "skill" not in base["prompt"].lower()
+    assert "SKILL.md" not in base["prompt"]
+
+
+def test_new_and_unchanged_skills_give_two_arms_and_say_why(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    repo = b.repo
+    R.init(repo, "main")
+    R.skill(repo, "docs/stable")
+    R.case(repo, "docs/stable", "01-a")
+    R.commit_all(repo)
+    R.skill(repo, "docs/fresh")  # never committed
+    R.case(repo, "docs/fresh", "01-a")
+    rc, out, err = b.plan("stable", "fresh", "--seed", "3")
+    assert rc == 0, err
+    assert "stable: two-arm (new, baseline) - unchanged: skills/docs/stable is the same as on the default branch main" in out
+    assert "fresh: two-arm (new, baseline) - new skill: skills/docs/fresh is not on the default branch main" in out
+    for run_dir in b.runs():
+        run = json.loads((run_dir / "run.json").read_text())
+        assert run["shape"] == "two-arm" and run["arms"] == ["new", "baseline"]
+        assert list(run["comparisons"]) == ["efficacy"]
+        plan = b.plan_json(run_dir)
+        assert {c["arm"] for c in plan["cells"]} == {"new", "baseline"} and len(plan["cells"]) == 10
+        assert "previous" not in plan["skill_copies"]
+
+
+def test_worlds_are_fresh_per_cell_and_outside_the_repo(bench):
+    bench.plan("greet", "--seed", "5")
+    plan = bench.plan_json(bench.runs()[0])
+    worlds = [Path(c["world"]) for c in plan["cells"]]
+    assert len(set(worlds)) == len(worlds) == 30
+    for c in plan["cells"]:
+        w = Path(c["world"])
+        assert w.is_dir() and not w.is_relative_to(bench.repo)
+        assert w.is_relative_to(Path(plan["temp_root"]))
+        assert c["arm"] not in w.name  # the world's name does not tell the arm
+        if c["case"] == CASE1:
+            assert (w / "README.md").read_text() == "fixture of 01-hello\n"
+        else:  # the setup command ran once in each world
+            assert (w / "built.txt").read_text() == "built\n" and (w / ".git").is_dir()
+    for copy in plan["skill_copies"].values():
+        assert not Path(copy).is_relative_to(bench.repo)
+
+
+def test_judge_orders_come_from_the_seed(bench, tmp_path):
+    bench.plan("greet", "--seed", "11")
+    bench.plan("greet", "--seed", "11")
+    bench.plan("greet", "--seed", "12")
+    by_seed: dict[int, list] = {}
+    for r in bench.runs():
+        plan = bench.plan_json(r)
+        by_seed.setdefault(plan["seed"], []).append(plan["orders"])
+    (a, b), (c,) = by_seed[11], by_seed[12]
+    assert len(a) == 2 * 5 * 2
+    assert a == b and a != c
+    assert {o["A"] for o in a.values()} == {"new", "baseline", "previous"}
+
+
+# ----------------------------------------------------------------------------- the whole protocol
+
+
+def regression_script(case: str, trial: int, comp: str, rnd: int) -> str:
+    if comp == "efficacy":
+        return "LOSS" if (case, trial) == (CASE2, 5) else "WIN"
+    return "LOSS" if (case, trial) == (CASE1, 1) else "TIE"
+
+
+def test_plan_arms_collect_judges_collect_render_clean(bench):
+    rc, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    script = Script(files=greet_files(), verdict=regression_script, nested={(CASE1, 1, "new")},
+                    answer_style=lambda c, t, comp, r: ("json", "fenced", "structured")[t % 3])
+    bench.arms(next_script(out), script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1 and "30/30 cells collected; 0/20 packets judged" in out
+    assert "packets with no answer: 20" in out and "next: launch one fresh judge per packet with Workflow" in out
+    t1 = run_dir / "cases" / CASE1 / "t1"
+    for arm in ("new", "baseline", "previous"):
+        assert (t1 / arm / "output.md").read_text().startswith(f"Done [{arm}-arm] for {CASE1} t1.")
+        assert (t1 / arm / "transcript.jsonl").is_file()
+    # The subagent the new arm launched itself is copied with it (its tokens are the arm's cost).
+    assert len(list((t1 / "new" / "subagents").glob("agent-*.jsonl"))) == 1
+    assert json.loads((t1 / "new" / "assertions.json").read_text())[0]["exit"] == 0
+    assert json.loads((t1 / "audit.json").read_text()) == {"invalid": False, "problems": []}
+    packet = (t1 / "efficacy.packet.md").read_text()
+    plan = bench.plan_json(run_dir)
+    worlds = [c["world"] for c in plan["cells"]]
+    assert not any(w in packet for w in worlds) and "$WORLD" in packet  # paths redacted: blind
+    order = plan["orders"][f"{CASE1}/t1/efficacy"]
+    assert packet.index(f"[{order['A']}-arm]") < packet.index("## Output B") < packet.index(f"[{order['B']}-arm]")
+    assert "Discount length and formatting" in packet and "- It is polite." in packet
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["resolved_models"] == {"baseline": ["claude-sonnet-4-6"], "new": ["claude-sonnet-4-6"],
+                                      "previous": ["claude-sonnet-4-6"]}
+
+    bench.judges(run_dir, script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "20/20 packets judged" in out and "next: run: benchcore render" in out
+    eff = json.loads((t1 / "efficacy.json").read_text())
+    assert eff["order"] == order and len(eff["judgments"]) == 1
+    assert eff["judgments"][0]["verdict"] == next(k for k, v in order.items() if v == "new")
+
+    rc, out, _ = bench.run("render", str(run_dir))
+    results = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["verdicts"]["efficacy"]["status"] == "pass"
+    assert results["verdicts"]["regression"]["status"] == "pass"
+    cases = {c["id"]: c for c in results["cases"]}
+    assert cases[CASE1]["efficacy"]["outcomes"] == ["WIN"] * 5
+    assert cases[CASE2]["efficacy"]["outcomes"] == ["WIN"] * 4 + ["LOSS"]
+    assert cases[CASE1]["regression"]["outcomes"] == ["LOSS"] + ["TIE"] * 4
+    assert cases[CASE1]["regression"]["flagged"] is True
+    assert results["verdicts"]["efficacy"]["net"] == 10 - 2
+    assert rc == 0 and "benchcore clean" in out
+
+    temp_root = Path(plan["temp_root"])
+    assert temp_root.is_dir()
+    rc, out, _ = bench.run("clean", str(run_dir))
+    assert rc == 0 and not temp_root.exists()
+    assert (run_dir / "plan.json").is_file() and (bench.repo / "tests/.reports/greet.html").is_file()
+    assert (bench.tmp / "t").is_dir()  # only the run's own temp root went
+    rc, out, _ = bench.run("clean", str(run_dir))
+    assert rc == 0 and "already gone" in out
+
+
+def test_collect_is_safe_to_run_again(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+    snapshot = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
+    mtimes = {p: p.stat().st_mtime_ns for p in snapshot}
+    rc, out2, _ = bench.run("collect", str(run_dir))
+    assert rc == 1
+    after = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
+    assert after == snapshot
+    assert all(p.stat().st_mtime_ns == mtimes[p] for p in snapshot)
+
+
+def test_a_gated_trial_is_not_judged_on_efficacy(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    files = greet_files()
+    bench.arms(next_script(out), Script(files=files, missing={(CASE1, 2, a) for a in ("new", "baseline", "previous")}))
+    # Trial 2's arms run without writing greeting.txt, so the new arm fails its hard assertion.
+    plan = bench.plan_json(run_dir)
+    tasks = [{"id": c["id"], "prompt": c["prompt"]} for c in plan["cells"] if c["case"] == CASE1 and c["trial"] == 2]
+    run_tasks("Arms", tasks, bench.config, Script(), bench.repo)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert f"gated (a hard assertion failed; efficacy not judged): {CASE1}/t2" in out
+    t2 = run_dir / "cases" / CASE1 / "t2"
+    assert json.loads((t2 / "new" / "assertions.json").read_text())[0]["exit"] == 1
+    assert not (t2 / "efficacy.packet.md").exists() and (t2 / "regression.packet.md").is_file()
+    ids = {p["id"] for p in bench.plan_json(run_dir)["packets"]}
+    assert f"{CASE1}/t2/efficacy" not in ids and f"{CASE1}/t2/regression" in ids and len(ids) == 19
+    bench.judges(run_dir, Script())
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0
+    bench.run("render", str(run_dir))
+    results = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())
+    c1 = results["cases"][0]["efficacy"]
+    assert c1["gated"] is True and c1["pass"] is False and c1["outcomes"][1] == "LOSS"
+
+
+def test_a_split_comparison_escalates_to_two_more_judges(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+
+    def split(case, trial, comp, rnd):
+        if (case, comp) != (CASE1, "efficacy"):
+            return "WIN"
+        if rnd == 1:
+            return ("WIN", "WIN", "LOSS", "LOSS", "TIE")[trial - 1]
+        return "WIN"  # the panel sides with the new arm
+
+    bench.judges(run_dir, Script(verdict=split))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1
+    assert f"split, escalated to two more judges per judged trial: {CASE1}/efficacy" in out
+    ids = [p["id"] for p in bench.plan_json(run_dir)["packets"]]
+    extra = [i for i in ids if "#" in i]
+    assert extra == [f"{CASE1}/t{n}/efficacy#{k}" for n in range(1, 6) for k in (2, 3)]
+    judges = json.loads(next_script(out).read_text().split("const BOUND = ", 1)[1].split("\n\nconst input")[0])
+    assert [t["id"] for t in judges["tasks"]] == extra and judges["schema"]["required"][0] == "packet_id"
+    bench.judges(run_dir, Script(verdict=split))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0
+    for n in range(1, 6):
+        record = json.loads((run_dir / "cases" / CASE1 / f"t{n}" / "efficacy.json").read_text())
+        assert len(record["judgments"]) == 3
+    bench.run("render", str(run_dir))
+    results = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())
+    # First judges said W W L L T; every panel's other two say WIN, so the majority is WIN throughout.
+    assert results["cases"][0]["efficacy"]["outcomes"] == ["WIN"] * 5
+
+
+def test_a_contaminated_baseline_is_caught_and_rerun(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files(), peek={(CASE1, 3)}))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert f"INVALID trial {CASE1}/t3 (re-run, not scored): baseline: read a SKILL.md" in out
+    assert "next: run: benchcore collect" in out and "--rerun" in out
+    t3 = run_dir / "cases" / CASE1 / "t3"
+    audit = json.loads((t3 / "audit.json").read_text())
+    assert audit["invalid"] is True and audit["problems"][0]["arm"] == "baseline"
+    assert not (t3 / "efficacy.packet.md").exists() and not (t3 / "regression.packet.md").exists()
+    bench.judges(run_dir, Script())
+    bench.run("collect", str(run_dir))
+    rc, out, _ = bench.run("render", str(run_dir))
+    results = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["cases"][0]["efficacy"]["incomplete"] is True
+    assert "invalid" in results["cases"][0]["efficacy"]["reason"]
+
+    old_worlds = {c["id"]: c["world"] for c in bench.plan_json(run_dir)["cells"]}
+    rc, out, _ = bench.run("collect", str(run_dir), "--rerun")
+    assert "re-planned 3 cells with fresh worlds" in out
+    cells = {c["id"]: c for c in bench.plan_json(run_dir)["cells"]}
+    for arm in ("new", "baseline", "previous"):
+        cell = cells[f"{CASE1}/t3/{arm}"]
+        assert cell["world"] != old_worlds[cell["id"]] and cell["attempt"] == 2
+        assert (Path(cell["world"]) / "README.md").is_file()
+    assert (t3 / ".invalid-1" / "audit.json").is_file() and not (t3 / "audit.json").exists()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "INVALID" not in out and "packets with no answer: 2" in out
+    bench.judges(run_dir, Script())
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0
+
+
+def test_a_with_skill_arm_that_never_reads_its_copy_is_invalid(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files(), skip_skill_read={(CASE2, 4, "previous")}))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert f"INVALID trial {CASE2}/t4" in out and "previous: never read its skill copy's SKILL.md" in out
+
+
+# ----------------------------------------------------------------------------- --all
+
+
+def test_all_plans_every_tested_skill_and_renders_the_leaderboard(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    repo = greet_repo(tmp_path, remote=False)
+    R.git(repo, "config", "init.defaultBranch", "trunk")
+    R.skill(repo, "docs/fresh")
+    R.case(repo, "docs/fresh", "01-a")
+    rc, out, err = b.plan("--all", "--seed", "4")
+    assert rc == 0, err
+    assert "skills with no tests (not benchmarked): untested" in out
+    runs = b.runs()
+    assert len(runs) == 2
+    script = next_script(out)
+    assert script.parent.parent.name.startswith("batch-")  # one fan-out for both runs
+    files = dict(greet_files(), **{"01-a": {"greeting.txt": "hi\n"}})
+    b.arms(script, Script(files=files))
+    rc, out, _ = b.run("collect", *map(str, runs))
+    assert rc == 1
+    judges = next_script(out)
+    run_script(judges, b.config, Script(), repo)
+    rc, out, _ = b.run("collect", *map(str, runs))
+    assert rc == 0, out
+    for r in runs:
+        b.run("render", str(r))
+    index = (repo / "tests/.reports/index.html").read_text()
+    assert "greet" in index and "fresh" in index
+    rc, out, _ = b.run("clean", *map(str, runs))
+    assert rc == 0 and not any(Path(b.plan_json(r)["temp_root"]).exists() for r in runs)
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+def _nothing_created(b: Bench) -> None:
+    assert not (b.repo / "tests/.reports").exists()
+    assert not (b.tmp / "t").exists() or not any((b.tmp / "t").iterdir())
+
+
+def test_an_unknown_skill_lists_the_known_names(bench):
+    rc, out, err = bench.plan("gret")
+    assert rc == 2 and "no skill is named 'gret'; known skills: greet, untested" in err
+    _nothing_created(bench)
+
+
+def test_a_skill_without_tests_is_an_error_when_named(bench):
+    rc, _, err = bench.plan("untested")
+    assert rc == 2 and "has no tests" in err
+    _nothing_created(bench)
+
+
+def test_a_broken_case_stops_planning(bench):
+    path = bench.repo / "tests" / GREET / CASE1 / "case.md"
+    path.write_text(path.read_text().replace("## Soft criteria\n- It is polite.\n- It names the reader.\n", ""))
+    rc, _, err = bench.plan("greet")
+    assert rc == 2 and f"tests/{GREET}/{CASE1}/case.md" in err and "Soft criteria" in err
+    _nothing_created(bench)
+
+
+def test_a_missing_fixture_stops_planning(bench):
+    path = bench.repo / "tests" / GREET / CASE1 / "case.md"
+    path.write_text(path.read_text().replace("description:", "fixture: ./nowhere\ndescription:"))
+    rc, _, err = bench.plan("greet")
+    assert rc == 2 and "'./nowhere' does not exist" in err
+    _nothing_created(bench)
+
+
+def test_a_failing_setup_removes_what_was_half_made(bench):
+    path = bench.repo / "tests" / GREET / CASE2 / "case.md"
+    path.write_text(path.read_text().replace("setup: git init -q . && echo built > built.txt", "setup: exit 3"))
+    rc, _, err = bench.plan("greet")
+    assert rc == 2 and "the setup command failed (exit 3)" in err and f"{CASE2}/case.md" in err
+    _nothing_created(bench)
+
+
+def test_a_repo_with_no_default_branch_is_an_error(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    repo = b.repo
+    R.init(repo, "feature")
+    R.skill(repo, GREET)
+    R.case(repo, GREET, CASE1)
+    R.commit_all(repo)
+    rc, _, err = b.plan("greet")
+    assert rc == 2 and "cannot resolve the default branch" in err and "local branches: feature" in err
+    assert "init.defaultBranch" in err
+    _nothing_created(b)
+
+
+def test_a_judge_answer_that_is_not_json_is_named_and_rejudged(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+    bad = (CASE1, 2, "regression", 1)
+    bench.judges(run_dir, Script(answer_style=lambda *k: "garbage" if k == bad else "json"))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1
+    assert f"error: the judge answer for packet {CASE1}/t2/regression is invalid: the answer is not a JSON object" in out
+    assert f"re-judge {CASE1}/t2/regression" in out
+    assert not (run_dir / "cases" / CASE1 / "t2" / "regression.json").exists()
+    tasks = json.loads(next_script(out).read_text().split("const BOUND = ", 1)[1].split("\n\nconst input")[0])["tasks"]
+    assert [t["id"] for t in tasks] == [f"{CASE1}/t2/regression"]
+    bench.judges(run_dir, Script())
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and (run_dir / "cases" / CASE1 / "t2" / "regression.json").is_file()
+
+
+def test_collect_refuses_a_folder_that_is_not_a_run(bench):
+    rc, _, err = bench.run("collect", str(bench.repo))
+    assert rc == 2 and "is not a planned run directory" in err
