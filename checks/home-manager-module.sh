@@ -50,6 +50,7 @@ if [ -z "${HOME_FILES:-}" ]; then
     CHOSEN="${names[0]}"
     UNCHOSEN=""
   fi
+  # shellcheck disable=SC2086 # CHOSEN is a list of names
   chosen_nix="[ $(printf '"%s" ' $CHOSEN)]"
   files_json="$(cd "$repo" && nix-instantiate --eval --strict --json -E "
     let l = import ./nix/lib; found = l.discover ./.; in
@@ -89,7 +90,7 @@ dir="$HOME_FILES/$TARGET_DIR"
 for n in ${CHOSEN:-}; do
   check "$TARGET_DIR/$n is present" test -e "$dir/$n"
   check "$TARGET_DIR/$n/SKILL.md is there" test -f "$dir/$n/SKILL.md"
-  check "$TARGET_DIR/$n/SKILL.md names $n" grep -Eq "^name:[[:space:]]*[\"']?$n[\"']?[[:space:]]*\$" "$dir/$n/SKILL.md"
+  check "$TARGET_DIR/$n/SKILL.md names $n" grep -Eq "^name:[[:space:]]*[\"']?${n}[\"']?[[:space:]]*\$" "$dir/$n/SKILL.md"
 done
 for n in ${UNCHOSEN:-}; do
   check "$TARGET_DIR/$n is absent (not chosen)" test ! -e "$dir/$n" -a ! -L "$dir/$n"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # expected messages hold literal backquotes
 # Runs the builtins-only library's unit tests with nix-instantiate (no nixpkgs
 # needed), then checks that each bad fixture fails evaluation with the message
 # that tells the author what to fix.
