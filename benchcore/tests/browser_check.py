@@ -184,7 +184,7 @@ DOM_PROBE = """JSON.stringify({
 
 
 def check(html: Path, screenshot: Path | None, width: int, height: int,
-          binary: str, full_page: bool = True) -> tuple[list[str], dict]:
+          binary: str, full_page: bool = True, from_y: int = 0) -> tuple[list[str], dict]:
     page_url = html.resolve().as_uri()
     with tempfile.TemporaryDirectory(prefix="benchcore-chromium-") as profile:
         browser = Browser(binary, profile, width, height)
@@ -211,11 +211,13 @@ def check(html: Path, screenshot: Path | None, width: int, height: int,
             problems += [f"resource loaded: {r}" for r in probe["resources"]]
             if screenshot is not None:
                 size = browser.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
-                if not full_page:
+                if full_page:
+                    size = {"width": size["width"], "height": max(1, size["height"] - from_y)}
+                else:
                     size = {"width": width, "height": height}
                 shot = browser.send("Page.captureScreenshot", {
                     "format": "png", "captureBeyondViewport": True,
-                    "clip": {"x": 0, "y": 0, "width": size["width"],
+                    "clip": {"x": 0, "y": from_y, "width": size["width"],
                              "height": size["height"], "scale": 1}}, session=session)
                 screenshot.write_bytes(base64.b64decode(shot["data"]))
             return problems, probe
@@ -230,7 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=900)
     parser.add_argument("--viewport", action="store_true",
-                        help="screenshot the first screen only, not the whole page")
+                        help="screenshot one screen (--height) only, not the whole page")
+    parser.add_argument("--from-y", type=int, default=0,
+                        help="start the screenshot this many CSS pixels down the page")
     args = parser.parse_args(argv)
     if not args.html.is_file():
         print(f"browser-check: {args.html}: no such file", file=sys.stderr)
@@ -242,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         problems, probe = check(args.html, args.screenshot, args.width, args.height, binary,
-                                full_page=not args.viewport)
+                                full_page=not args.viewport, from_y=args.from_y)
     except (RuntimeError, TimeoutError, OSError) as err:
         print(f"browser-check: could not drive Chromium: {err}", file=sys.stderr)
         return 2

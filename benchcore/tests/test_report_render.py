@@ -212,7 +212,7 @@ def test_trial_strip_and_summaries(failing):
     summaries = [text(p) for p in page.find("p", "axis-summary")]
     assert summaries[:4] == [
         "Efficacy: pass 3 wins, 1 tie, 1 loss: passes (needs >= 3 wins and <= 1 loss)",
-        "Regression: hold 0 wins, 4 ties, 1 loss: holds (holds with <= 1 loss)",
+        "Regression: hold 0 wins, 4 ties, 1 loss: passes (holds with <= 1 loss)",
         "Efficacy: fail gated: a hard assertion failed on trial 2",
         "Regression: fail 0 wins, 3 ties, 2 losses: fails (holds with <= 1 loss)",
     ]

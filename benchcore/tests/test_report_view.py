@@ -230,7 +230,7 @@ def test_two_arm_cost_table_has_no_previous_row_nor_ratio():
     ("regression", ["TIE", "LOSS", "TIE", "LOSS", "TIE"], False, (),
      "0 wins, 3 ties, 2 losses: fails (holds with <= 1 loss)"),
     ("regression", ["WIN", "TIE", "TIE", "TIE", "LOSS"], True, (),
-     "1 win, 3 ties, 1 loss: holds (holds with <= 1 loss)"),
+     "1 win, 3 ties, 1 loss: passes (holds with <= 1 loss)"),
 ])
 def test_axis_summary(key, outcomes, passed, gated_trials, text):
     axis = AxisResult(outcomes=tuple(outcomes), wins=outcomes.count("WIN"),

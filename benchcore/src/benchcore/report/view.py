@@ -455,7 +455,7 @@ def axis_summary(key: str, axis: AxisResult, gated_trials: Sequence[int] = ()) -
     if key == "efficacy":
         verdict = "passes" if axis.passed else "fails"
         return f"{counts}: {verdict} (needs >= 3 wins and <= 1 loss)"
-    verdict = "holds" if axis.passed else "fails"
+    verdict = "passes" if axis.passed else "fails"
     return f"{counts}: {verdict} (holds with <= 1 loss)"
 
 
