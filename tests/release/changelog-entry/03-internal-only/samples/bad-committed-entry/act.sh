@@ -1,0 +1,2 @@
+# the arm committed its entry, so the working tree is clean again
+git commit -q -am 'Update changelog'
