@@ -49,6 +49,16 @@ def test_fixture_runs_render_to_the_hand_derived_results(tmp_path, capsys, shape
     assert out.rstrip().splitlines()[-1].startswith("next: ")
 
 
+def test_an_incomplete_run_renders_to_its_hand_derived_results(tmp_path, capsys):
+    # Missing judgments, a timed-out gate, an escalation that skips a missing trial, an unpriced model.
+    base = Path(__file__).parent / "fixtures" / "runs" / "incomplete-three-arm"
+    code, out, err = render(capsys, base / "run", "--reports", tmp_path)
+    assert code == 1
+    assert json.loads((tmp_path / "commit-message.results.json").read_text()) == \
+        json.loads((base / "expected.results.json").read_text())
+    assert "skipped 1 truncated or malformed line" in err
+
+
 def test_history_gets_one_line_newest_last_and_rerender_does_not_duplicate(run_copy, capsys):
     run, reports = run_copy("two-arm")
     shutil.copy(FIXTURES / "two-arm" / "history.jsonl", reports / "adr-writer.history.jsonl")

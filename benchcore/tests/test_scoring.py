@@ -140,3 +140,12 @@ def test_regression_fragile(cases, expected):
 ], ids=["safe", "regressed-1", "regressed-2", "adds-nothing-steady", "both-red", "two-arm-green", "two-arm-red"])
 def test_headline(shape, n, eff_failed, reg_failed, expected):
     assert scoring.headline(shape, n, eff_failed, reg_failed) == expected
+
+
+@pytest.mark.parametrize("incomplete,expected", [
+    (1, "Not final: 1 of 4 cases still lacks judgments or must be re-run, so neither verdict can be read yet."),
+    (2, "Not final: 2 of 4 cases still lack judgments or must be re-run, so neither verdict can be read yet."),
+], ids=["one", "two"])
+def test_headline_of_an_incomplete_run(incomplete, expected):
+    # Regression test: an incomplete run once read "regressed 1 case" for a case that merely lacked a judgment.
+    assert scoring.headline("three-arm", 4, 1, 1, incomplete) == expected

@@ -216,13 +216,15 @@ def build_results(data: RunData) -> SkillResult:
                     new_vs_previous=_ratio(arms["new"], arms.get("previous")) if three_arm else None)
 
     eff_failed = sum(1 for c in cases if not c.efficacy.passed)
-    incomplete = any(c.efficacy.incomplete or (c.regression is not None and c.regression.incomplete) for c in cases)
+    incomplete_cases = sum(1 for c in cases
+                           if c.efficacy.incomplete or (c.regression is not None and c.regression.incomplete))
+    incomplete = incomplete_cases > 0
     return SkillResult(
         run_id=run.run_id,
         skill=run.skill.name,
         shape=run.shape,
         verdicts=Verdicts(efficacy=efficacy, regression=regression),
-        headline=scoring.headline(run.shape, len(cases), eff_failed, reg_failed),
+        headline=scoring.headline(run.shape, len(cases), eff_failed, reg_failed, incomplete_cases),
         cases=tuple(cases),
         arms=arms,
         ratios=ratios,

@@ -120,8 +120,16 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def headline(shape: str, n_cases: int, efficacy_failed: int, regression_failed: Optional[int]) -> str:
-    """The sentence that reads both badges together (four crossings; two for a two-arm run)."""
+def headline(shape: str, n_cases: int, efficacy_failed: int, regression_failed: Optional[int],
+             incomplete_cases: int = 0) -> str:
+    """The sentence that reads both badges together (four crossings; two for a two-arm run).
+
+    A run with unjudged or invalid trials gets its own sentence: its red badges are not a finding yet.
+    """
+    if incomplete_cases:
+        return (f"Not final: {incomplete_cases} of {plural(n_cases, 'case')} still "
+                f"{'lacks' if incomplete_cases == 1 else 'lack'} judgments or must be re-run, "
+                "so neither verdict can be read yet.")
     if shape == "two-arm" or regression_failed is None:
         if efficacy_failed == 0:
             return f"Valuable: the skill beats no skill on all {plural(n_cases, 'case')}."
