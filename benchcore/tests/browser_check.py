@@ -2,9 +2,10 @@
 """Open an HTML report in headless Chromium; screenshot it; fail on any error.
 
     python benchcore/tests/browser_check.py REPORT.html [--screenshot OUT.png]
+    python benchcore/tests/browser_check.py A.html B.html [--screenshot-dir DIR]
 
-Exit 0 when the page loaded cleanly, 1 when the browser saw a problem, 2 when
-the check itself could not run (no Chromium, bad arguments).
+Exit 0 when every page loaded cleanly, 1 when the browser saw a problem on any
+page, 2 when the check itself could not run (no Chromium, no such file).
 
 How it decides, and why this way: rather than scraping Chromium's stderr log
 (whose format changes between versions and between the old and new headless
@@ -184,7 +185,8 @@ DOM_PROBE = """JSON.stringify({
 
 
 def check(html: Path, screenshot: Path | None, width: int, height: int,
-          binary: str, full_page: bool = True, from_y: int = 0) -> tuple[list[str], dict]:
+          binary: str, full_page: bool = True, from_y: int = 0, dark: bool = False,
+          media: str = "") -> tuple[list[str], dict]:
     page_url = html.resolve().as_uri()
     with tempfile.TemporaryDirectory(prefix="benchcore-chromium-") as profile:
         browser = Browser(binary, profile, width, height)
@@ -197,6 +199,11 @@ def check(html: Path, screenshot: Path | None, width: int, height: int,
             browser.send("Emulation.setDeviceMetricsOverride",
                          {"width": width, "height": height, "deviceScaleFactor": 1,
                           "mobile": False}, session=session)
+            if dark or media:
+                browser.send("Emulation.setEmulatedMedia", {
+                    "media": media,
+                    "features": [{"name": "prefers-color-scheme", "value": "dark"}] if dark else [],
+                }, session=session)
             browser.events.clear()  # about:blank's own events are not the report's
             browser.send("Page.navigate", {"url": page_url}, session=session)
             if not browser.wait_for("Page.loadEventFired", timeout=30):
@@ -227,38 +234,55 @@ def check(html: Path, screenshot: Path | None, width: int, height: int,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("html", type=Path, help="the report or index page to open")
-    parser.add_argument("--screenshot", type=Path, help="write a full-page PNG here")
+    parser.add_argument("html", type=Path, nargs="+", help="the report or index page(s) to open")
+    shots = parser.add_mutually_exclusive_group()
+    shots.add_argument("--screenshot", type=Path, help="write a full-page PNG here (one page)")
+    shots.add_argument("--screenshot-dir", type=Path,
+                       help="write <page name>.png for every page into this folder")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=900)
     parser.add_argument("--viewport", action="store_true",
                         help="screenshot one screen (--height) only, not the whole page")
     parser.add_argument("--from-y", type=int, default=0,
                         help="start the screenshot this many CSS pixels down the page")
+    parser.add_argument("--dark", action="store_true", help="emulate prefers-color-scheme: dark")
+    parser.add_argument("--print", dest="media", action="store_const", const="print", default="",
+                        help="emulate the print media type")
     args = parser.parse_args(argv)
-    if not args.html.is_file():
-        print(f"browser-check: {args.html}: no such file", file=sys.stderr)
+    if args.screenshot and len(args.html) > 1:
+        parser.error("--screenshot takes one page; use --screenshot-dir for several")
+    missing = [p for p in args.html if not p.is_file()]
+    if missing:
+        print(f"browser-check: {missing[0]}: no such file", file=sys.stderr)
         return 2
     binary = find_chromium()
     if binary is None:
         print("browser-check: no Chromium found; install it (apt-get install chromium) "
               "or set CHROMIUM=/path/to/chrome", file=sys.stderr)
         return 2
-    try:
-        problems, probe = check(args.html, args.screenshot, args.width, args.height, binary,
-                                full_page=not args.viewport, from_y=args.from_y)
-    except (RuntimeError, TimeoutError, OSError) as err:
-        print(f"browser-check: could not drive Chromium: {err}", file=sys.stderr)
-        return 2
-    if problems:
-        print(f"browser-check: FAIL {args.html}", file=sys.stderr)
-        for p in problems:
-            print(f"  - {p}", file=sys.stderr)
-        return 1
-    shot = f", screenshot {args.screenshot}" if args.screenshot else ""
-    print(f"browser-check: ok {args.html}: no errors, no requests, no scripts; "
-          f"{probe.get('details', 0)} panels, {probe.get('open', 0)} open{shot}")
-    return 0
+    if args.screenshot_dir:
+        args.screenshot_dir.mkdir(parents=True, exist_ok=True)
+    failed = False
+    for html in args.html:
+        shot = args.screenshot or (args.screenshot_dir / (html.stem + ".png")
+                                   if args.screenshot_dir else None)
+        try:
+            problems, probe = check(html, shot, args.width, args.height, binary,
+                                    full_page=not args.viewport, from_y=args.from_y,
+                                    dark=args.dark, media=args.media)
+        except (RuntimeError, TimeoutError, OSError) as err:
+            print(f"browser-check: could not drive Chromium: {err}", file=sys.stderr)
+            return 2
+        if problems:
+            failed = True
+            print(f"browser-check: FAIL {html}", file=sys.stderr)
+            for p in problems:
+                print(f"  - {p}", file=sys.stderr)
+            continue
+        note = f", screenshot {shot}" if shot else ""
+        print(f"browser-check: ok {html}: no errors, no requests, no scripts; "
+              f"{probe.get('details', 0)} panels, {probe.get('open', 0)} open{note}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -317,3 +317,13 @@ def test_footer_and_purity():
     assert a == b
     assert a.generated_at == "T1"
     assert isinstance(history[0], HistoryEntry)
+
+
+def test_the_view_modules_do_not_import_jinja2():
+    # Only render.py may pull in Jinja2, so every other command starts without it.
+    import subprocess
+    import sys
+    code = ("import sys, benchcore.report, benchcore.report.view, benchcore.report.index; "
+            "print('jinja2' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
