@@ -327,3 +327,11 @@ def test_the_view_modules_do_not_import_jinja2():
             "print('jinja2' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_empty_history_still_gives_readable_ribbons():
+    result, run, _ = failing_three_arm()
+    efficacy, regression = build_report_view(result, run, (), generated_at=GENERATED_AT).ribbons
+    assert (efficacy.current_net, efficacy.change, efficacy.empty) == (
+        "net +6", "first run", "no runs yet")
+    assert (regression.current_net, regression.empty) == ("net -3", "no three-arm run yet")
