@@ -14,7 +14,8 @@
 # for a folder. All skills but the last (by name) are chosen.
 #
 # Asserts: every chosen skill is at <TARGET_DIR>/<name> with its SKILL.md;
-# no unchosen skill is there; nothing else is; optional executables exist;
+# no unchosen skill is there; nothing else is; each BIN_CHECK program runs
+# (`--help`);
 # an unknown name fails with a message naming it.
 set -euo pipefail
 
@@ -102,6 +103,7 @@ check "$TARGET_DIR holds the chosen skills and nothing else" test "$expected" = 
 
 for rel in ${BIN_CHECK:-}; do
   check "$TARGET_DIR/$rel is executable" test -x "$dir/$rel"
+  check "$TARGET_DIR/$rel --help runs" "$dir/$rel" --help
 done
 
 if [ -n "${UNKNOWN_NAME:-}" ]; then

@@ -14,10 +14,15 @@ let
   benchcore = pkgs.callPackage ./benchcore.nix { };
   mkSkill = pkgs.callPackage ./skill.nix { };
 
-  # What a skill needs beyond its folder, by name.
+  # What a skill needs beyond its folder, by name. The installed
+  # benchmark-skill runs ${CLAUDE_SKILL_DIR}/bin/benchcore; benchcore finds
+  # the skill's templates/ through BENCHMARK_SKILL_DIR.
   extras = {
     benchmark-skill = {
-      bin.benchcore = lib.getExe benchcore;
+      bin.benchcore = {
+        program = lib.getExe benchcore;
+        skillDirVar = "BENCHMARK_SKILL_DIR";
+      };
     };
   };
 

@@ -3,10 +3,16 @@
 # .claude/skills/<name>. The derivation is named claude-skill-<name>; the dev
 # shell's hook recognises its own links by that name.
 #
-# `bin` adds executables: { <file name> = <path>; } becomes bin/<file name>,
-# a link to <path> (benchmark-skill carries bin/benchcore this way). A file of
-# that name committed in the skill is replaced by the link.
-{ lib, runCommandLocal }:
+# `bin` adds programs: { <file> = { program; skillDirVar ? null; }; } makes
+# bin/<file> a wrapper that runs `program`; when `skillDirVar` is set, the
+# wrapper sets that environment variable to this skill's own folder unless
+# the caller already set it (benchmark-skill's bin/benchcore finds its
+# templates/ this way). A committed bin/<file> is replaced by the wrapper.
+{
+  lib,
+  runCommandLocal,
+  makeWrapper,
+}:
 {
   name,
   src,
@@ -18,6 +24,7 @@ runCommandLocal "claude-skill-${name}"
       path = src;
       name = "claude-skill-${name}-source";
     };
+    nativeBuildInputs = lib.optional (bin != { }) makeWrapper;
     passthru.skillName = name;
     meta = {
       description = "The ${name} agent skill: its SKILL.md and files, as committed";
@@ -30,10 +37,12 @@ runCommandLocal "claude-skill-${name}"
       chmod -R u+w "$out"
     ''
     + lib.concatStrings (
-      lib.mapAttrsToList (file: target: ''
+      lib.mapAttrsToList (file: spec: ''
         mkdir -p "$out/bin"
         rm -f "$out/bin/${file}"
-        ln -s ${target} "$out/bin/${file}"
+        makeWrapper ${lib.escapeShellArg spec.program} "$out/bin/${file}" ${
+          lib.optionalString ((spec.skillDirVar or null) != null) ''--set-default ${spec.skillDirVar} "$out"''
+        }
       '') bin
     )
   )
