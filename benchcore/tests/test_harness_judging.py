@@ -1,0 +1,60 @@
+"""A judge's answer: JSON, a fenced block or braces in prose; checked against the packet's format."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchcore.harness.judging import AnswerError, parse_text, to_judgment
+from benchcore.model import Judgment
+
+RUN = "20261202T160000Z-3f2a"
+PID = "01-small-diff/t1/efficacy"
+
+TEXTS = [
+    ('{"verdict": "A"}', {"verdict": "A"}),
+    ('```json\n{"verdict": "B"}\n```', {"verdict": "B"}),
+    ('Here it is:\n\n```\n{"verdict": "TIE"}\n```\nThanks.', {"verdict": "TIE"}),
+    ('My answer: {"verdict": "A", "rationale": "x"} done', {"verdict": "A", "rationale": "x"}),
+]
+
+
+@pytest.mark.parametrize("text,expected", TEXTS, ids=["plain", "fenced-json", "fenced-bare", "in-prose"])
+def test_parse_text(text, expected):
+    assert parse_text(text) == expected
+
+
+@pytest.mark.parametrize("text", ["I prefer A.", "[1, 2]", '{"verdict": "A"', ""], ids=["prose", "list", "cut", "empty"])
+def test_parse_text_rejects(text):
+    with pytest.raises(AnswerError, match="not a JSON object"):
+        parse_text(text)
+
+
+GOOD = [
+    ({"packet_id": PID, "verdict": "A", "strength": "clear", "rationale": "r"},
+     Judgment(verdict="A", strength="clear", rationale="r")),
+    ({"packet_id": f"{RUN}:{PID}", "verdict": "b", "strength": "slight", "rationale": " r ", "quote": "q"},
+     Judgment(verdict="B", strength="slight", rationale="r", quote="q")),
+    ({"verdict": "TIE", "strength": "clear", "rationale": "r"}, Judgment(verdict="TIE", rationale="r")),
+]
+
+
+@pytest.mark.parametrize("data,expected", GOOD, ids=["bare-id", "run-id-lowercase-quote", "tie-drops-strength"])
+def test_to_judgment(data, expected):
+    assert to_judgment(data, PID, RUN) == expected
+
+
+BAD = [
+    ({"packet_id": "other/t1/efficacy", "verdict": "A", "strength": "clear", "rationale": "r"}, "for packet"),
+    ({"verdict": "C", "rationale": "r"}, "not one of A, B, TIE"),
+    ({"verdict": "A", "rationale": "r"}, "strength"),
+    ({"verdict": "A", "strength": "huge", "rationale": "r"}, "strength"),
+    ({"verdict": "B", "strength": "clear"}, "rationale is missing"),
+    ("A", "not a JSON object"),
+]
+
+
+@pytest.mark.parametrize("data,message", BAD, ids=["other-packet", "bad-verdict", "no-strength", "bad-strength",
+                                                   "no-rationale", "not-object"])
+def test_to_judgment_rejects(data, message):
+    with pytest.raises(AnswerError, match=message):
+        to_judgment(data, PID, RUN)

@@ -1,0 +1,177 @@
+"""Finding subagent transcripts in both on-disk layouts, by marker only, and reading them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchcore.harness import transcripts as T
+from benchcore.harness.audit import audit_cell
+
+WORLD = "/tmp/benchcore-R-x/worlds/01-a/t1-0a1b2c3d"
+
+
+def rec(type_, agent, n, **kw) -> dict:
+    r = {"type": type_, "uuid": f"{agent}-{n}", "parentUuid": None if n == 0 else f"{agent}-{n - 1}",
+         "isSidechain": True, "agentId": agent, "sessionId": "s1", "cwd": "/repo", "version": "2.1.240",
+         "timestamp": f"2026-12-02T10:00:{n:02d}.000Z"}
+    r.update(kw)
+    return r
+
+
+def user(agent, n, content, **kw):
+    return rec("user", agent, n, message={"role": "user", "content": content}, **kw)
+
+
+def assistant(agent, n, mid, blocks, model="claude-sonnet-4-6", usage=None):
+    return rec("assistant", agent, n, requestId=f"req-{mid}",
+               message={"id": mid, "role": "assistant", "model": model, "content": blocks,
+                        "usage": usage or {"input_tokens": 1, "output_tokens": 2}})
+
+
+def write(path: Path, records, tail: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records) + tail)
+    return path
+
+
+def tool(name, tid, **inp):
+    return {"type": "tool_use", "id": tid, "name": name, "input": inp}
+
+
+def test_scan_finds_both_layouts_and_nothing_else(tmp_path):
+    proj = tmp_path / "projects" / "-repo"
+    write(proj / "s1/subagents/agent-aaa.jsonl", [user("aaa", 0, f"Work in {WORLD} (x).")])
+    write(proj / "s1/subagents/workflows/wf_1/agent-bbb.jsonl",
+          [user("bbb", 0, [{"type": "text", "text": "Packet id: R:01-a/t1/efficacy"}])])
+    write(proj / "s1.jsonl", [user("main", 0, f"Work in {WORLD} (x).")])  # the parent session: not a subagent
+    write(proj / "s1/subagents/workflows/wf_1/journal.jsonl", [{"type": "result", "agentId": "bbb"}])
+    files = T.scan(tmp_path / "projects")
+    assert sorted(f.agent_id for f in files) == ["aaa", "bbb"]
+    index = T.Index.build(files)
+    assert [f.agent_id for f in index.with_marker(WORLD)] == ["aaa"]
+    assert list(index.packet_refs()) == ["R:01-a/t1/efficacy"]
+
+
+def test_a_marker_never_matches_a_longer_path(tmp_path):
+    proj = tmp_path / "projects" / "-repo"
+    write(proj / "s/subagents/agent-x.jsonl", [user("x", 0, f"cd {WORLD}9 && ls")])
+    write(proj / "s/subagents/agent-y.jsonl", [user("y", 0, f"Read {WORLD}/sub/file.txt only.")])
+    index = T.Index.build(T.scan(tmp_path / "projects"))
+    assert index.with_marker(WORLD) == []
+
+
+def test_final_message_joins_the_last_response_and_skips_synthetic(tmp_path):
+    p = write(tmp_path / "agent-a.jsonl", [
+        user("a", 0, "go"),
+        assistant("a", 1, "m1", [tool("Read", "t1", file_path="/x")]),
+        user("a", 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "data"}]),
+        assistant("a", 3, "m2", [{"type": "thinking", "thinking": "hm"}]),
+        assistant("a", 4, "m2", [{"type": "text", "text": "Line one."}]),
+        assistant("a", 5, "m2", [{"type": "text", "text": "Line two."}]),
+        assistant("a", 6, "syn", [{"type": "text", "text": "API Error"}], model="<synthetic>"),
+    ], tail='{"type": "assistant", "trunc')
+    t = T.load(p, "a", T.Index.build([]))
+    assert t.final_message() == "Line one.\nLine two."
+    assert t.models() == {"claude-sonnet-4-6"}
+
+
+def test_an_unfinished_transcript_has_no_final_message(tmp_path):
+    p = write(tmp_path / "agent-a.jsonl", [user("a", 0, "go"), assistant("a", 1, "m1", [
+        {"type": "text", "text": "Let me look."}, tool("Bash", "t1", command="ls")])])
+    assert T.load(p, "a", T.Index.build([])).final_message() is None
+
+
+def test_subagents_the_arm_launched_are_followed(tmp_path):
+    sub = tmp_path / "projects/-r/s/subagents"
+    write(sub / "agent-parent.jsonl", [
+        user("parent", 0, "go"),
+        assistant("parent", 1, "m1", [tool("Agent", "t1", prompt="help"), tool("Task", "t2", prompt="more"),
+                                      tool("Read", "t3", file_path="/agentId: fake")]),
+        user("parent", 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}],
+             toolUseResult={"status": "completed", "agentId": "kid1"}),
+        user("parent", 3, [{"type": "tool_result", "tool_use_id": "t2",
+                            "content": [{"type": "text", "text": "done\nagentId: kid2"}]}]),
+        user("parent", 4, [{"type": "tool_result", "tool_use_id": "t3", "content": "agentId: notakid"}]),
+        assistant("parent", 5, "m2", [{"type": "text", "text": "All done."}]),
+    ])
+    write(sub / "agent-kid1.jsonl", [user("kid1", 0, "help"), assistant("kid1", 1, "k1", [
+        tool("Agent", "t9", prompt="deeper")]), user("kid1", 2, [{"type": "tool_result", "tool_use_id": "t9",
+                                                                   "content": "agentId: grandkid"}])])
+    write(sub / "agent-kid2.jsonl", [user("kid2", 0, "more")])
+    write(sub / "agent-grandkid.jsonl", [user("grandkid", 0, "deeper")])
+    write(sub / "agent-notakid.jsonl", [user("notakid", 0, "x")])
+    index = T.Index.build(T.scan(tmp_path / "projects"))
+    t = T.load(sub / "agent-parent.jsonl", "parent", index)
+    assert t.children == ("kid1", "kid2", "grandkid")
+    assert t.final_message() == "All done."  # the children's records never count as its answer
+
+
+def test_structured_output_is_the_schema_answer(tmp_path):
+    p = write(tmp_path / "agent-j.jsonl", [
+        user("j", 0, "judge"),
+        assistant("j", 1, "m1", [tool("StructuredOutput", "t1", verdict="A", rationale="r")]),
+        user("j", 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]),
+    ])
+    assert T.load(p, "j", T.Index.build([])).structured_output() == {"verdict": "A", "rationale": "r"}
+
+
+# ----------------------------------------------------------------------------- audit
+
+REPO = "/home/u/skills-repo"
+COPIES = {"new": "/tmp/b/skills/aa11/greet", "previous": "/tmp/b/skills/bb22/greet"}
+CASE_MD = f"{REPO}/tests/git/greet/01-a/case.md"
+
+
+def cell(tmp_path, *blocks, extra=()) -> T.Transcript:
+    records = [user("c", 0, "go")]
+    for i, b in enumerate(blocks):
+        records.append(assistant("c", i + 1, f"m{i}", [b]))
+    records.extend(extra)
+    records.append(assistant("c", 99, "mz", [{"type": "text", "text": "done"}]))
+    return T.load(write(tmp_path / "agent-c.jsonl", records), "c", T.Index.build([]))
+
+
+def audit(arm, t, own=None):
+    return audit_cell(arm, t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=own, case_files=[CASE_MD])
+
+
+BASELINE_BAD = [
+    (tool("Skill", "t", skill="greet"), "invoked the skill 'greet'"),
+    (tool("Read", "t", file_path="/anywhere/SKILL.md"), "read a SKILL.md"),
+    (tool("Bash", "t", command=f"ls {COPIES['new']}"), "read a skill copy"),
+    (tool("Grep", "t", pattern="greet", path=f"{REPO}/tests"), "read the repository's skills or tests"),
+    (tool("Glob", "t", pattern="**/*.md", path=f"{REPO}/.claude/skills/x"), "read the repository's skills or tests"),
+    (tool("Read", "t", file_path=CASE_MD), "read its case's case.md"),
+]
+
+
+def test_a_clean_baseline_passes(tmp_path):
+    t = cell(tmp_path, tool("Bash", "t", command=f"cd {WORLD} && cat README.md"))
+    assert audit("baseline", t) == []
+
+
+def test_baseline_contamination(tmp_path):
+    for block, message in BASELINE_BAD:
+        problems = audit("baseline", cell(tmp_path, block))
+        assert len(problems) == 1 and problems[0].startswith(message), (block, problems)
+
+
+def test_skill_attributed_records_in_the_baseline(tmp_path):
+    t = cell(tmp_path, extra=[rec("assistant", "c", 50, attributionSkill="greet",
+                                  message={"id": "mq", "role": "assistant", "model": "m", "content": []})])
+    assert audit("baseline", t) == ["has records attributed to the skill(s) greet"]
+
+
+def test_engagement_of_a_with_skill_arm(tmp_path):
+    own = COPIES["new"]
+    assert audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md")), own) == []
+    assert audit("new", cell(tmp_path, tool("Bash", "t", command=f"cat {own}/SKILL.md")), own) == []
+    problems = audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['previous']}/SKILL.md")), own)
+    assert problems == [f"never read its skill copy's SKILL.md ({own}/SKILL.md), so the skill under test did not run"]
+    problems = audit("previous", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['previous']}/SKILL.md"),
+                                      tool("Skill", "t2", skill="greet")), COPIES["previous"])
+    assert problems == ["invoked the installed skill 'greet' instead of its copy"]
+    problems = audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md"),
+                                 tool("Read", "t2", file_path=CASE_MD)), own)
+    assert problems[0].startswith("read its case's case.md")
