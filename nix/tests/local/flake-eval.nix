@@ -59,6 +59,7 @@ let
     replaceVars = src: vars: fakeDrv "replaced" { inherit src; };
     gitMinimal = fakeDrv "git-minimal" { meta.mainProgram = "git"; };
     lndir = fakeDrv "lndir" { };
+    makeWrapper = fakeDrv "make-wrapper-hook" { };
     nixfmt-tree = fakeDrv "nixfmt-tree" { meta.mainProgram = "treefmt"; };
     python3Packages = {
       buildPythonApplication = attrs: fakeDrv "${attrs.pname}-${attrs.version}" attrs;
