@@ -65,6 +65,8 @@ def test_temperature_says_plainly_when_the_requested_one_was_not_applied():
         "requested 0, ran at the session default: "
         "Claude Code cannot set a subagent's temperature")
     assert temperature_text(1.0, "1") == "1"
+    # Regression test: the default request (1) was reported as if it had not been honoured.
+    assert temperature_text(1.0, "session default") == "1 (the session default, as requested)"
     assert temperature_text(1.0, "0.7") == "requested 1, ran at 0.7"
 
 

@@ -305,6 +305,10 @@ def _models(result: SkillResult, run: RunData) -> list[MetaItem]:
     return [MetaItem(f"Model, {fmt.arm_label(arm)}", models) for arm, models in per_arm]
 
 
+# Claude Code's subagents run at temperature 1 (CLAUDE-CODE.md, "Temperature").
+SESSION_DEFAULT_TEMPERATURE = 1.0
+
+
 def temperature_text(requested: float, applied: str) -> str:
     """What temperature ran, saying so plainly when it is not what was requested."""
     req = fmt.temperature(requested)
@@ -315,6 +319,8 @@ def temperature_text(requested: float, applied: str) -> str:
     if same:
         return req
     if applied.strip().lower() == "session default":
+        if requested == SESSION_DEFAULT_TEMPERATURE:
+            return f"{req} (the session default, as requested)"
         return (f"requested {req}, ran at the session default: "
                 "Claude Code cannot set a subagent's temperature")
     return f"requested {req}, ran at {applied}"
