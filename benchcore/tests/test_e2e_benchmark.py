@@ -488,3 +488,39 @@ def test_a_judge_answer_that_is_not_json_is_named_and_rejudged(bench):
 def test_collect_refuses_a_folder_that_is_not_a_run(bench):
     rc, _, err = bench.run("collect", str(bench.repo))
     assert rc == 2 and "is not a planned run directory" in err
+
+
+def test_agent_tool_batches_and_a_temperature_that_cannot_be_applied(tmp_path, monkeypatch):
+    """The fallback path (no Workflow tool): cells and packets read from plan.json and collect.json."""
+    b = Bench(tmp_path, monkeypatch)
+    repo = b.repo
+    R.init(repo, "main")
+    R.write(repo / "README.md", "skills\n")
+    R.commit_all(repo)
+    R.skill(repo, "docs/fresh")
+    R.case(repo, "docs/fresh", "01-a")
+    R.write(repo / "tests/docs/fresh/benchmark.yaml", "temperature: 0\n")
+    rc, out, err = b.plan("fresh", "--seed", "2")
+    assert rc == 0, err
+    assert "temperature: 0 requested; subagents run at the session default" in out
+    [run_dir] = b.runs()
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["temperature"] == {"requested": 0.0, "applied": "session default"}
+    plan = b.plan_json(run_dir)
+    script = Script(layout="agent", files={"01-a": {"greeting.txt": "hi\n"}})
+    run_tasks("Arms", [{"id": c["id"], "prompt": c["prompt"]} for c in plan["cells"]], b.config, script, repo)
+    rc, out, _ = b.run("collect", str(run_dir))
+    assert "10/10 cells collected" in out
+    pending = json.loads((run_dir / "collect.json").read_text())["pending_packets"]
+    packets = {p["id"]: p for p in b.plan_json(run_dir)["packets"]}
+    assert sorted(pending) == sorted(packets) and len(pending) == 5
+    run_tasks("Judges", [{"id": i, "prompt": packets[i]["prompt"]} for i in pending], b.config, script, repo)
+    rc, out, _ = b.run("collect", str(run_dir))
+    assert rc == 0
+    rc, out, _ = b.run("render", str(run_dir))
+    assert rc == 0 and "regression: n/a" in out
+    html = (repo / "tests/.reports/fresh.html").read_text()
+    assert "ran at the session default" in html
+    # Agent-tool layout: the transcripts sit flat under <session>/subagents/, next to their meta.json.
+    assert list(b.config.glob("projects/*/*/subagents/agent-*.meta.json"))
+    assert not list(b.config.glob("projects/*/*/subagents/workflows"))
