@@ -17,7 +17,8 @@ but the last), then measures and prints:
 - ``benchcore --help`` start-up time: median of several subprocess runs, and
   whether Jinja2 or PyYAML were imported on the way;
 - ``benchcore usage --json`` over every cell, end to end, once;
-- render time: see :func:`measure_render` (only for a real run directory).
+- render time of that run, excluding reading (results, history, report view,
+  HTML, index; in process), and ``benchcore render`` end to end.
 
 Nothing is written outside the temporary directory, which is removed at the end.
 """
@@ -137,19 +138,48 @@ def write_transcript(path: Path, rng: random.Random, target_bytes: int, type_las
 
 def generate_run(root: Path, cases: int, trials: int, mb: float, seed: int = 7,
                  type_last: bool = False) -> tuple[list[Path], dict]:
-    """A synthetic run directory tree (transcripts only); returns the paths and the summed expected figures."""
+    """A synthetic three-arm run directory, complete enough to render.
+
+    Per cell a transcript, an output.md; per trial assertions.json and seeded
+    judgments for both comparisons; run.json and one case.md per case.
+    Returns the transcript paths and the summed expected figures.
+    """
     rng = random.Random(seed)
     paths = []
     totals: dict[str, int] = {}
-    for c in range(1, cases + 1):
+    case_ids = [f"{c:02d}-case" for c in range(1, cases + 1)]
+    for case_id in case_ids:
+        cdir = root / "cases" / case_id
+        cdir.mkdir(parents=True)
+        (cdir / "case.md").write_text(
+            f"---\ndescription: synthetic case {case_id}\n---\n## Prompt\nDo the task.\n"
+            "## Hard assertions\n```sh\ntest -s \"$OUTPUT\"\n```\n## Soft criteria\n- Does the task well.\n")
         for t in range(1, trials + 1):
+            tdir = cdir / f"t{t}"
             for arm in ARMS:
-                cell = root / "cases" / f"{c:02d}-case" / f"t{t}" / arm
+                cell = tdir / arm
                 cell.mkdir(parents=True)
                 path = cell / "transcript.jsonl"
                 for key, value in write_transcript(path, rng, int(mb * 1_000_000), type_last).items():
                     totals[key] = totals.get(key, 0) + value
                 paths.append(path)
+                (cell / "output.md").write_text(_tool_text(rng, 1500))
+            (tdir / "new" / "assertions.json").write_text(json.dumps(
+                [{"command": 'test -s "$OUTPUT"', "exit": 0 if rng.random() < 0.95 else 1,
+                  "timed_out": False, "stderr": ""}]))
+            for comparison, other in (("efficacy", "baseline"), ("regression", "previous")):
+                order = {"A": "new", "B": other} if rng.random() < 0.5 else {"A": other, "B": "new"}
+                verdict = rng.choice(("A", "B", "B", "TIE"))
+                judgment = {"verdict": verdict, "rationale": _tool_text(rng, 300), "quote": "q"}
+                if verdict != "TIE":
+                    judgment["strength"] = "clear"
+                (tdir / f"{comparison}.json").write_text(json.dumps({"order": order, "judgments": [judgment]}))
+    (root / "run.json").write_text(json.dumps({
+        "schema": 1, "run_id": "20261202T160000Z-bench", "skill": {"name": "bench", "path": "skills/bench"},
+        "started_at": "2026-12-02T16:00:00Z", "shape": "three-arm", "arms": list(ARMS),
+        "comparisons": {"efficacy": ["new", "baseline"], "regression": ["new", "previous"]},
+        "trials": trials, "temperature": {"requested": 1.0, "applied": "session default"}, "seed": seed,
+        "default_branch": {"name": "main", "commit": "0" * 40}, "cases": case_ids}))
     return paths, totals
 
 
@@ -222,12 +252,41 @@ def measure_usage_cli(paths: list[Path]) -> float:
     return elapsed
 
 
-def measure_render(run_dir: Path | None) -> float | None:
-    """Time ``benchcore render <run_dir> --reports <tmp>`` when run_dir is a real run (has run.json).
+def measure_render_core(run_dir: Path, passes: int = 5) -> float:
+    """Render without reading: results, history, report view, HTML and index, in process (best of passes).
 
-    The synthetic tree made here has transcripts only, so render is not
-    measured on it; pass --render-run-dir with a real run directory to time it.
+    The run is read once first (transcripts included) and that read is timed
+    separately, so the figure is what rendering itself costs.
     """
+    from benchcore import history as hist
+    from benchcore import serde
+    from benchcore.harness.rundir import read_run
+    from benchcore.report import LeaderboardEntry, build_index_view, build_report_view
+    from benchcore.report.render import render_index, render_report
+    from benchcore.results import build_results
+
+    start = time.perf_counter()
+    data = read_run(run_dir)
+    read_s = time.perf_counter() - start
+    times = []
+    for _ in range(passes):
+        start = time.perf_counter()
+        result = build_results(data)
+        entries = hist.append([], hist.entry_for(result, data.run))
+        page = render_report(build_report_view(result, data, entries, generated_at="2026-12-02T16:00:00Z"))
+        index = render_index(build_index_view([LeaderboardEntry(result.skill, result, "bench.html")],
+                                              generated_at="2026-12-02T16:00:00Z"))
+        serde.dumps(result), hist.dumps(entries)
+        times.append(time.perf_counter() - start)
+    best = min(times)
+    print(f"render (excluding reading): best {best:.3f} s, median {statistics.median(times):.3f} s over {passes} passes "
+          f"for {len(data.cases)} cases x {data.run.trials} trials x {len(data.run.arms)} arms "
+          f"({len(page) / 1e3:.0f} kB page, {len(index) / 1e3:.0f} kB index); reading the run took {read_s:.2f} s")
+    return best
+
+
+def measure_render(run_dir: Path | None) -> float | None:
+    """Time ``benchcore render <run_dir> --reports <tmp>`` end to end (process start and reading included)."""
     if run_dir is None or not (Path(run_dir) / "run.json").is_file():
         print(f"render: not measured ({'no run directory given' if run_dir is None else f'{run_dir} has no run.json'}; "
               "pass --render-run-dir with a real run directory)")
@@ -266,8 +325,11 @@ def main(argv: list[str] | None = None) -> int:
               f"in {time.perf_counter() - start:.1f} s")
         measure_throughput(paths, expected, args.passes)
         measure_usage_cli(paths)
+        measure_render_core(Path(tmp))
+        measure_render(Path(tmp))
     measure_startup()
-    measure_render(args.render_run_dir)
+    if args.render_run_dir is not None:
+        measure_render(args.render_run_dir)
     return 0
 
 
