@@ -168,7 +168,8 @@ def test_engagement_of_a_with_skill_arm(tmp_path):
     assert audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md")), own) == []
     assert audit("new", cell(tmp_path, tool("Bash", "t", command=f"cat {own}/SKILL.md")), own) == []
     problems = audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['previous']}/SKILL.md")), own)
-    assert problems == [f"never read its skill copy's SKILL.md ({own}/SKILL.md), so the skill under test did not run"]
+    assert problems == [f"read another arm's skill copy: Read {COPIES['previous']}/SKILL.md",
+                        f"never read its skill copy's SKILL.md ({own}/SKILL.md), so the skill under test did not run"]
     problems = audit("previous", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['previous']}/SKILL.md"),
                                       tool("Skill", "t2", skill="greet")), COPIES["previous"])
     assert problems == ["invoked the installed skill 'greet' instead of its copy"]

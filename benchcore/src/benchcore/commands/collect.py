@@ -31,12 +31,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from datetime import datetime
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
-from attrs import evolve, field, frozen
+from attrs import evolve, frozen
 
 from .. import serde
 from ..casefile import parse_case
@@ -79,7 +78,6 @@ class Status:
     bad_answers: tuple[tuple[str, str], ...]  # (packet id, what is wrong)
     escalated: tuple[str, ...]  # "<case>/<comparison>"
     rerun: tuple[str, ...] = ()
-    arms_script: Optional[Path] = None
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -103,8 +101,8 @@ def _write_bytes_if_changed(path: Path, lines: tuple[bytes, ...]) -> bool:
     return True
 
 
-def _pick_transcript(cands: list[transcripts.AgentFile], prompt: str, index: transcripts.Index,
-                     done: callable) -> Optional[transcripts.AgentFile]:
+def _pick_transcript(cands: list[transcripts.AgentFile], prompt: str,
+                     done: Callable[[transcripts.AgentFile], bool]) -> Optional[transcripts.AgentFile]:
     """Among files carrying a cell's marker: the exact-prompt ones first, finished before unfinished, newest last."""
     exact = [c for c in cands if c.prompt.strip() == prompt.strip()]
     pool = exact or cands
@@ -152,7 +150,7 @@ class RunCollector:
                     loaded[af.path] = transcripts.load(af.path, af.agent_id, self.index)
                 return loaded[af.path].final_message() is not None
 
-            pick = _pick_transcript(cands, cell.prompt, self.index, done)
+            pick = _pick_transcript(cands, cell.prompt, done)
             if pick is None:
                 continue
             t = loaded.get(pick.path) or transcripts.load(pick.path, pick.agent_id, self.index)

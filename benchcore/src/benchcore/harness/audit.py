@@ -5,8 +5,9 @@ A trial is invalid (re-run, not scored) when:
 - the baseline invoked any skill (a Skill tool call, or records attributed to
   a skill) or read any SKILL.md, anything under the repository's ``skills/``,
   ``tests/`` or ``.claude/skills/`` (or any ``.claude/skills/``), or a skill copy;
-- a with-skill arm never read its own copy's SKILL.md, or invoked an
-  installed skill instead of its copy (then the skill under test did not run);
+- a with-skill arm never read its own copy's SKILL.md, invoked an installed
+  skill instead of its copy, or read the other arm's copy (then the skill
+  under test is not what ran);
 - any arm read its case's ``case.md``.
 
 "Read" means any tool call whose input names the path: Read/Edit/Write paths,
@@ -71,6 +72,8 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
             continue
         if own_copy and f"{own_copy}/SKILL.md" in blob and use.agent_id == t.main_id:
             read_own = True
+        if arm != "baseline" and any(c in blob for c in copies if c != own_copy):
+            problems.append(f"read another arm's skill copy: {use.name} {_short(blob)}{where}")
         if arm == "baseline":
             if "SKILL.md" in blob:
                 problems.append(f"read a SKILL.md: {use.name} {_short(blob)}{where}")
