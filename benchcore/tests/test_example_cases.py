@@ -17,6 +17,7 @@ Samples are never shown to an arm: only case.md and the fixture are.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -27,7 +28,9 @@ from pathlib import Path
 import pytest
 
 from benchcore.casefile import parse_case, read_frontmatter
+from benchcore.harness.assertions import run_assertions
 from benchcore.harness.tree import case_dirs, discover_skills, fixture_path, load_case, validate_tree
+from benchcore.harness.worlds import make_world, run_setup
 from benchcore.model import Case
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,31 +51,23 @@ CASES = _all_cases()
 CASE_IDS = [f"{name}/{d.name}" for name, d in CASES]
 
 
-def _hermetic_env(tmp: Path, **extra: str) -> dict[str, str]:
-    """The environment for setup, act.sh and assertions: no user or system git config."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    home = tmp / "home"
-    home.mkdir(parents=True, exist_ok=True)
-    env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, LC_ALL="C")
-    env.update(extra)
-    return env
+@pytest.fixture(autouse=True)
+def _hermetic_git(monkeypatch, tmp_path_factory):
+    """No user or system git config, no inherited GIT_DIR: setups must build their repos on their own."""
+    for key in list(os.environ):
+        if key.startswith("GIT_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("LC_ALL", "C")
 
 
 def _build_world(case_dir: Path, case: Case, tmp: Path) -> Path:
-    """A fresh world as plan makes it: the fixture copied, then the case's setup run in it."""
-    world = tmp / "world"
-    src = fixture_path(REPO, case_dir, case)
-    if src is None:
-        world.mkdir(parents=True)
-    elif src.is_dir():
-        shutil.copytree(src, world, symlinks=True)
-    else:
-        world.mkdir(parents=True)
-        shutil.copy2(src, world / src.name)
+    """A fresh world made the way plan makes it: the fixture copied, then the case's setup run in it."""
+    world = make_world(tmp, case.id, 1, fixture_path(REPO, case_dir, case))
     if case.setup:
-        done = subprocess.run(["sh", "-c", case.setup], cwd=world, env=_hermetic_env(tmp),
-                              capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, f"setup of {case_dir.name} failed:\n{done.stdout}\n{done.stderr}"
+        run_setup(world, case.setup, case.path)  # raises BenchError naming the case
     return world
 
 
@@ -88,22 +83,28 @@ def _samples(case_dir: Path) -> dict[str, Path]:
 
 
 def _run_sample(case_dir: Path, case: Case, sample: Path, tmp: Path) -> list[int]:
-    """Exit code of each hard assertion against one sample, in case order."""
+    """Exit code of each hard assertion against one sample, in case order.
+
+    The predicates run through the harness (as collect runs them) and again
+    under plain POSIX ``sh``: a predicate must mean the same in both, because
+    users write and debug them in whatever shell they have.
+    """
     world = _build_world(case_dir, case, tmp)
     if (sample / "world").is_dir():
         shutil.copytree(sample / "world", world, dirs_exist_ok=True)
     if (sample / "act.sh").is_file():
-        done = subprocess.run(["sh", str(sample / "act.sh")], cwd=world, env=_hermetic_env(tmp),
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(["sh", str(sample / "act.sh")], cwd=world, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{sample}/act.sh failed:\n{done.stderr}"
     output = sample / "output.md"
     assert output.is_file(), f"{sample} has no output.md"
-    env = _hermetic_env(tmp, OUTPUT=str(output), WORLD=str(world))
-    codes = []
-    for a in case.hard_assertions:
-        done = subprocess.run(["sh", "-c", a.command], cwd=world, env=env,
-                              capture_output=True, text=True, timeout=ASSERTION_TIMEOUT)
-        codes.append(done.returncode)
+    results = run_assertions(case.hard_assertions, output, world, timeout=ASSERTION_TIMEOUT)
+    assert not any(r.timed_out for r in results), f"{sample}: a predicate timed out"
+    codes = [r.exit for r in results]
+    env = dict(os.environ, OUTPUT=str(output), WORLD=str(world))
+    for a, code in zip(case.hard_assertions, codes):
+        done = subprocess.run(["sh", "-c", a.command], cwd=world, env=env, capture_output=True, text=True,
+                              timeout=ASSERTION_TIMEOUT, stdin=subprocess.DEVNULL)
+        assert (done.returncode == 0) == (code == 0), f"{sample}: bash and sh disagree on: {a.command}"
     return codes
 
 
@@ -260,10 +261,36 @@ def test_setup_builds_the_world_the_case_needs(key, tmp_path):
     case = _load(case_dir)
     world = _build_world(case_dir, case, tmp_path)
     for command, expected in WORLD_EXPECTATIONS[key]:
-        done = subprocess.run(["sh", "-c", command], cwd=world, env=_hermetic_env(tmp_path),
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(["sh", "-c", command], cwd=world, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         assert done.stdout.rstrip("\n") == expected, f"{key}: {command}"
+
+
+def test_plan_builds_every_world_of_the_example_skills(tmp_path):
+    # plan runs each case's setup in every fresh world; run it on a copy of the
+    # repository so the real tree's tests/.reports stays untouched
+    repo = tmp_path / "repo"
+    for part in ("skills", "tests"):
+        shutil.copytree(REPO / part, repo / part, ignore=shutil.ignore_patterns(".reports"))
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@example.com",
+                                                  "-c", "commit.gpgsign=false", "commit", "-qm", "init"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    temp = tmp_path / "worlds"
+    done = subprocess.run([sys.executable, "-m", "benchcore", "plan", *EXAMPLE_SKILLS, "--temp-dir", str(temp), "--json"],
+                          cwd=repo, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = json.loads(done.stdout)["runs"]
+    assert sorted(r["skill"] for r in runs) == sorted(EXAMPLE_SKILLS)
+    for run in runs:
+        plan = json.loads((Path(run["run_dir"]) / "plan.json").read_text(encoding="utf-8"))
+        assert len(plan["cells"]) == len(run["cases"]) * 5 * 2  # two-arm: the skills are unchanged
+        for cell in plan["cells"]:
+            world = Path(cell["world"])
+            assert world.is_dir() and not (world / ".case-setup").exists(), cell["id"]
+        cleaned = subprocess.run([sys.executable, "-m", "benchcore", "clean", run["run_dir"]], cwd=repo,
+                                 capture_output=True, text=True, timeout=120)
+        assert cleaned.returncode == 0, cleaned.stdout + cleaned.stderr
+        assert not any(Path(c["world"]).exists() for c in plan["cells"])
 
 
 HARD_CASES = [(s, d) for s, d in CASES if _load(d).hard_assertions]
