@@ -215,6 +215,10 @@ WORLD_EXPECTATIONS = {
         ("git diff --cached --name-only",
          "pyproject.toml\nsrc/ledgerly/auth/tokens.py\nsrc/ledgerly/billing/invoice.py\ntests/test_invoice.py"),
     ],
+    "commit-message/05-staged-secret": [
+        ("git branch --show-current", "feat/311-read-replica"),
+        ("git diff --cached --name-only", "deploy/prod.env\nsrc/ledgerly/config.py"),
+    ],
     "adr-writer/01-job-queue": [
         ("git status --porcelain --untracked-files=all | wc -l", "0"),
         ("ls docs/adr", "0001-record-architecture-decisions.md\n0002-use-postgres-as-the-primary-database.md"),
