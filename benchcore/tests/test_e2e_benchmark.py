@@ -207,7 +207,7 @@ def test_plan_arms_collect_judges_collect_render_clean(bench):
     rc, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()
     script = Script(files=greet_files(), verdict=regression_script, nested={(CASE1, 1, "new")},
-                    answer_style=lambda c, t, comp, r: ("json", "fenced", "structured")[t % 3])
+                    answer_style=lambda c, t, comp, r: ("json", "fenced", "structured", "journal")[t % 4])
     bench.arms(next_script(out), script)
     rc, out, _ = bench.run("collect", str(run_dir))
     assert rc == 1 and "30/30 cells collected; 0/20 packets judged" in out

@@ -56,12 +56,17 @@ def test_the_bound_arms_script_launches_each_cell_with_its_exact_prompt(tmp_path
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_judges_script_answers_through_the_schema(tmp_path):
     schema = Templates(SKILL_DIR).answer_schema
-    packets = [Packet(id="01-a/t1/efficacy", case="01-a", trial=1, comparison="efficacy", path="/p", prompt="judge it")]
-    script = fanout.write_bound_script(SKILL_DIR, tmp_path / "bench-fanout.js", "Judges",
-                                       fanout.judge_tasks(packets), schema)
+    (tmp_path / "p.md").write_text("# Judge packet R:01-a/t1/efficacy\n\nOutput A ...\n")
+    packets = [Packet(id="01-a/t1/efficacy", case="01-a", trial=1, comparison="efficacy", path=str(tmp_path / "p.md"),
+                      prompt="Read the packet file", ref="R:01-a/t1/efficacy")]
+    tasks = fanout.judge_tasks(packets, Templates(SKILL_DIR).judge_prompt_inline)
+    script = fanout.write_bound_script(SKILL_DIR, tmp_path / "bench-fanout.js", "Judges", tasks, schema)
     out = run_in_node(script)
     [call] = out["calls"]
-    assert call["prompt"] == "judge it" and call["opts"]["schema"] == schema
+    # The workflow judge gets the packet itself (it opens no file); the marker line comes first.
+    assert call["prompt"].startswith("You are a blind judge.")
+    assert "Packet id: R:01-a/t1/efficacy\n\n# Judge packet R:01-a/t1/efficacy\n\nOutput A ...\n" in call["prompt"]
+    assert call["opts"]["schema"] == schema
     assert "packet_id" in call["opts"]["schema"]["required"]
 
 

@@ -176,3 +176,15 @@ def test_engagement_of_a_with_skill_arm(tmp_path):
     problems = audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md"),
                                  tool("Read", "t2", file_path=CASE_MD)), own)
     assert problems[0].startswith("read its case's case.md")
+
+
+def test_a_workflow_journal_records_each_agents_result(tmp_path):
+    wf = tmp_path / "s/subagents/workflows/wf_1"
+    p = write(wf / "agent-j.jsonl", [user("j", 0, "judge")])
+    write(wf / "journal.jsonl", [{"type": "started", "key": "v2:1", "agentId": "j"},
+                                 {"type": "result", "key": "v2:1", "agentId": "j", "result": {"verdict": "B"}},
+                                 {"type": "result", "key": "v2:2", "agentId": "k", "result": "other"}])
+    assert T.journal_result(p, "j") == {"verdict": "B"}
+    assert T.journal_result(p, "nobody") is None
+    flat = write(tmp_path / "s/subagents/agent-j.jsonl", [user("j", 0, "judge")])
+    assert T.journal_result(flat, "j") is None  # the Agent-tool layout has no journal

@@ -55,7 +55,7 @@ class Script:
     output: Optional[Callable[[str, int, str, str], str]] = None  # (case, trial, arm, world) -> final text
     # judges: (case, trial, comparison, round) -> "WIN" | "LOSS" | "TIE" for the new arm
     verdict: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "WIN"
-    answer_style: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "json"  # json|fenced|structured|garbage
+    answer_style: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "json"  # json|fenced|structured|journal|garbage
     tiny: bool = False  # the fewest records that still exercise the format
 
 
@@ -175,7 +175,7 @@ class Session:
             return base / "workflows" / self.wf_run / f"agent-{agent_id}.jsonl"
         return base / f"agent-{agent_id}.jsonl"
 
-    def record_launch(self, agent_id: str, layout: str, prompt: str, result: str, model: str) -> None:
+    def record_launch(self, agent_id: str, layout: str, prompt: str, result, model: str) -> None:
         if layout == "workflow":
             key = "v2:" + hashlib.sha1(prompt.encode()).hexdigest()[:12]
             self.journal.append({"type": "started", "key": key, "agentId": agent_id})
@@ -294,12 +294,13 @@ def _letter_for(outcome: str, packet_text: str) -> str:
 
 
 def run_judge(session: Session, task_id: str, prompt: str, script: Script) -> Path:
-    packet_path = Path(_PACKET_PATH.search(prompt).group(1))
+    """A judge: its packet is in its prompt (workflow) or in the file the prompt names (Agent tool)."""
+    pointer = _PACKET_PATH.search(prompt)
     ref = _PACKET_ID.search(prompt).group(1)
     base, _, rnd = task_id.partition("#")
     case, trial_s, comp = base.split("/")
     trial, round_ = int(trial_s.lstrip("t")), int(rnd or 1)
-    text = packet_path.read_text(encoding="utf-8")
+    text = Path(pointer.group(1)).read_text(encoding="utf-8") if pointer else prompt
     verdict = _letter_for(script.verdict(case, trial, comp, round_), text)
     answer = {"packet_id": ref, "verdict": verdict, "rationale": f"scripted judgment for {task_id}"}
     if verdict != "TIE":
@@ -309,10 +310,15 @@ def run_judge(session: Session, task_id: str, prompt: str, script: Script) -> Pa
     agent_id = _id("a", task_id)
     w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, script.model)
     w.user_text(prompt, as_blocks=(layout == "workflow"))
-    read = _tool("Read", file_path=str(packet_path))
-    w.response([read], _usage(1), split=False)
-    w.tool_result(read["id"], text)
-    if style == "structured":
+    if pointer:
+        read = _tool("Read", file_path=pointer.group(1))
+        w.response([read], _usage(1), split=False)
+        w.tool_result(read["id"], text)
+    journal_answer = None
+    if style == "journal" and layout == "workflow":
+        # Only the workflow journal holds the answer object; the transcript ends in plain words.
+        journal_answer, final = answer, "Answer submitted."
+    elif style == "structured":
         so = _tool("StructuredOutput", **answer)
         w.response([so], _usage(2), split=False)
         w.tool_result(so["id"], "Structured output provided successfully")
@@ -325,7 +331,7 @@ def run_judge(session: Session, task_id: str, prompt: str, script: Script) -> Pa
         final = json.dumps(answer)
     w.response([{"type": "text", "text": final}], _usage(3), split=False)
     path = w.save()
-    session.record_launch(agent_id, layout, prompt, final, script.model)
+    session.record_launch(agent_id, layout, prompt, journal_answer or final, script.model)
     return path
 
 

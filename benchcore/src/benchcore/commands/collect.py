@@ -264,8 +264,14 @@ class RunCollector:
             errors = []
             for af in sorted(cands, key=lambda c: (c.started, str(c.path)), reverse=True):
                 t = transcripts.load(af.path, af.agent_id, self.index)
+                # The schema answer (StructuredOutput call), else the workflow journal's result, else the
+                # final message as JSON text.
                 data = t.structured_output()
+                if data is None:
+                    data = transcripts.journal_result(af.path, af.agent_id)
                 try:
+                    if isinstance(data, str):
+                        data = parse_text(data)
                     if data is None:
                         final = t.final_message()
                         if final is None:
@@ -438,7 +444,8 @@ def run(args) -> int:
                                                 "Arms", fanout.arm_tasks(missing_cells))
     if pending:
         judges_script = fanout.write_bound_script(skill_dir, fanout.batch_dir(run_dirs, "judges") / "bench-fanout.js",
-                                                  "Judges", fanout.judge_tasks(pending), templates.answer_schema)
+                                                  "Judges", fanout.judge_tasks(pending, templates.judge_prompt_inline),
+                                                  templates.answer_schema)
     for s in statuses:
         write_atomic(s.run_dir / "collect.json", json.dumps(_status_dict(s), indent=1) + "\n")
 

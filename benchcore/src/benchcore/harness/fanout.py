@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from ..errors import BenchError
 from .files import write_atomic
@@ -34,8 +34,20 @@ def arm_tasks(cells: Iterable[Cell]) -> list[dict]:
     return out
 
 
-def judge_tasks(packets: Iterable[Packet]) -> list[dict]:
-    return [{"id": p.id, "prompt": p.prompt, "judge": True} for p in packets]
+def judge_tasks(packets: Iterable[Packet], inline: Optional[Callable[[str, str], str]] = None) -> list[dict]:
+    """One task per packet. With ``inline`` (text, ref) -> prompt, the judge gets the packet in its prompt
+    and opens no file; otherwise its prompt points at the packet file."""
+    out = []
+    for p in packets:
+        prompt = p.prompt
+        if inline is not None:
+            try:
+                prompt = inline(Path(p.path).read_text(encoding="utf-8"), p.ref)
+            except OSError:
+                raise BenchError(p.path, "the judge packet is missing",
+                                 fix="run 'benchcore collect' again; it rewrites the packets") from None
+        out.append({"id": p.id, "prompt": prompt, "judge": True})
+    return out
 
 
 def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict],

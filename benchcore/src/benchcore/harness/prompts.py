@@ -19,8 +19,8 @@ from typing import Iterable, Optional
 from ..errors import BenchError
 from ..model import Case, Turn
 
-TEMPLATE_FILES = ("arm-with-skill.md", "arm-baseline.md", "seed.md", "judge-prompt.md", "judge-packet.md",
-                  "judge-answer.schema.json")
+TEMPLATE_FILES = ("arm-with-skill.md", "arm-baseline.md", "seed.md", "judge-prompt.md", "judge-prompt-inline.md",
+                  "judge-packet.md", "judge-answer.schema.json")
 _SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
 
 
@@ -91,7 +91,13 @@ class Templates:
     # ---------------------------------------------------------------- judges
 
     def judge_prompt(self, packet_path: str, packet_ref: str) -> str:
+        """A judge's prompt that points at its packet file (Agent-tool batches: the agent writes it)."""
         return self.fill("judge-prompt.md", packet_path=packet_path, packet_ref=packet_ref).rstrip("\n") + "\n"
+
+    def judge_prompt_inline(self, packet_text: str, packet_ref: str) -> str:
+        """A judge's prompt that holds its packet (the bound workflow script: the judge needs no tool)."""
+        return self.fill("judge-prompt-inline.md", packet=packet_text.rstrip("\n"),
+                         packet_ref=packet_ref).rstrip("\n") + "\n"
 
     def packet(self, case: Case, packet_ref: str, output_a: str, output_b: str) -> str:
         criteria = "\n".join(f"- {c}" for c in case.soft_criteria)

@@ -203,6 +203,19 @@ class Transcript:
         return found
 
 
+def journal_result(path: Path, agent_id: str):
+    """What a workflow's ``journal.jsonl`` (beside a workflow agent's transcript) recorded as that
+    agent's result (an object for a ``schema`` answer, else text), or None."""
+    journal = path.parent / "journal.jsonl"
+    if path.parent.parent.name != "workflows" or not journal.is_file():
+        return None
+    found = None
+    for rec in _records(journal):
+        if rec.get("type") == "result" and rec.get("agentId") == agent_id:
+            found = rec.get("result")
+    return found
+
+
 def _child_ids(records: list[dict]) -> list[str]:
     """Agent ids of subagents launched through Task/Agent tool calls, from their tool results."""
     spawn_ids = set()
