@@ -246,13 +246,15 @@ def run(args) -> int:
 
     rel = lambda p: os.path.relpath(p, Path.cwd()) if Path(p).is_relative_to(Path.cwd()) else str(p)
     run_dirs = " ".join(rel(r) for _, r, _ in runs)
+    nxt = (f"launch the arm cells with Workflow {fanout.workflow_call(script)} "
+           f"(no Workflow tool: Agent-tool batches of the cells in plan.json); then run: benchcore collect {run_dirs}")
     if args.json:
         print(json.dumps({
             "runs": [{"run_dir": str(r), "skill": d.skill.name, "shape": d.shape, "why": d.why,
                       "cases": [c.id for c in d.cases], "cells": len(p.cells), "seed": seed,
                       "temperature_requested": d.temperature} for d, r, p in runs],
             "untested": untested, "baseline_agent_type": baseline_agent,
-            "arms_workflow": str(script), "next": f"benchcore collect {run_dirs}",
+            "arms_workflow": str(script), "next": nxt,
         }, indent=1))
         return 0
     for d, r, p in runs:
@@ -268,6 +270,5 @@ def run(args) -> int:
     if baseline_agent is None:
         print(f"note: the '{BASELINE_AGENT}' agent type is not installed, so baseline cells run as the default type "
               f"(which has the Skill tool); install it from {skill_dir}/agents/{BASELINE_AGENT}.md into .claude/agents/")
-    print(f"next: launch the arm cells with Workflow {fanout.workflow_call(script)} "
-          f"(no Workflow tool: Agent-tool batches of the cells in plan.json); then run: benchcore collect {run_dirs}")
+    print(f"next: {nxt}")
     return 0
