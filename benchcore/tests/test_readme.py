@@ -1,0 +1,34 @@
+"""The README is the front door: what it quotes and names must stay true."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+
+pytestmark = pytest.mark.skipif(not README.is_file(), reason="needs the repository around benchcore/")
+
+
+def test_the_walked_through_case_is_quoted_verbatim():
+    text = README.read_text()
+    case = (REPO / "tests/git/commit-message/01-rounding-fix/case.md").read_text()
+    section = text[text.index("## Writing cases"):text.index("## Reading the report")]
+    blocks = re.findall(r"^(`{3,4})markdown\n(.*?)^\1$", section, flags=re.S | re.M)
+    assert len(blocks) == 4
+    for _, block in blocks:
+        assert block in case, f"README quotes a block that is not in the case:\n{block}"
+
+
+def test_every_repository_path_the_readme_names_exists():
+    text = README.read_text()
+    paths = set(re.findall(r"`((?:benchcore|skills|tests|checks|docs|nix|\.ci)/[^`\s*<>]+)`", text))
+    paths |= set(re.findall(r"\]\(((?:docs)/[^)#]+)", text))
+    # tests/.reports/ is written by runs (git-ignored); {a,b} is shell brace expansion.
+    expanded = set()
+    for p in paths:
+        m = re.match(r"(.*)\{(.*)\}(.*)", p)
+        expanded |= {m.group(1) + alt + m.group(3) for alt in m.group(2).split(",")} if m else {p}
+    missing = sorted(p for p in expanded if not p.startswith("tests/.reports") and not (REPO / p.rstrip("/")).exists())
+    assert not missing, f"README names paths that do not exist: {missing}"
