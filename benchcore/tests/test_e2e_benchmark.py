@@ -17,7 +17,7 @@ import pytest
 
 from benchcore.cli import main
 from standin import repo as R
-from standin.agent import Script, run_script, run_tasks
+from standin.agent import Script, read_bound, run_script, run_tasks
 
 GREET = "git/greet"
 CASE1, CASE2 = "01-hello", "02-seeded"
@@ -123,8 +123,12 @@ def test_edited_released_skill_gives_three_arms_and_edits_reach_only_new(bench):
 
 
 def test_prompts_are_identical_across_arms_behind_the_arm_preamble(bench):
-    bench.plan("greet", "--seed", "1")
+    _, out, _ = bench.plan("greet", "--seed", "1")
     plan = bench.plan_json(bench.runs()[0])
+    # The bound workflow script launches exactly plan.json's cells, with the baseline's agent type.
+    bound = read_bound(next_script(out))
+    assert bound["phase"] == "Arms"
+    assert [(t["id"], t["prompt"]) for t in bound["tasks"]] == [(c["id"], c["prompt"]) for c in plan["cells"]]
     cells = {c["id"]: c for c in plan["cells"]}
     new, base, prev = (cells[f"{CASE2}/t1/{a}"] for a in ("new", "baseline", "previous"))
     for c in (new, base, prev):
