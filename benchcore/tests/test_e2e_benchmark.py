@@ -372,6 +372,21 @@ def test_a_contaminated_baseline_is_caught_and_rerun(bench):
     assert rc == 0
 
 
+def test_a_prompt_changed_before_launch_makes_the_trial_invalid(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    plan = bench.plan_json(run_dir)
+    # A wrapper around the planned prompt is tolerated; a changed prompt is not.
+    wrapped = [{"id": c["id"], "prompt": "Context: benchmark.\n\n" + c["prompt"].replace("\n\n", "\n \n")}
+               for c in plan["cells"] if c["case"] == CASE1 and c["trial"] == 1]
+    run_tasks("Arms", wrapped, bench.config, Script(files=greet_files()), bench.repo)
+    rest = [{"id": c["id"], "prompt": c["prompt"]} for c in plan["cells"] if (c["case"], c["trial"]) != (CASE1, 1)]
+    run_tasks("Arms", rest, bench.config, Script(files=greet_files(), reworded={(CASE1, 2, "baseline")}), bench.repo)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert f"INVALID trial {CASE1}/t2" in out and "baseline: its first message is not the planned prompt" in out
+    assert f"INVALID trial {CASE1}/t1" not in out and "30/30 cells collected" in out
+
+
 def test_a_with_skill_arm_that_never_reads_its_copy_is_invalid(bench):
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()

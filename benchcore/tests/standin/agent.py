@@ -52,6 +52,7 @@ class Script:
     skip_skill_read: set = field(default_factory=set)  # (case, trial, arm): a with-skill arm ignores its copy
     nested: set = field(default_factory=set)  # (case, trial, arm): the arm launches a subagent of its own
     missing: set = field(default_factory=set)  # (case, trial, arm): no transcript is written
+    reworded: set = field(default_factory=set)  # (case, trial, arm): the orchestrator changed the prompt
     output: Optional[Callable[[str, int, str, str], str]] = None  # (case, trial, arm, world) -> final text
     # judges: (case, trial, comparison, round) -> "WIN" | "LOSS" | "TIE" for the new arm
     verdict: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "WIN"
@@ -238,6 +239,8 @@ def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: P
     layout = session.next_layout()
     agent_id = _id("a", task_id)
     w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, script.model)
+    if key in script.reworded:
+        prompt = prompt.replace("Write a greeting", "Please write a short greeting")
     w.user_text(prompt, as_blocks=(layout == "workflow"))
     step = 1
     if skill_dir and key not in script.skip_skill_read:

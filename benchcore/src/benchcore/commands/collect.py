@@ -43,7 +43,7 @@ from ..errors import BenchError
 from ..model import Case, ComparisonRecord, Judgment, RunInfo
 from ..harness import assertions as hard
 from ..harness import fanout, transcripts
-from ..harness.audit import audit_cell
+from ..harness.audit import audit_cell, prompt_problem
 from ..harness.files import read_text, write_atomic
 from ..harness.judging import AnswerError, parse_text, to_judgment
 from ..harness.planfile import Cell, Packet, Plan, read_plan, write_plan
@@ -122,6 +122,7 @@ class RunCollector:
         self.packet_files = packet_files
         self.templates = templates
         self.assert_timeout = assert_timeout
+        self.received: dict[str, str] = {}  # cell id -> the first message its subagent got
         self.cases: dict[str, Case] = {}
         for cid in self.info.cases:
             path = run_dir / "cases" / cid / "case.md"
@@ -166,6 +167,7 @@ class RunCollector:
                 continue  # still running or cut off: not collected yet
             dirty |= _write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
             found[cell.id] = t
+            self.received[cell.id] = pick.prompt
             if dirty:
                 changed.add(cell.id)
         return found, changed
@@ -185,6 +187,9 @@ class RunCollector:
             case_files = [f"{repo}/{tests_rel}/{key[0]}/case.md", str(self.run_dir / "cases" / key[0] / "case.md")]
             problems = []
             for cell in cells:
+                changed_prompt = prompt_problem(cell.prompt, self.received.get(cell.id, ""))
+                if changed_prompt:
+                    problems.append({"arm": cell.arm, "problem": changed_prompt})
                 for p in audit_cell(cell.arm, found[cell.id], repo=repo, run_dir=str(self.run_dir),
                                     skill_copies=self.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files):
                     problems.append({"arm": cell.arm, "problem": p})

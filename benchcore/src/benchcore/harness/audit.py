@@ -8,7 +8,9 @@ A trial is invalid (re-run, not scored) when:
 - a with-skill arm never read its own copy's SKILL.md, invoked an installed
   skill instead of its copy, or read the other arm's copy (then the skill
   under test is not what ran);
-- any arm read its case's ``case.md``.
+- any arm read its case's ``case.md``;
+- any arm's first message does not hold its planned prompt (whitespace
+  aside): the arms were not given the same task.
 
 "Read" means any tool call whose input names the path: Read/Edit/Write paths,
 Grep/Glob paths and patterns, Bash commands. This errs towards flagging: a
@@ -44,6 +46,13 @@ def _where(use: ToolUse, main_id: str) -> str:
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def prompt_problem(planned: str, actual: str) -> str | None:
+    """A problem when the subagent did not receive the planned prompt (it may be wrapped, not changed)."""
+    if " ".join(planned.split()) in " ".join(actual.split()):
+        return None
+    return "its first message is not the planned prompt (the prompt was changed before launch)"
 
 
 def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
