@@ -34,6 +34,12 @@ from typing import Callable, Optional
 VERSION = "2.1.240"
 MODEL = "claude-sonnet-4-6"
 _counter = itertools.count(1)
+_clock = itertools.count(0)  # one tick per record written, so later launches have later timestamps
+
+
+def _timestamp() -> str:
+    t = next(_clock)
+    return f"2026-12-02T{18 + t // 3600 % 6:02d}:{t // 60 % 60:02d}:{t % 60:02d}.000Z"
 
 
 def _id(prefix: str, *parts) -> str:
@@ -81,7 +87,7 @@ class Writer:
         uuid = f"{self.agent_id}-{self.n:04d}"
         rec = {"type": type_, "uuid": uuid, "parentUuid": self.parent, "isSidechain": True, "userType": "external",
                "cwd": self.cwd, "sessionId": self.session, "version": VERSION,
-               "timestamp": f"2026-12-02T18:{(self.n // 60) % 60:02d}:{self.n % 60:02d}.000Z", "agentId": self.agent_id}
+               "timestamp": _timestamp(), "agentId": self.agent_id}
         self.parent = uuid
         return rec
 
