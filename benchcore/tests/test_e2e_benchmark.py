@@ -542,3 +542,18 @@ def test_agent_tool_batches_and_a_temperature_that_cannot_be_applied(tmp_path, m
     # Agent-tool layout: the transcripts sit flat under <session>/subagents/, next to their meta.json.
     assert list(b.config.glob("projects/*/*/subagents/agent-*.meta.json"))
     assert not list(b.config.glob("projects/*/*/subagents/workflows"))
+
+
+def test_clean_removes_only_a_temp_root_tagged_with_its_run(bench, tmp_path):
+    bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    plan_file = run_dir / "plan.json"
+    plan = json.loads(plan_file.read_text())
+    precious = tmp_path / "precious"
+    (precious / "keep.txt").parent.mkdir()
+    (precious / "keep.txt").write_text("mine\n")
+    plan_file.write_text(json.dumps(dict(plan, temp_root=str(precious))))
+    rc, _, err = bench.run("clean", str(run_dir))
+    assert rc == 2 and "is not the temp root of run" in err and "nothing was removed" in err
+    assert (precious / "keep.txt").read_text() == "mine\n"
+    assert Path(plan["temp_root"]).is_dir()
