@@ -557,3 +557,17 @@ def test_clean_removes_only_a_temp_root_tagged_with_its_run(bench, tmp_path):
     assert rc == 2 and "is not the temp root of run" in err and "nothing was removed" in err
     assert (precious / "keep.txt").read_text() == "mine\n"
     assert Path(plan["temp_root"]).is_dir()
+
+
+def test_an_ambiguous_name_lists_the_matches(bench):
+    R.skill(bench.repo, "git/greeter")
+    rc, _, err = bench.plan("gree")
+    assert rc == 2 and "'gree' is ambiguous: it matches greet, greeter" in err
+    rc, out, _ = bench.plan("greet", "--seed", "1")  # an exact name is never ambiguous
+    assert rc == 0 and out.startswith("greet: three-arm")
+
+
+def test_worlds_inside_the_repository_are_refused(bench):
+    rc, _, err = bench.run("plan", "greet", "--temp-dir", str(bench.repo / "tmp"))
+    assert rc == 2 and "is inside the repository; worlds must live outside it" in err
+    assert not (bench.repo / "tests/.reports").exists()
