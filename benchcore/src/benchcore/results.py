@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from attrs import field, frozen
+
 from . import scoring
 from .model import (
     LOSS,
@@ -44,72 +46,73 @@ def _trials_phrase(trials: list[int]) -> str:
     return ("trial " if len(trials) == 1 else "trials ") + ", ".join(str(t) for t in trials)
 
 
-def efficacy_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[AxisResult, list[Judgment]]:
-    """One case's efficacy over its trials, and the judgments that count for position bias."""
-    outcomes: list[Optional[str]] = []
-    judgments: list[Judgment] = []
-    gate_notes, missing, invalid = [], [], []
+@frozen
+class _Trials:
+    """One comparison of one case, trial by trial, before the pass rule."""
+
+    outcomes: list = field(factory=list)
+    judgments: list = field(factory=list)
+    gate_notes: list = field(factory=list)
+    missing: list = field(factory=list)
+    invalid: list = field(factory=list)
+
+
+def _walk(trials: list[Optional[TrialData]], comparison: str, gate: bool) -> _Trials:
+    """Outcomes of one comparison: invalid trials unjudged, gated trials LOSS (when ``gate``), else the judges'."""
+    t = _Trials()
     for n, td in enumerate(trials, start=1):
         if td is not None and td.invalid:
-            outcomes.append(None)
-            invalid.append(n)
+            t.outcomes.append(None)
+            t.invalid.append(n)
             continue
-        failed = scoring.failed_assertions(td.assertions if td else None)
+        failed = scoring.failed_assertions(td.assertions if td else None) if gate else ()
         if failed:
-            outcomes.append(LOSS)
-            gate_notes.append(f"trial {n}: {_describe_failures(failed)}")
+            t.outcomes.append(LOSS)
+            t.gate_notes.append(f"trial {n}: {_describe_failures(failed)}")
             continue
-        record = td.comparisons.get("efficacy") if td else None
+        record = td.comparisons.get(comparison) if td else None
         outcome = scoring.trial_outcome(record)
-        outcomes.append(outcome)
+        t.outcomes.append(outcome)
         if outcome is None:
-            missing.append(n)
+            t.missing.append(n)
         else:
-            judgments.extend(record.judgments)
-    wins, ties, losses = scoring.counts(outcomes)
-    gated, incomplete = bool(gate_notes), bool(missing or invalid)
+            t.judgments.extend(record.judgments)
+    return t
+
+
+def efficacy_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[AxisResult, list[Judgment]]:
+    """One case's efficacy over its trials, and the judgments that count for position bias."""
+    t = _walk(trials, "efficacy", gate=True)
+    wins, ties, losses = scoring.counts(t.outcomes)
+    gated, incomplete = bool(t.gate_notes), bool(t.missing or t.invalid)
     passed = scoring.efficacy_pass(wins, losses, gated, incomplete)
     reason = None
     if gated:
-        reason = "gated: a hard assertion failed on " + "; ".join(gate_notes)
+        reason = "gated: a hard assertion failed on " + "; ".join(t.gate_notes)
     elif incomplete:
-        reason = _incomplete_reason(missing, invalid)
+        reason = _incomplete_reason(t.missing, t.invalid)
     elif not passed:
         reason = f"{wins} wins and {losses} losses: efficacy needs at least 3 wins and at most 1 loss"
-    axis = AxisResult(outcomes=tuple(outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
+    axis = AxisResult(outcomes=tuple(t.outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
                       flagged=losses >= 1, incomplete=incomplete, gated=gated,
                       flips_to_fail=scoring.flips_to_fail(wins, losses, passed), reason=reason)
-    return axis, judgments
+    return axis, t.judgments
 
 
 def regression_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[AxisResult, list[Judgment]]:
     """One case's regression over its trials (the gate does not touch it)."""
-    outcomes: list[Optional[str]] = []
-    judgments: list[Judgment] = []
-    missing, invalid = [], []
-    for n, td in enumerate(trials, start=1):
-        if td is not None and td.invalid:
-            outcomes.append(None)
-            invalid.append(n)
-            continue
-        record = td.comparisons.get("regression") if td else None
-        outcome = scoring.trial_outcome(record)
-        outcomes.append(outcome)
-        if outcome is None:
-            missing.append(n)
-        else:
-            judgments.extend(record.judgments)
-    wins, ties, losses = scoring.counts(outcomes)
-    incomplete = bool(missing or invalid)
+    t = _walk(trials, "regression", gate=False)
+    wins, ties, losses = scoring.counts(t.outcomes)
+    incomplete = bool(t.missing or t.invalid)
     passed = scoring.regression_pass(losses, incomplete)
     reason = None
     if incomplete:
-        reason = _incomplete_reason(missing, invalid)
+        reason = _incomplete_reason(t.missing, t.invalid)
     elif not passed:
         reason = f"{losses} losses to the previous version: regression allows at most 1"
-    axis = AxisResult(outcomes=tuple(outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
+    axis = AxisResult(outcomes=tuple(t.outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
                       flagged=losses >= 1, incomplete=incomplete, reason=reason)
-    return axis, judgments
+    return axis, t.judgments
 
 
 def _incomplete_reason(missing: list[int], invalid: list[int]) -> str:
