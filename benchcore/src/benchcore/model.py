@@ -136,6 +136,22 @@ class AssertionResult:
     stderr: str = ""
 
 
+@frozen
+class AuditProblem:
+    """One reason a trial is invalid: which arm, and what it did (or failed to do)."""
+
+    arm: str
+    problem: str
+
+
+@frozen
+class Audit:
+    """``audit.json``: the contamination and engagement audit of one trial."""
+
+    invalid: bool
+    problems: tuple[AuditProblem, ...] = ()
+
+
 # --------------------------------------------------------------------------
 # what render reads from a run directory (assembled by the shell, consumed by the pure core)
 

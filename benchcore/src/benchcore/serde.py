@@ -19,8 +19,10 @@ T = TypeVar("T")
 
 converter = cattrs.Converter(forbid_extra_keys=False)
 
-# Tuples go out as lists.
-converter.register_unstructure_hook(tuple, lambda t: [converter.unstructure(x) for x in t])
+# Tuples (of any declared shape: tuple[str, ...], tuple[str, str]) go out as lists.
+converter.register_unstructure_hook_func(
+    lambda t: t is tuple or getattr(t, "__origin__", None) is tuple,
+    lambda t: [converter.unstructure(x) for x in t])
 
 
 def _rename_pass(cls):

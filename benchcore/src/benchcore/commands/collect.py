@@ -40,7 +40,7 @@ from attrs import evolve, frozen
 from .. import serde
 from ..casefile import parse_case
 from ..errors import BenchError
-from ..model import Case, ComparisonRecord, Judgment, RunInfo
+from ..model import Audit, AuditProblem, Case, ComparisonRecord, Judgment, RunInfo
 from ..harness import assertions as hard
 from ..harness import fanout, transcripts
 from ..harness.audit import audit_cell, prompt_problem
@@ -194,8 +194,8 @@ class RunCollector:
                                     skill_copies=self.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files):
                     problems.append({"arm": cell.arm, "problem": p})
             out[key] = problems
-            _write_if_changed(self.tdir(*key) / "audit.json",
-                              json.dumps({"invalid": bool(problems), "problems": problems}, indent=2) + "\n")
+            audit = Audit(invalid=bool(problems), problems=tuple(AuditProblem(**p) for p in problems))
+            _write_if_changed(self.tdir(*key) / "audit.json", serde.dumps(audit))
         return out
 
     def run_assertions(self, found: dict, changed: set[str]) -> dict[tuple[str, int], bool]:

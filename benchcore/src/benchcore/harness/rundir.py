@@ -9,14 +9,13 @@ then call the trial incomplete).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 from .. import serde
 from ..casefile import parse_case
 from ..errors import BenchError
-from ..model import ARMS, COMPARISONS, AssertionResult, ComparisonRecord, RunData, RunInfo, TrialData
+from ..model import ARMS, COMPARISONS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData
 from .files import read_text
 
 
@@ -85,17 +84,11 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
         if cpath.is_file():
             comparisons[comp] = _load_json_file(ComparisonRecord, cpath)
     invalid = None
-    audit = tdir / "audit.json"
-    if audit.is_file():
-        try:
-            data = json.loads(read_text(audit))
-        except json.JSONDecodeError as exc:
-            raise BenchError(str(audit), f"is not valid JSON: {exc.msg}", line=exc.lineno,
-                             fix="run 'benchcore collect' again to rewrite it") from None
-        if isinstance(data, dict) and data.get("invalid"):
-            problems = data.get("problems") or []
-            invalid = "; ".join(f"{p.get('arm', '?')}: {p.get('problem', '?')}" if isinstance(p, dict) else str(p)
-                                for p in problems) or "marked invalid by the audit"
+    apath = tdir / "audit.json"
+    if apath.is_file():
+        audit = _load_json_file(Audit, apath)
+        if audit.invalid:
+            invalid = "; ".join(f"{p.arm}: {p.problem}" for p in audit.problems) or "marked invalid by the audit"
     return TrialData(case=case_id, trial=trial, outputs=outputs, usage=usage, assertions=assertions,
                      comparisons=comparisons, invalid=invalid)
 
