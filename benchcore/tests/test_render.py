@@ -207,3 +207,51 @@ def test_a_folder_without_run_json_is_named(tmp_path, capsys):
     code, _, err = render(capsys, tmp_path, "--reports", tmp_path / "r")
     assert code == 2 and "has no run.json" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_a_reports_path_that_is_a_file_exits_2_and_is_left_alone(run_copy, capsys, tmp_path):
+    # Bug: a --reports path naming a file crashed with a FileExistsError traceback.
+    run, _ = run_copy("two-arm")
+    target = tmp_path / "not-a-folder"
+    target.write_text("keep me")
+    code, _, err = render(capsys, run, "--reports", target)
+    assert code == 2
+    assert f"{target}: is a file, not a reports folder" in err and "fix:" in err
+    assert target.read_text() == "keep me"
+
+
+def test_a_reports_folder_that_cannot_take_every_file_gets_none(run_copy, capsys, monkeypatch):
+    # Bug: files were replaced one by one, so a failure on the third (disk full, no permission)
+    # left a new results.json and report beside an old history and index, with a traceback.
+    import tempfile
+
+    run, reports = run_copy("two-arm")
+    (reports / "adr-writer.html").write_text("previous report")
+    real_mkstemp, calls = tempfile.mkstemp, []
+
+    def failing_mkstemp(*a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return real_mkstemp(*a, **kw)
+
+    monkeypatch.setattr(tempfile, "mkstemp", failing_mkstemp)
+    code, _, err = render(capsys, run, "--reports", reports)
+    assert code == 2
+    assert "cannot be written: No space left on device" in err and "fix:" in err
+    assert sorted(p.name for p in reports.iterdir()) == ["adr-writer.html"]  # no temp file, no half set
+    assert (reports / "adr-writer.html").read_text() == "previous report"
+
+
+def test_report_files_are_readable_as_the_umask_allows(run_copy, capsys):
+    # Bug: every written file kept mkstemp's mode 0600, so a report served or shared was unreadable.
+    import os
+
+    run, reports = run_copy("two-arm")
+    old = os.umask(0o022)
+    try:
+        render(capsys, run, "--reports", reports)
+    finally:
+        os.umask(old)
+    for name in ("adr-writer.results.json", "adr-writer.html", "adr-writer.history.jsonl", "index.html"):
+        assert (reports / name).stat().st_mode & 0o777 == 0o644, name

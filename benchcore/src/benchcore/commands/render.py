@@ -22,7 +22,7 @@ from pathlib import Path
 from .. import history as hist
 from .. import serde
 from ..errors import BenchError
-from ..harness.files import read_text, write_atomic
+from ..harness.files import read_text, write_all_atomic
 from ..harness.rundir import read_run
 from ..model import SkillResult
 from ..results import build_results
@@ -96,6 +96,9 @@ def run(args) -> int:
             raise BenchError(str(run_dir), "does not exist or is not a folder",
                              fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
         reports = args.reports or default_reports_dir(run_dir)
+    if reports.exists() and not reports.is_dir():
+        raise BenchError(str(reports), "is a file, not a reports folder",
+                         fix="pass --reports a folder (it is created when missing)")
 
     warnings: list[str] = []
     data = read_run(run_dir, warnings=warnings)
@@ -133,13 +136,17 @@ def run(args) -> int:
         "history": hist_path,
         "index": reports / "index.html",
     }
-    write_atomic(files["results"], serde.dumps(result))
-    write_atomic(files["report"], html)
+    contents = {
+        files["results"]: serde.dumps(result),
+        files["report"]: html,
+        files["history"]: hist.dumps(entries),
+        files["index"]: index_html,
+    }
     if corrupt and seed_history is None:
         kept = read_text(corrupt_path) if corrupt_path.is_file() else ""
-        write_atomic(corrupt_path, kept + "".join(line + "\n" for line in corrupt))
-    write_atomic(files["history"], hist.dumps(entries))
-    write_atomic(files["index"], index_html)
+        contents[corrupt_path] = kept + "".join(line + "\n" for line in corrupt)
+    # Every file is staged before any is replaced: a folder that cannot take them all gets none.
+    write_all_atomic(contents)
 
     green = result.verdicts.efficacy.status == "pass" and result.verdicts.regression.status in ("pass", "n/a")
     code = 0 if green and not result.incomplete and not result.escalations else 1
