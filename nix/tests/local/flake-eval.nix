@@ -186,8 +186,10 @@ in
       version
       pyproject
       pythonImportsCheck
-      disabledTestPaths
+      preCheck
       ;
+    nativeCheckInputs = map (d: d.name) self.packages.${system}.benchcore.nativeCheckInputs;
+    wrapperPath = self.packages.${system}.benchcore.makeWrapperArgs;
     mainProgram = self.packages.${system}.benchcore.meta.mainProgram;
     exe = lib.getExe self.packages.${system}.benchcore;
     dependencies = map (d: d.name) self.packages.${system}.benchcore.dependencies;

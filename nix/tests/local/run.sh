@@ -24,7 +24,10 @@ words() { ev "$1" | python3 -c 'import json,sys; print(" ".join(json.load(sys.st
 
 for a in outputs inputNames packageNames skillsFolder benchcore skillScripts checkNames formatter \
   devShell home.chosenFiles home.unknownRefused home.unknownMessages home.targetDirOverride home.disabled; do
-  printf '%s = %s\n' "$a" "$(ev "$a")"
+  # An assignment, so that `set -e` stops the run when an attribute fails to
+  # evaluate (inside printf's arguments the failure was printed and ignored).
+  v="$(ev "$a")"
+  printf '%s = %s\n' "$a" "$v"
 done
 
 echo
