@@ -10,11 +10,14 @@
 #   STORE_DIR=/nix/store
 #   bash checks/shell-hook.sh
 #
-# It checks: links created from a subfolder land in the project root, each
-# pointing at its skill; a second run changes nothing; a user's own folder,
-# file and link are left alone with a warning; the hook's stale links (named in
-# its manifest, or pointing into the store at a claude-skill path) are removed;
-# an own link to an outdated target is replaced; $PRJ_ROOT and a .git folder
+# It checks: links created from a subfolder land in the project root (whose
+# path holds a space), each pointing at its skill; a second run changes
+# nothing; a user's own folder, file and link (a dangling one too) are left
+# alone with a warning, even a link the user re-pointed under a name the
+# manifest records; the hook's stale links (recorded in its manifest with
+# their target, or pointing into the store at a claude-skill path) are removed;
+# an own link to an outdated target is replaced; the hook neither exits nor
+# fails a shell running with `set -euo pipefail`; $PRJ_ROOT and a .git folder
 # also mark the root.
 set -euo pipefail
 
@@ -69,10 +72,14 @@ echo "hook: $(cat "$SHELL_HOOK_FILE")"
 echo "skills: ${names[*]}"
 
 # The last skill's name is taken by a user's own folder; with two or more
-# skills, the first starts as an outdated link of the hook's own.
+# skills, the first starts as an outdated link of the hook's own; with three
+# or more, the second is a link the hook made (the manifest records it) that
+# the user then re-pointed at a folder of their own, since deleted.
 owned="${names[$((count - 1))]}"
 outdated=""
 if [ "$count" -ge 2 ]; then outdated="${names[0]}"; fi
+repointed=""
+if [ "$count" -ge 3 ]; then repointed="${names[1]}"; fi
 
 run_hook() { # run_hook <dir to run from> <output file> [VAR=value...]
   local from="$1" out="$2"
@@ -80,10 +87,12 @@ run_hook() { # run_hook <dir to run from> <output file> [VAR=value...]
   (
     cd "$from"
     for kv in "$@"; do export "${kv?}"; done
-    # An interactive shell runs a shellHook without -e/-u.
-    set +eu
+    # An interactive shell runs a shellHook without -e/-u, unless STRICT=1:
+    # then the options stay on, as in a user's shell that set them.
+    if [ "${STRICT:-0}" != 1 ]; then set +eu; fi
     # shellcheck disable=SC1090
     . "$SHELL_HOOK_FILE"
+    echo "shell still running, options: $-"
   ) >"$out" 2>&1
 }
 
@@ -102,7 +111,7 @@ snapshot() { # the observable state of a skills folder, one line per entry
 }
 
 # --- fixture project: flake.nix marks its root, the hook runs from src/deep
-P="$T/project"
+P="$T/my project"
 S="$P/.claude/skills"
 mkdir -p "$P/src/deep" "$S/$owned" "$T/elsewhere"
 : >"$P/flake.nix"
@@ -113,9 +122,20 @@ ln -s "$T/elsewhere" "$S/my-link"
 stale_store="$STORE_DIR/00000000000000000000000000000000-claude-skill-old-skill"
 ln -s "$stale_store" "$S/old-skill"
 ln -s "$T/elsewhere" "$S/retired"
-printf '# written by an earlier run\nretired\n' >"$S/.nix-skills-manifest"
+ln -s "$T/gone" "$S/my-dangling"
+# Bug this covers: the manifest used to hold names only, so any link under a
+# recorded name counted as the hook's own, and a link the user had re-pointed
+# at their own copy was silently replaced or removed.
+# retired=: recorded with its target by an earlier run; legacy: a line of an
+# older manifest without its target, which proves nothing.
+printf '# written by an earlier run\nretired=%s\nlegacy\n' "$T/elsewhere" >"$S/.nix-skills-manifest"
+ln -s "$T/elsewhere" "$S/legacy"
 if [ -n "$outdated" ]; then
   ln -s "$STORE_DIR/11111111111111111111111111111111-claude-skill-$outdated" "$S/$outdated"
+fi
+if [ -n "$repointed" ]; then
+  printf '%s=%s\n' "$repointed" "$(target_of "$repointed")" >>"$S/.nix-skills-manifest"
+  ln -s "$T/my-own-$repointed" "$S/$repointed"
 fi
 
 run_hook "$P/src/deep" "$T/out1"
@@ -124,6 +144,7 @@ cat "$T/out1"
 
 for n in "${names[@]}"; do
   [ "$n" = "$owned" ] && continue
+  [ "$n" = "$repointed" ] && continue
   want="$(target_of "$n")"
   check "$n is a link at the project root" test -L "$S/$n"
   check "$n points at its skill ($want)" test "$(readlink "$S/$n" 2>/dev/null)" = "$want"
@@ -135,11 +156,22 @@ check "nothing is added inside the user's folder" test "$(ls -A "$S/$owned")" = 
 check "a warning names the user's folder" grep -q "left $S/$owned alone" "$T/out1"
 check "the user's file is left alone" test "$(cat "$S/notes.txt")" = "my notes"
 check "the user's link is left alone" test "$(readlink "$S/my-link")" = "$T/elsewhere"
+check "the user's dangling link is left alone" test "$(readlink "$S/my-dangling")" = "$T/gone"
+check "a link under a name an older manifest lists without its target is left alone" \
+  test "$(readlink "$S/legacy")" = "$T/elsewhere"
+if [ -n "$repointed" ]; then
+  check "a link the user re-pointed under a recorded name is left alone" \
+    test "$(readlink "$S/$repointed")" = "$T/my-own-$repointed"
+  check "a warning names the re-pointed link" grep -q "left $S/$repointed alone" "$T/out1"
+fi
 check "a stale link into the store is removed" test ! -e "$S/old-skill" -a ! -L "$S/old-skill"
 check "a stale link named in the manifest is removed" test ! -L "$S/retired"
 check "nothing is created in the subfolder it ran from" test ! -e "$P/src/deep/.claude"
-check "the manifest lists the linked skills only" \
-  test "$(grep -v '^#' "$S/.nix-skills-manifest" | tr '\n' ' ')" = "$(printf '%s\n' "${names[@]}" | grep -vx "$owned" | LC_ALL=C sort | tr '\n' ' ')"
+expected_manifest="$(for n in "${names[@]}"; do
+  if [ "$n" != "$owned" ] && [ "$n" != "$repointed" ]; then printf '%s=%s\n' "$n" "$(target_of "$n")"; fi
+done | LC_ALL=C sort)"
+check "the manifest records each linked skill with its target, and nothing else" \
+  test "$(grep -v '^#' "$S/.nix-skills-manifest")" = "$expected_manifest"
 if [ -n "$outdated" ]; then
   check "an outdated own link is replaced" grep -q ", 1 replaced," "$T/out1"
 fi
@@ -151,7 +183,15 @@ snapshot "$S" >"$T/state2"
 echo "--- second run output"
 cat "$T/out2"
 check "a second run leaves the folder identical" cmp -s "$T/state1" "$T/state2"
-check "a second run reports no change" grep -q "(0 new, 0 replaced, 0 stale removed, 1 left alone)" "$T/out2"
+left_alone=1
+if [ -n "$repointed" ]; then left_alone=2; fi
+check "a second run reports no change" grep -q "(0 new, 0 replaced, 0 stale removed, $left_alone left alone)" "$T/out2"
+
+# --- a shell with `set -euo pipefail` on: the hook neither exits it nor fails it
+STRICT=1 run_hook "$P/src/deep" "$T/out-strict"
+snapshot "$S" >"$T/state3"
+check "a shell with set -euo pipefail keeps running after the hook" grep -q "^shell still running, options: .*e.*u" "$T/out-strict"
+check "the hook changes nothing there either" cmp -s "$T/state1" "$T/state3"
 
 # --- the root rule: $PRJ_ROOT wins, then the nearest flake.nix or .git
 mkdir -p "$T/prj" "$T/gitproj/.git" "$T/gitproj/a/b"

@@ -8,10 +8,12 @@
 # Project root: $PRJ_ROOT when set; otherwise the first folder, walking up from
 # the current one, that holds flake.nix or .git; otherwise the current folder.
 #
-# A link is the hook's own when its name is listed in
-# .claude/skills/.nix-skills-manifest (written by the hook), or when it points
-# into the store (--store, default /nix/store) at a path named
-# <hash>-claude-skill-<name>. Only its own links are replaced or removed:
+# A link is the hook's own when .claude/skills/.nix-skills-manifest (written
+# by the hook, one NAME=TARGET line per link it left) records that name with
+# the link's current target, or when it points into the store (--store,
+# default /nix/store) at a path named <hash>-claude-skill-<name>. A link the
+# user re-pointed elsewhere is theirs, even under a recorded name. Only its
+# own links are replaced or removed:
 #   - missing           -> link created
 #   - own link, other target -> link replaced
 #   - own link to a skill no longer offered (stale) -> link removed
@@ -59,26 +61,28 @@ if ! mkdir -p "$dir" 2>/dev/null; then
   exit 0
 fi
 
-# Names recorded by an earlier run.
-recorded=" "
+# NAME=TARGET lines recorded by an earlier run (a line without `=`, from an
+# older manifest, proves nothing and is ignored).
+recorded=()
 if [ -f "$manifest" ]; then
-  while IFS= read -r line; do
-    case "$line" in '' | '#'*) continue ;; esac
-    recorded="$recorded$line "
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in '' | '#'* | '='*) continue ;; *=*) recorded+=("$line") ;; esac
   done <"$manifest"
 fi
 
 is_own_link() { # is_own_link <name>: the entry is a link this hook made
-  local name="$1" link="$dir/$1" target
+  local name="$1" link="$dir/$1" target r
   [ -L "$link" ] || return 1
-  case "$recorded" in *" $name "*) return 0 ;; esac
   target="$(readlink "$link")"
   case "$target" in "$store"/*-claude-skill-"$name") return 0 ;; esac
+  for r in ${recorded[@]+"${recorded[@]}"}; do
+    [ "$r" = "$name=$target" ] && return 0
+  done
   return 1
 }
 
 wanted=" "
-kept=() # names now linked by the hook, for the manifest
+kept=() # NAME=TARGET of each link the hook now owns, for the manifest
 created=0 replaced=0 removed=0 skipped=0
 for pair in ${pairs[@]+"${pairs[@]}"}; do
   name="${pair%%=*}"
@@ -93,11 +97,11 @@ for pair in ${pairs[@]+"${pairs[@]}"}; do
   link="$dir/$name"
   if [ -L "$link" ]; then
     if [ "$(readlink "$link")" = "$target" ]; then
-      kept+=("$name")
+      kept+=("$name=$target")
     elif is_own_link "$name"; then
       if ln -sfn "$target" "$link"; then
         replaced=$((replaced + 1))
-        kept+=("$name")
+        kept+=("$name=$target")
       else
         warn "could not replace $link"
       fi
@@ -111,7 +115,7 @@ for pair in ${pairs[@]+"${pairs[@]}"}; do
   else
     if ln -s "$target" "$link"; then
       created=$((created + 1))
-      kept+=("$name")
+      kept+=("$name=$target")
     else
       warn "could not create $link"
     fi
@@ -130,7 +134,7 @@ done
 
 # Rewrite the manifest only when its content changes, so a second run leaves
 # the folder exactly as it was.
-new_manifest="# Links in this folder made by the Nix dev shell's hook; it replaces and removes only these."
+new_manifest="# Links in this folder made by the Nix dev shell's hook (NAME=TARGET); it replaces and removes only these."
 if [ "${#kept[@]}" -gt 0 ]; then
   new_manifest="$new_manifest
 $(printf '%s\n' "${kept[@]}" | LC_ALL=C sort -u)"
