@@ -337,6 +337,30 @@ def test_a_split_comparison_escalates_to_two_more_judges(bench):
     assert results["cases"][0]["efficacy"]["outcomes"] == ["WIN"] * 5
 
 
+def test_escalation_judges_that_copy_the_packets_own_id_are_counted(bench):
+    # Bug: the packet's answer format names the packet's own id, while an escalation judge's prompt says
+    # "Packet id: ...#2"; a judge that copied the packet's id was rejected, so the split never resolved.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+
+    def split(case, trial, comp, rnd):
+        if (case, comp) == (CASE2, "regression") and rnd == 1:
+            return ("LOSS", "LOSS", "WIN", "WIN", "TIE")[trial - 1]
+        return "TIE" if comp == "regression" else "WIN"
+
+    script = Script(verdict=split, id_from_packet=True, answer_style=lambda c, t, comp, r: ("json", "structured")[t % 2])
+    bench.judges(run_dir, script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert f"split, escalated to two more judges per judged trial: {CASE2}/regression" in out
+    bench.judges(run_dir, script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "is invalid" not in out and "30/30 packets judged" in out
+    record = json.loads((run_dir / "cases" / CASE2 / "t1" / "regression.json").read_text())
+    assert len(record["judgments"]) == 3
+
+
 def test_a_contaminated_baseline_is_caught_and_rerun(bench):
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()

@@ -58,3 +58,13 @@ BAD = [
 def test_to_judgment_rejects(data, message):
     with pytest.raises(AnswerError, match=message):
         to_judgment(data, PID, RUN)
+
+
+def test_an_escalation_judge_may_name_the_packet_it_read():
+    # Bug: an escalation judge ("...#2") that copied packet_id from the packet's answer format (which names
+    # the packet, without "#2") was rejected as answering another packet, so a split could never resolve.
+    answer = {"packet_id": f"{RUN}:{PID}", "verdict": "A", "strength": "clear", "rationale": "r"}
+    assert to_judgment(answer, f"{PID}#2", RUN) == Judgment(verdict="A", strength="clear", rationale="r")
+    assert to_judgment(dict(answer, packet_id=f"{PID}#3"), f"{PID}#3", RUN).verdict == "A"
+    with pytest.raises(AnswerError, match="for packet"):
+        to_judgment(dict(answer, packet_id=f"{RUN}:{PID}#3"), f"{PID}#2", RUN)

@@ -64,6 +64,7 @@ class Script:
     verdict: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "WIN"
     answer_style: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "json"  # json|fenced|structured|journal|garbage
     tiny: bool = False  # the fewest records that still exercise the format
+    id_from_packet: bool = False  # judges copy packet_id from the packet's answer format, not their prompt
 
 
 def default_output(case: str, trial: int, arm: str, world: str) -> str:
@@ -311,6 +312,8 @@ def run_judge(session: Session, task_id: str, prompt: str, script: Script) -> Pa
     trial, round_ = int(trial_s.lstrip("t")), int(rnd or 1)
     text = Path(pointer.group(1)).read_text(encoding="utf-8") if pointer else prompt
     verdict = _letter_for(script.verdict(case, trial, comp, round_), text)
+    if script.id_from_packet:
+        ref = re.search(r"^# Judge packet (\S+)", text, re.M).group(1)
     answer = {"packet_id": ref, "verdict": verdict, "rationale": f"scripted judgment for {task_id}"}
     if verdict != "TIE":
         answer["strength"] = "clear"

@@ -37,7 +37,11 @@ def to_judgment(data: Any, packet_id: str, run_id: str) -> Judgment:
     if not isinstance(data, dict):
         raise AnswerError("the answer is not a JSON object")
     pid = data.get("packet_id")
-    if pid is not None and str(pid) not in (packet_id, f"{run_id}:{packet_id}"):
+    # An escalation judge ("<id>#2") reads the same packet as the first judge, whose answer format names
+    # the packet's own id; it was matched to its task by the "Packet id:" line of its prompt, so either id
+    # is its own. Another packet's id is not.
+    base = packet_id.split("#", 1)[0]
+    if pid is not None and str(pid) not in {packet_id, base, f"{run_id}:{packet_id}", f"{run_id}:{base}"}:
         raise AnswerError(f"the answer is for packet {pid!r}, not {packet_id!r}")
     verdict = data.get("verdict")
     if isinstance(verdict, str):
