@@ -325,6 +325,44 @@ def test_hard_assertions_pass_on_good_samples_and_each_fails_on_a_bad_one(skill,
     assert never == [], f"assertions no bad sample makes fail (can they fail at all?): {never}"
 
 
+# Bug: the commit-message predicates took the *first* fenced block as the
+# message, so a good answer that first shows `git diff --cached --stat` failed
+# the gate; and they measured width with awk's length, which counts bytes under
+# mawk (Debian's awk) or LC_ALL=C, so a 72-column line with a dash or a euro
+# sign failed it too. Either way an unfair loss for a good answer.
+COMMIT_MESSAGES = {
+    "01-rounding-fix": ("fix(billing): round invoice totals once, after summing lines", "Refs: #482"),
+    "02-renamed-env-var": ("feat(config)!: read the database URL from LEDGERLY_DATABASE_URL",
+                           "BREAKING CHANGE: rename LEDGERLY_DB to LEDGERLY_DATABASE_URL."),
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(COMMIT_MESSAGES))
+def test_commit_message_gate_finds_the_message_after_a_command_and_counts_characters(case_id, tmp_path):
+    case_dir = REPO / "tests/git/commit-message" / case_id
+    case = _load(case_dir)
+    header, footer = COMMIT_MESSAGES[case_id]
+
+    def output(widest: str) -> str:
+        assert len(widest) in (72, 73) and len(widest.encode()) > len(widest)
+        return ("Staged:\n\n```\n src/ledgerly/config.py | 4 ++--\n```\n\n"
+                f"```text\n{header}\n\n{widest}\nand it reads better for it.\n\n{footer}\n```\n")
+
+    def codes(text: str, name: str) -> list[int]:
+        sample = tmp_path / name
+        sample.mkdir()
+        (sample / "output.md").write_text(text, encoding="utf-8")
+        return _run_sample(case_dir, case, sample, tmp_path / f"world-{name}")
+
+    at_72 = "Sum the exact amounts \u2014 not the rounded ones \u2014 and round once (\u20ac0.01)."
+    at_72 = at_72 + "x" * (72 - len(at_72))
+    assert codes(output(at_72), "at-72") == [0] * len(case.hard_assertions)
+    width = [i for i, a in enumerate(case.hard_assertions) if "length > 72" in a.command]
+    assert len(width) == 1
+    over = codes(output(at_72 + "x"), "at-73")
+    assert [i for i, c in enumerate(over) if c != 0] == width
+
+
 @pytest.mark.parametrize(("skill", "case_dir"), [c for c in CASES if c[0] in EXAMPLE_SKILLS],
                          ids=[i for i, c in zip(CASE_IDS, CASES) if c[0] in EXAMPLE_SKILLS])
 def test_a_case_without_hard_assertions_has_no_samples(skill, case_dir):
