@@ -2,7 +2,8 @@
 # homeManagerModules.default with home-manager itself, then inspects the
 # produced home files with checks/home-manager-module.sh: the chosen skills
 # are present with their SKILL.md, the others absent; "all" places every
-# skill; an unknown name fails with an assertion that names it.
+# skill, and a skill the user adds comes on top of the flake's; an unknown
+# name fails with an assertion that names it.
 {
   lib,
   pkgs,
@@ -37,6 +38,30 @@ let
   chosen = if lib.length names > 1 then lib.init names else names;
   unchosen = lib.subtractLists chosen names;
   someHome = mkHome chosen;
+
+  # Bug this covers: the flake's skills were one mkDefault for the whole set,
+  # so a user adding a skill of their own lost every skill of the flake.
+  extraName = "my-own-skill";
+  extraHome = home-manager.lib.homeManagerConfiguration {
+    inherit pkgs;
+    modules = [
+      module
+      {
+        home = {
+          username = "check";
+          homeDirectory = "/home/check";
+          stateVersion = "26.05";
+        };
+        programs.claude-skills = {
+          enable = true;
+          availableSkills.${extraName} = runCommandLocal extraName { } ''
+            mkdir -p "$out"
+            printf -- '---\nname: ${extraName}\ndescription: a user skill\n---\n' >"$out/SKILL.md"
+          '';
+        };
+      }
+    ];
+  };
 
   binCheck = names: lib.optional (lib.elem "benchmark-skill" names) "benchmark-skill/bin/benchcore";
 
@@ -90,6 +115,12 @@ runCommandLocal "check-home-manager-module" { } ''
   ${run {
     home = allHome;
     chosen = names;
+    unchosen = [ ];
+  }}
+  echo "== all skills, plus one the user added"
+  ${run {
+    home = extraHome;
+    chosen = names ++ [ extraName ];
     unchosen = [ ];
   }}
   touch "$out"

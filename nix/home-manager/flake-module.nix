@@ -8,5 +8,10 @@
 }:
 {
   imports = [ ./default.nix ];
-  programs.claude-skills.availableSkills = lib.mkDefault (import ../packages { inherit pkgs; }).skills;
+  # A default per name, not for the whole set: a user's
+  # `availableSkills.<name> = ...` then adds a skill or replaces that one
+  # only (a default on the whole set would be dropped by any definition).
+  programs.claude-skills.availableSkills = lib.mapAttrs (_: lib.mkDefault) (
+    import ../packages { inherit pkgs; }
+  ).skills;
 }

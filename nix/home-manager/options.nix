@@ -39,7 +39,8 @@ in
       description = ''
         The skills to choose from, by name, each a package whose output is
         the skill's folder. The flake's module sets this to its own skills;
-        set it only to add or replace skills.
+        each name you set adds a skill, or replaces the flake's skill of that
+        name, and the flake's other skills stay.
       '';
     };
   };

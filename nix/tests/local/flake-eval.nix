@@ -33,7 +33,9 @@ let
 
   pkgs = lib.fix (self: {
     inherit lib;
+    pkgs = self;
     callPackage = lib.callPackageWith self;
+    python3 = fakeDrv "python3" { meta.mainProgram = "python3"; };
     stdenv.hostPlatform.system = system;
     runtimeShell = "bash";
     runCommandLocal =
@@ -216,6 +218,9 @@ in
     )
   );
   checkNames = lib.attrNames self.checks.${system};
+  # Each check's build script, which forces every home configuration it uses
+  # (benchmark-core's source is a lib.fileset, which Nix 2.8 cannot evaluate).
+  checkScripts = lib.mapAttrs (_: c: c.script) (lib.removeAttrs self.checks.${system} [ "benchmark-core" ]);
   formatter = self.formatter.${system}.name;
 
   home = {
@@ -251,6 +256,28 @@ in
           }
         ];
       }).config.home.file;
+    # A user adding a skill of their own, and replacing one of the flake's by
+    # name: the flake's other skills must stay.
+    extended =
+      lib.mapAttrs (_: f: toString f.source)
+        (homeManagerConfiguration {
+          inherit pkgs;
+          modules = [
+            self.homeManagerModules.default
+            {
+              home = {
+                username = "check";
+                homeDirectory = "/home/check";
+                stateVersion = "26.05";
+              };
+              programs.claude-skills = {
+                enable = true;
+                availableSkills.my-own-skill = fakeDrv "my-own-skill" { };
+                availableSkills.${lib.head skillNames} = fakeDrv "my-${lib.head skillNames}" { };
+              };
+            }
+          ];
+        }).config.home.file;
     disabled =
       (homeManagerConfiguration {
         inherit pkgs;

@@ -23,12 +23,22 @@ str() { ev "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin))'; }
 words() { ev "$1" | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)))'; }
 
 for a in outputs inputNames packageNames skillsFolder benchcore skillScripts checkNames formatter \
-  devShell home.chosenFiles home.unknownRefused home.unknownMessages home.targetDirOverride home.disabled; do
+  devShell home.chosenFiles home.unknownRefused home.unknownMessages home.targetDirOverride home.extended home.disabled checkScripts; do
   # An assignment, so that `set -e` stops the run when an attribute fails to
   # evaluate (inside printf's arguments the failure was printed and ignored).
   v="$(ev "$a")"
   printf '%s = %s\n' "$a" "$v"
 done
+
+echo
+echo "== a skill the user adds, and one they replace, leave the flake's others in place"
+ev home.extended | python3 -c '
+import json, sys
+files, names = json.load(sys.stdin), sys.argv[1].split()
+want = {f".claude/skills/{n}" for n in names + ["my-own-skill"]}
+assert set(files) == want, f"home.file holds {sorted(files)}, expected {sorted(want)}"
+assert files[f".claude/skills/{names[0]}"].endswith(f"-my-{names[0]}"), files
+print("ok")' "$(words home.all)"
 
 echo
 echo "== the dev shell's shellHook, through checks/shell-hook.sh"
