@@ -76,6 +76,8 @@ let
         {
           options.assertions = lib.mkOption { type = lib.types.listOf lib.types.unspecified; };
           options.home.file = lib.mkOption { type = lib.types.attrsOf lib.types.unspecified; };
+          options.home.homeDirectory = lib.mkOption { type = lib.types.str; };
+          config.home.homeDirectory = "/home/check";
           config.programs.claude-skills = {
             enable = true;
             skills = [ unknownName ];

@@ -12,18 +12,28 @@ let
     inherit available;
     chosen = cfg.skills;
   };
+  targetDirMessage = skillsLib.targetDirMessage {
+    option = "programs.claude-skills.targetDir";
+    inherit (cfg) targetDir;
+    home = config.home.homeDirectory;
+  };
 in
 {
   imports = [ ./options.nix ];
 
   config = lib.mkIf cfg.enable {
-    assertions = map (name: {
-      assertion = false;
-      message = skillsLib.unknownSkillMessage {
-        option = "programs.claude-skills.skills";
-        inherit name available;
+    assertions =
+      map (name: {
+        assertion = false;
+        message = skillsLib.unknownSkillMessage {
+          option = "programs.claude-skills.skills";
+          inherit name available;
+        };
+      }) selection.unknown
+      ++ lib.optional (targetDirMessage != null) {
+        assertion = false;
+        message = targetDirMessage;
       };
-    }) selection.unknown;
 
     home.file = skillsLib.homeFiles {
       skills = cfg.availableSkills;

@@ -25,7 +25,10 @@ in
       example = ".config/claude/skills";
       description = ''
         Folder, relative to the home directory, where each chosen skill is
-        linked as {file}`<targetDir>/<name>`. Claude Code reads personal
+        linked as {file}`<targetDir>/<name>`. An absolute path inside the
+        home directory works too; one outside it, an empty value, or a
+        leading `~` (which home.file does not expand) fails with an
+        assertion naming the fix. Claude Code reads personal
         skills from {file}`~/.claude/skills`; change this when
         {env}`CLAUDE_CONFIG_DIR` points elsewhere.
       '';

@@ -6,9 +6,14 @@ let
     concatStringsSep
     elem
     filter
+    head
     isList
     listToAttrs
     map
+    match
+    replaceStrings
+    stringLength
+    substring
     ;
 
   # select : { available : [string]; chosen : "all" | [string]; }
@@ -37,6 +42,33 @@ let
     + "The skills are: ${concatStringsSep ", " available}. "
     + "Fix the spelling or remove `${name}` from the list.";
 
+  # targetDirMessage : { option; targetDir; home : string; } -> string or null
+  # Why a target folder cannot work, as an assertion message naming the fix,
+  # or null when it can. It must be relative to the home folder (an absolute
+  # path inside `home` is accepted too, as home.file accepts it); `~` is not
+  # expanded by home.file, so a leading `~` would create a folder named `~`.
+  targetDirMessage =
+    { option, targetDir, home }:
+    let
+      inHome = substring 0 (stringLength home + 1) targetDir == "${home}/";
+    in
+    if targetDir == "" || normalizeDir targetDir == normalizeDir home then
+      "${option} ${if targetDir == "" then "is empty" else "is `${targetDir}`"}, which would put each skill directly in your home folder. Set it to a folder relative to your home folder, such as `.claude/skills`."
+    else if match "~.*" targetDir != null then
+      "${option} is `${targetDir}`, but home.file does not expand `~`: it would create a folder named `~`. Write it relative to your home folder, without `~/`: `${normalizeDir (replaceStrings [ "~/" ] [ "" ] targetDir)}`."
+    else if match "/.*" targetDir != null && !inHome then
+      "${option} is `${targetDir}`, which is outside your home folder (${home}); home-manager only places files inside it. Write it relative to your home folder, such as `.claude/skills`."
+    else
+      null;
+
+  # A target folder without trailing slashes (`.claude/skills/` -> `.claude/skills`).
+  normalizeDir =
+    dir:
+    let
+      m = match "(.*[^/])/+" dir;
+    in
+    if dir == "" || match "/+" dir != null then "" else if m == null then dir else head m;
+
   # homeFiles : { skills : { <name> = source; }; chosen; targetDir : string; }
   #          -> { "<targetDir>/<name>" = { source = <source>; }; }
   # Shaped for home-manager's `home.file`: each chosen skill becomes one link
@@ -51,7 +83,7 @@ let
     in
     listToAttrs (
       map (name: {
-        name = "${targetDir}/${name}";
+        name = "${normalizeDir targetDir}/${name}";
         value = {
           source = skills.${name};
         };
@@ -84,6 +116,8 @@ in
   inherit
     select
     unknownSkillMessage
+    targetDirMessage
+    normalizeDir
     homeFiles
     reservedNames
     checkReserved

@@ -176,6 +176,53 @@ let
         };
       };
     };
+    # Bug these cover: a targetDir of "~/.claude/skills" made home.file create
+    # a folder named `~`, "" or an absolute path outside home were accepted,
+    # and a trailing slash gave targets with `//`.
+    "targetDirMessage: relative folders and absolute ones inside home are fine" = {
+      expr = map (targetDir: lib.targetDirMessage {
+        option = "o";
+        inherit targetDir;
+        home = "/home/u";
+      }) [
+        ".claude/skills"
+        ".claude/skills/"
+        "/home/u/.claude/skills"
+      ];
+      expected = [
+        null
+        null
+        null
+      ];
+    };
+    "targetDirMessage: ~, empty, home itself and outside home are refused, naming the fix" = {
+      expr = map (targetDir: lib.targetDirMessage {
+        option = "o";
+        inherit targetDir;
+        home = "/home/u";
+      }) [
+        "~/.claude/skills/"
+        ""
+        "/home/u/"
+        "/etc/skills"
+        "/home/user/x"
+      ];
+      expected = [
+        "o is `~/.claude/skills/`, but home.file does not expand `~`: it would create a folder named `~`. Write it relative to your home folder, without `~/`: `.claude/skills`."
+        "o is empty, which would put each skill directly in your home folder. Set it to a folder relative to your home folder, such as `.claude/skills`."
+        "o is `/home/u/`, which would put each skill directly in your home folder. Set it to a folder relative to your home folder, such as `.claude/skills`."
+        "o is `/etc/skills`, which is outside your home folder (/home/u); home-manager only places files inside it. Write it relative to your home folder, such as `.claude/skills`."
+        "o is `/home/user/x`, which is outside your home folder (/home/u); home-manager only places files inside it. Write it relative to your home folder, such as `.claude/skills`."
+      ];
+    };
+    "homeFiles: a trailing slash on the target folder gives no double slash" = {
+      expr = builtins.attrNames (lib.homeFiles {
+        skills.a = "/store/a";
+        chosen = "all";
+        targetDir = ".claude/skills//";
+      });
+      expected = [ ".claude/skills/a" ];
+    };
     "checkReserved: ordinary names pass, package names fail" = {
       expr = [
         (lib.checkReserved [

@@ -278,6 +278,29 @@ in
             }
           ];
         }).config.home.file;
+    # targetDir written with `~`: refused by an assertion naming the fix.
+    tildeMessages =
+      let
+        raw =
+          (homeManagerConfiguration {
+            inherit pkgs;
+            modules = [
+              self.homeManagerModules.default
+              {
+                home = {
+                  username = "check";
+                  homeDirectory = "/home/check";
+                  stateVersion = "26.05";
+                };
+                programs.claude-skills = {
+                  enable = true;
+                  targetDir = "~/.claude/skills";
+                };
+              }
+            ];
+          }).raw;
+      in
+      map (a: a.message) (lib.filter (a: !a.assertion) raw.config.assertions);
     disabled =
       (homeManagerConfiguration {
         inherit pkgs;

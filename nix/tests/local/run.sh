@@ -23,7 +23,7 @@ str() { ev "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin))'; }
 words() { ev "$1" | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)))'; }
 
 for a in outputs inputNames packageNames skillsFolder benchcore skillScripts checkNames formatter \
-  devShell home.chosenFiles home.unknownRefused home.unknownMessages home.targetDirOverride home.extended home.disabled checkScripts; do
+  devShell home.chosenFiles home.unknownRefused home.unknownMessages home.targetDirOverride home.extended home.tildeMessages home.disabled checkScripts; do
   # An assignment, so that `set -e` stops the run when an attribute fails to
   # evaluate (inside printf's arguments the failure was printed and ignored).
   v="$(ev "$a")"
