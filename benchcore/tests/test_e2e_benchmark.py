@@ -176,6 +176,8 @@ def test_worlds_are_fresh_per_cell_and_outside_the_repo(bench):
         assert w.is_dir() and not w.is_relative_to(bench.repo)
         assert w.is_relative_to(Path(plan["temp_root"]))
         assert c["arm"] not in w.name  # the world's name does not tell the arm
+        # Bug: worlds sat under <case-id>/t<N>-..., so every arm read the case's id (what it tests) in its prompt.
+        assert c["case"] not in c["world"] and f"/t{c['trial']}" not in c["world"]
         if c["case"] == CASE1:
             assert (w / "README.md").read_text() == "fixture of 01-hello\n"
         else:  # the setup command ran once in each world

@@ -49,9 +49,15 @@ def token() -> str:
 
 
 def make_world(world_root: Path, case_id: str, trial: int, fixture: Optional[Path]) -> Path:
-    """A fresh world: a copy of the fixture (a folder's contents, or one file), or an empty folder."""
-    world = world_root / case_id / f"t{trial}-{token()}"
-    world.parent.mkdir(parents=True, exist_ok=True)
+    """A fresh world: a copy of the fixture (a folder's contents, or one file), or an empty folder.
+
+    Its path is ``<world_root>/<token>``: the arm reads it in its prompt, so it names neither the arm nor
+    the case (a case id such as ``05-staged-secret`` would tell every arm what the case tests) nor the
+    trial. ``case_id`` and ``trial`` are the cell's, kept for callers; plan.json ties world to cell."""
+    world_root.mkdir(parents=True, exist_ok=True)
+    world = world_root / token()
+    while world.exists():
+        world = world_root / token()
     if fixture is None:
         world.mkdir()
     elif fixture.is_dir():
