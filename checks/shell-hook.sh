@@ -190,6 +190,10 @@ check "a second run reports no change" grep -q "(0 new, 0 replaced, 0 stale remo
 # --- a shell with `set -euo pipefail` on: the hook neither exits it nor fails it
 STRICT=1 run_hook "$P/src/deep" "$T/out-strict"
 snapshot "$S" >"$T/state3"
+# Bug this covers: the summary went to stdout, into the output of
+# `nix develop --command cmd >file`.
+(cd "$P/src/deep" && . "$SHELL_HOOK_FILE") >"$T/stdout-only" 2>/dev/null
+check "the hook writes nothing on stdout" test ! -s "$T/stdout-only"
 check "a shell with set -euo pipefail keeps running after the hook" grep -q "^shell still running, options: .*e.*u" "$T/out-strict"
 check "the hook changes nothing there either" cmp -s "$T/state1" "$T/state3"
 

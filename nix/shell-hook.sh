@@ -19,7 +19,9 @@
 #   - own link to a skill no longer offered (stale) -> link removed
 #   - a folder, file or link the user made -> left alone, with a warning
 # Running it again with the same skills changes nothing. It never fails the
-# shell: problems are reported as warnings and it exits 0.
+# shell: problems are reported as warnings and it exits 0. It writes nothing
+# on stdout (its summary and warnings go to stderr), so the output of
+# `nix develop --command ...` is the command's alone.
 set -u
 
 store=/nix/store
@@ -151,6 +153,8 @@ if [ "$new_manifest" != "$old_manifest" ]; then
   fi
 fi
 
+# On stderr, like the warnings: `nix develop --command cmd >out` keeps only
+# cmd's output on stdout.
 printf 'claude-skills: %d skill(s) linked in %s (%d new, %d replaced, %d stale removed, %d left alone)\n' \
-  "${#kept[@]}" "$dir" "$created" "$replaced" "$removed" "$skipped"
+  "${#kept[@]}" "$dir" "$created" "$replaced" "$removed" "$skipped" >&2
 exit 0
