@@ -40,7 +40,12 @@ let
     { option, name, available }:
     "${option} names `${name}`, which is not a skill of this flake. "
     + "The skills are: ${concatStringsSep ", " available}. "
-    + "Fix the spelling or remove `${name}` from the list.";
+    + (
+      if name == "all" then
+        "To choose every skill, write `${option} = \"all\";` (a string, not a list)."
+      else
+        "Fix the spelling or remove `${name}` from the list."
+    );
 
   # targetDirMessage : { option; targetDir; home : string; } -> string or null
   # Why a target folder cannot work, as an assertion message naming the fix,

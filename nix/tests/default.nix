@@ -158,6 +158,15 @@ let
       };
       expected = "programs.claude-skills.skills names `nope`, which is not a skill of this flake. The skills are: a, b. Fix the spelling or remove `nope` from the list.";
     };
+    # Bug this covers: `skills = [ "all" ]` was told to fix its spelling.
+    "unknownSkillMessage: \"all\" in a list is told to be a string" = {
+      expr = lib.unknownSkillMessage {
+        option = "programs.claude-skills.skills";
+        name = "all";
+        available = [ "a" ];
+      };
+      expected = "programs.claude-skills.skills names `all`, which is not a skill of this flake. The skills are: a. To choose every skill, write `programs.claude-skills.skills = \"all\";` (a string, not a list).";
+    };
     "homeFiles: one home.file entry per chosen skill under the target folder" = {
       expr = lib.homeFiles {
         skills = {
