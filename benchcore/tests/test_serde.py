@@ -69,3 +69,33 @@ def test_bad_json_names_the_line():
     with pytest.raises(BenchError) as info:
         serde.loads(m.Audit, '{\n  "invalid": tru\n}', source="audit.json")
     assert info.value.line == 2
+
+
+# Bug: cattrs coerced scalars, so a malformed file read as something else instead of being refused:
+# "false" became True (a passing assertion turned into a time-out that gates the trial), "5" became
+# 5, 3.7 became 3, a string became a tuple of its characters and an object a tuple of its keys.
+@pytest.mark.parametrize("cls,data,where,expect", [
+    (list[m.AssertionResult], [{"command": "x", "exit": 0, "timed_out": "false"}], "$[0].timed_out", "true or false"),
+    (list[m.AssertionResult], [{"command": "x", "exit": 1.5}], "$[0].exit", "an integer"),
+    (list[m.AssertionResult], [{"command": "x", "exit": True}], "$[0].exit", "an integer"),
+    (list[m.AssertionResult], {"command": "x", "exit": 1}, None, "is not a JSON list"),
+    (m.ComparisonRecord, {"order": {"A": "new", "B": "baseline"}, "judgments": "B"}, "$.judgments", "a list"),
+    (m.ComparisonRecord, {"order": {"A": "new", "B": 7}}, "$.order", "a string"),
+    (m.HistoryEntry, {"run_id": "r", "at": "t", "shape": "two-arm", "default_branch_commit": None,
+                      "efficacy": {"net": 1, "pass": "yes", "wins": 1, "ties": 0, "losses": 0}},
+     "$.efficacy.pass", "true or false"),
+    (m.RunInfo, [], None, "is not a JSON object"),
+], ids=["bool-string", "float-exit", "bool-exit", "object-for-list", "string-for-list", "number-for-string",
+        "history-pass-string", "list-for-object"])
+def test_wrong_types_are_refused_not_coerced(cls, data, where, expect):
+    with pytest.raises(BenchError) as exc:
+        serde.load(cls, data, source="f.json")
+    assert exc.value.path == "f.json" and expect in exc.value.message
+    if where:
+        assert f"@ {where}" in exc.value.message
+
+
+def test_run_json_cases_as_a_string_is_refused():
+    data = json.loads((RUN / "run" / "run.json").read_text())
+    with pytest.raises(BenchError, match=r"expected a list, got str .* @ \$\.cases"):
+        serde.load(m.RunInfo, {**data, "cases": "01-small-diff"}, source="run.json")

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
+import attrs
 import cattrs
+from cattrs import cols
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from . import model as m
@@ -19,10 +21,60 @@ T = TypeVar("T")
 
 converter = cattrs.Converter(forbid_extra_keys=False)
 
+
+# Strict scalars: cattrs would otherwise coerce ("false" -> True for a bool, "5" -> 5, 3.7 -> 3,
+# a string -> a tuple of its characters), turning a malformed file into wrong results.
+def _strict(kind: str, ok):
+    def hook(value, _type):
+        if not ok(value):
+            raise TypeError(f"expected {kind}, got {type(value).__name__} {value!r}"[:120])
+        return value
+    return hook
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+converter.register_structure_hook(str, _strict("a string", lambda v: isinstance(v, str)))
+converter.register_structure_hook(bool, _strict("true or false", lambda v: isinstance(v, bool)))
+converter.register_structure_hook(int, _strict("an integer", _is_int))
+converter.register_structure_hook(
+    float, lambda v, _t: float(v) if _is_int(v) or isinstance(v, float) else _strict("a number", lambda _: False)(v, _t))
+
+
+def _is_tuple_type(t) -> bool:
+    return t is tuple or getattr(t, "__origin__", None) is tuple
+
+
+def _is_list_type(t) -> bool:
+    return t is list or getattr(t, "__origin__", None) is list
+
+
+def _sequence_factory(make):
+    """Wrap cattrs' own list/tuple hook so that only a JSON list is accepted (not a string or an object)."""
+    def factory(t, conv):
+        inner = make(t, conv)
+
+        def hook(value, _type):
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"expected a list, got {type(value).__name__} {value!r}"[:120])
+            return inner(value, _type)
+        return hook
+    return factory
+
+
+def _tuple_hook(t, conv):
+    args = getattr(t, "__args__", ())
+    if len(args) == 2 and args[1] is Ellipsis:
+        return cols.homogenous_tuple_structure_factory(t, conv)
+    return conv._structure_tuple  # a fixed-length tuple (tuple[str, str]): cattrs' own, checked by length
+
+
+converter.register_structure_hook_factory(_is_tuple_type, _sequence_factory(_tuple_hook))
 # Tuples (of any declared shape: tuple[str, ...], tuple[str, str]) go out as lists.
-converter.register_unstructure_hook_func(
-    lambda t: t is tuple or getattr(t, "__origin__", None) is tuple,
-    lambda t: [converter.unstructure(x) for x in t])
+converter.register_unstructure_hook_func(_is_tuple_type, lambda t: [converter.unstructure(x) for x in t])
+converter.register_structure_hook_factory(_is_list_type, _sequence_factory(cols.list_structure_factory))
 
 
 def _rename_pass(cls):
@@ -88,13 +140,32 @@ def dumps(obj: Any, *, indent: int | None = 2) -> str:
     return text + "\n" if indent is not None else text
 
 
+def _format_problem(exc: BaseException, type_) -> str:
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    if isinstance(exc, TypeError) and str(exc).startswith("expected "):
+        return str(exc)
+    return cattrs.v.format_exception(exc, type_)
+
+
 def load(cls: type[T], data: Any, *, source: str = "<data>") -> T:
     """Plain data -> model, or BenchError naming the source and the JSON path of each problem."""
+    if attrs.has(cls) and not isinstance(data, dict):
+        raise BenchError(source, f"is not a JSON object (found {type(data).__name__}): it does not match the "
+                         f"{cls.__name__} format", fix="compare it with docs/run-format.md and correct it")
+    if getattr(cls, "__origin__", None) is list and not isinstance(data, list):
+        raise BenchError(source, f"is not a JSON list (found {type(data).__name__})",
+                         fix="compare it with docs/run-format.md and correct it")
     try:
         return converter.structure(data, cls)
     except Exception as exc:  # cattrs raises ClassValidationError / ValueError / TypeError
-        problems = cattrs.transform_error(exc) if isinstance(exc, cattrs.BaseValidationError) else [str(exc)]
-        raise BenchError(source, f"does not match the {cls.__name__} format: " + "; ".join(problems),
+        problems = (cattrs.transform_error(exc, format_exception=_format_problem)
+                    if isinstance(exc, cattrs.BaseValidationError) else [str(exc)])
+        problems = [p.replace(".passed", ".pass") for p in problems]  # the wire name
+        name = getattr(cls, "__name__", str(cls))
+        if getattr(cls, "__origin__", None) is list and getattr(cls, "__args__", None):
+            name = f"list of {cls.__args__[0].__name__}"
+        raise BenchError(source, f"does not match the {name} format: " + "; ".join(problems),
                          fix="compare it with docs/run-format.md and correct the named fields") from None
 
 
