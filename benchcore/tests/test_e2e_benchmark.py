@@ -407,10 +407,28 @@ def test_a_prompt_changed_before_launch_makes_the_trial_invalid(bench):
                for c in plan["cells"] if c["case"] == CASE1 and c["trial"] == 1]
     run_tasks("Arms", wrapped, bench.config, Script(files=greet_files()), bench.repo)
     rest = [{"id": c["id"], "prompt": c["prompt"]} for c in plan["cells"] if (c["case"], c["trial"]) != (CASE1, 1)]
-    run_tasks("Arms", rest, bench.config, Script(files=greet_files(), reworded={(CASE1, 2, "baseline")}), bench.repo)
+    run_tasks("Arms", rest, bench.config, Script(files=greet_files(), reworded={(CASE1, 2, "baseline")},
+                                                 nested={(CASE1, 2, "baseline")}), bench.repo)
     rc, out, _ = bench.run("collect", str(run_dir))
     assert f"INVALID trial {CASE1}/t2" in out and "baseline: its first message is not the planned prompt" in out
+    # The changed-prompt arm is still the one collected, not the subagent it launched.
+    assert (run_dir / "cases" / CASE1 / "t2" / "baseline" / "output.md").read_text().startswith("Done [baseline-arm]")
     assert f"INVALID trial {CASE1}/t1" not in out and "30/30 cells collected" in out
+
+
+def test_a_wrapped_prompt_is_matched_to_the_arm_not_to_a_subagent_it_launched(bench):
+    # Bug: when the launcher wrapped the planned prompt, no file matched it exactly, and the newest file
+    # naming the world won: the subagent the arm launched itself (its prompt names the world too).
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    plan = bench.plan_json(run_dir)
+    wrapped = [{"id": c["id"], "prompt": "Context: benchmark.\n\n" + c["prompt"]} for c in plan["cells"]]
+    run_tasks("Arms", wrapped, bench.config, Script(files=greet_files(), nested={(CASE1, 1, "new")}), bench.repo)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "30/30 cells collected" in out and "INVALID" not in out
+    new = run_dir / "cases" / CASE1 / "t1" / "new"
+    assert (new / "output.md").read_text().startswith(f"Done [new-arm] for {CASE1} t1.")
+    assert len(list((new / "subagents").glob("agent-*.jsonl"))) == 1
 
 
 def test_a_with_skill_arm_that_never_reads_its_copy_is_invalid(bench):

@@ -102,10 +102,19 @@ def _write_bytes_if_changed(path: Path, lines: tuple[bytes, ...]) -> bool:
 
 
 def _pick_transcript(cands: list[transcripts.AgentFile], prompt: str,
-                     done: Callable[[transcripts.AgentFile], bool]) -> Optional[transcripts.AgentFile]:
-    """Among files carrying a cell's marker: the exact-prompt ones first, finished before unfinished, newest last."""
+                     done: Callable[[transcripts.AgentFile], bool],
+                     children: Callable[[transcripts.AgentFile], tuple[str, ...]] = lambda af: ()
+                     ) -> Optional[transcripts.AgentFile]:
+    """Among files carrying a cell's marker: those whose first message is the planned prompt, else those
+    that hold it inside a wrapper, else the rest but never a subagent another candidate launched (its
+    prompt may name the world too); then finished before unfinished, newest last."""
+    flat = " ".join(prompt.split())
     exact = [c for c in cands if c.prompt.strip() == prompt.strip()]
-    pool = exact or cands
+    wrapped = [c for c in cands if flat in " ".join(c.prompt.split())]
+    pool = exact or wrapped
+    if not pool:
+        launched = {child for c in cands for child in children(c)}
+        pool = [c for c in cands if c.agent_id not in launched]
     if not pool:
         return None
     pool = sorted(pool, key=lambda c: (done(c), c.started, str(c.path)))
@@ -146,12 +155,13 @@ class RunCollector:
             cands = self.index.with_marker(cell.world)
             loaded: dict[Path, transcripts.Transcript] = {}
 
-            def done(af: transcripts.AgentFile) -> bool:
+            def get(af: transcripts.AgentFile) -> transcripts.Transcript:
                 if af.path not in loaded:
                     loaded[af.path] = transcripts.load(af.path, af.agent_id, self.index)
-                return loaded[af.path].final_message() is not None
+                return loaded[af.path]
 
-            pick = _pick_transcript(cands, cell.prompt, done)
+            pick = _pick_transcript(cands, cell.prompt, lambda af: get(af).final_message() is not None,
+                                    lambda af: get(af).children)
             if pick is None:
                 continue
             t = loaded.get(pick.path) or transcripts.load(pick.path, pick.agent_id, self.index)
