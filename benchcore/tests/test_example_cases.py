@@ -196,6 +196,24 @@ def test_world_does_not_leak_the_skill_or_the_samples(skill, case_dir, tmp_path)
             assert word not in text, f"{p.relative_to(world)} mentions {word!r}"
 
 
+# Bug: soft criteria asked for "no long preamble", "short enough to act on" and
+# "a few sentences": judges are told to discount length and formatting unless a
+# criterion asks for them, so such a bullet tilts the verdict towards a style
+# (the skill's own reply format) instead of the substance of the answer.
+LENGTH_WORDS = re.compile(r"\b(concise|brief|briefly|short enough|long preamble|few sentences|well[- ]formatted)\b", re.I)
+
+
+@pytest.mark.parametrize(("skill", "case_dir"), [c for c in CASES if c[0] in EXAMPLE_SKILLS],
+                         ids=[i for i, c in zip(CASE_IDS, CASES) if c[0] in EXAMPLE_SKILLS])
+def test_soft_criteria_ask_for_substance_and_never_name_the_skill(skill, case_dir):
+    skill_dir = REPO / discover_skills(REPO)[skill].path
+    own_files = {p.name for p in skill_dir.rglob("*") if p.is_file()}
+    for bullet in _load(case_dir).soft_criteria:
+        assert not LENGTH_WORDS.search(bullet), f"rewards length or formatting: {bullet}"
+        assert skill not in bullet, f"names the skill: {bullet}"
+        assert not any(name in bullet for name in own_files), f"names a file of the skill: {bullet}"
+
+
 # What each setup must build: a command run in the fresh world and its exact output.
 WORLD_EXPECTATIONS = {
     "commit-message/01-rounding-fix": [
