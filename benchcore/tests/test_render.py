@@ -255,3 +255,54 @@ def test_report_files_are_readable_as_the_umask_allows(run_copy, capsys):
         os.umask(old)
     for name in ("adr-writer.results.json", "adr-writer.html", "adr-writer.history.jsonl", "index.html"):
         assert (reports / name).stat().st_mode & 0o777 == 0o644, name
+
+
+def _edit_run_json(run: Path, **changes) -> None:
+    data = json.loads((run / "run.json").read_text())
+    data.update(changes)
+    (run / "run.json").write_text(json.dumps(data))
+
+
+# Bug: run.json was trusted beyond its types: a case listed twice was scored twice (and its
+# tokens counted twice), a case id like '../x' read outside the run, a run without the 'new'
+# arm crashed with KeyError, and any trial count or shape/arms mismatch was scored as given.
+@pytest.mark.parametrize("changes,message", [
+    ({"cases": ["01-typo-fix", "02-breaking-api-change", "01-typo-fix"]}, "case '01-typo-fix' is listed twice"),
+    ({"cases": ["../three-arm/cases/01-typo-fix"]}, "is not a case folder name"),
+    ({"arms": ["baseline", "previous"]}, "a three-arm run has the arms new, baseline, previous"),
+    ({"trials": 3}, "trials is 3, but a run has 5"),
+    ({"shape": "two-arm"}, "a two-arm run has the arms new, baseline"),
+    ({"comparisons": {"efficacy": ["baseline", "new"], "regression": ["new", "previous"]}}, "a three-arm run compares"),
+], ids=["duplicate-case", "path-case-id", "no-new-arm", "three-trials", "shape-mismatch", "swapped-comparison"])
+def test_an_inconsistent_run_json_exits_2_and_writes_nothing(run_copy, capsys, changes, message):
+    run, reports = run_copy("three-arm")
+    _edit_run_json(run, **changes)
+    code, _, err = render(capsys, run, "--reports", reports)
+    assert code == 2
+    assert f"{run / 'run.json'}: " in err and message in err and "fix:" in err
+    assert list(reports.iterdir()) == []
+
+
+# Bug: a judgments file whose order named the same arm twice (or a stranger) was scored,
+# every decisive verdict collapsing to one side.
+@pytest.mark.parametrize("order", [{"A": "new", "B": "new"}, {"A": "new", "B": "previous"}, {"A": "new"}],
+                         ids=["same-arm-twice", "wrong-arm", "one-letter"])
+def test_a_judgment_order_that_is_not_the_comparisons_arms_exits_2(run_copy, capsys, order):
+    run, reports = run_copy("three-arm")
+    target = run / "cases" / "01-typo-fix" / "t1" / "efficacy.json"
+    data = json.loads(target.read_text())
+    target.write_text(json.dumps({**data, "order": order}))
+    code, _, err = render(capsys, run, "--reports", reports)
+    assert code == 2
+    assert f"{target}: order" in err and "the arms new and baseline" in err
+    assert list(reports.iterdir()) == []
+
+
+def test_a_trial_folder_beyond_five_is_not_scored(run_copy, capsys):
+    run, reports = run_copy("two-arm")
+    render(capsys, run, "--reports", reports)
+    before = json.loads((reports / "adr-writer.results.json").read_text())
+    shutil.copytree(run / "cases" / "01-choose-database" / "t1", run / "cases" / "01-choose-database" / "t6")
+    code, _, _ = render(capsys, run, "--reports", reports)
+    assert code == 0
+    assert json.loads((reports / "adr-writer.results.json").read_text()) == before

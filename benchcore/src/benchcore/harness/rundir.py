@@ -15,7 +15,7 @@ from typing import Optional
 from .. import serde
 from ..casefile import parse_case
 from ..errors import BenchError
-from ..model import ARMS, COMPARISONS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData
+from ..model import ARMS, COMPARISONS, TRIALS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData
 from .files import read_text
 
 
@@ -25,17 +25,54 @@ def read_run_info(run_dir: Path) -> RunInfo:
         raise BenchError(str(run_dir), "is not a run directory (it has no run.json)",
                          fix="pass the folder 'benchcore plan' created, e.g. tests/.reports/runs/<run-id>")
     info = serde.loads(RunInfo, read_text(path), source=str(path))
-    if info.trials < 1:
-        raise BenchError(str(path), f"trials is {info.trials}", fix="a run has 5 trials; re-create run.json with benchcore plan")
-    if not info.cases:
-        raise BenchError(str(path), "lists no cases", fix="plan the run again from a skill that has cases")
+    _check_run_info(info, str(path))
+    return info
+
+
+# The arms and comparisons each shape has (CONTRACT section 2).
+SHAPES = {
+    "three-arm": (("new", "baseline", "previous"), {"efficacy": ("new", "baseline"), "regression": ("new", "previous")}),
+    "two-arm": (("new", "baseline"), {"efficacy": ("new", "baseline")}),
+}
+
+
+def _check_run_info(info: RunInfo, path: str) -> None:
+    """What the types cannot say: 5 trials, arms and comparisons that match the shape, unique plain case ids."""
+    replan = "plan the run again with 'benchcore plan' (run.json is written by it)"
+    if info.trials != TRIALS:
+        raise BenchError(path, f"trials is {info.trials}, but a run has {TRIALS} (the pass rules are defined on {TRIALS})",
+                         fix=replan)
     for arm in info.arms:
         if arm not in ARMS:
-            raise BenchError(str(path), f"unknown arm {arm!r}", fix=f"arms are {', '.join(ARMS)}")
+            raise BenchError(path, f"unknown arm {arm!r}", fix=f"arms are {', '.join(ARMS)}")
     for comp in info.comparisons:
         if comp not in COMPARISONS:
-            raise BenchError(str(path), f"unknown comparison {comp!r}", fix=f"comparisons are {', '.join(COMPARISONS)}")
-    return info
+            raise BenchError(path, f"unknown comparison {comp!r}", fix=f"comparisons are {', '.join(COMPARISONS)}")
+    arms, comparisons = SHAPES[info.shape]
+    if sorted(info.arms) != sorted(arms) or len(info.arms) != len(arms):
+        raise BenchError(path, f"a {info.shape} run has the arms {', '.join(arms)}, but arms is {list(info.arms)}",
+                         fix=replan)
+    if dict(info.comparisons) != comparisons:
+        want = ", ".join(f"{k}: {list(v)}" for k, v in comparisons.items())
+        raise BenchError(path, f"a {info.shape} run compares {want}, but comparisons is "
+                         f"{ {k: list(v) for k, v in info.comparisons.items()} }", fix=replan)
+    if not info.cases:
+        raise BenchError(path, "lists no cases", fix="plan the run again from a skill that has cases")
+    seen = set()
+    for case_id in info.cases:
+        if not case_id or case_id in (".", "..") or "/" in case_id or "\\" in case_id:
+            raise BenchError(path, f"case {case_id!r} is not a case folder name",
+                             fix="list case folder names (e.g. 01-small-diff) in 'cases'")
+        if case_id in seen:
+            raise BenchError(path, f"case {case_id!r} is listed twice", fix="list each case once in 'cases'")
+        seen.add(case_id)
+
+
+def _check_order(record: ComparisonRecord, arms: tuple[str, str], path: Path) -> None:
+    """The blind order names the comparison's two arms, one per letter."""
+    if set(record.order) != {"A", "B"} or sorted(record.order.values()) != sorted(arms):
+        raise BenchError(str(path), f"order {dict(record.order)} does not give A and B the arms {arms[0]} and {arms[1]}",
+                         fix="run 'benchcore collect' again: it writes the order drawn when the run was planned")
 
 
 def _load_json_file(cls, path: Path):
@@ -83,6 +120,7 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
         cpath = tdir / f"{comp}.json"
         if cpath.is_file():
             comparisons[comp] = _load_json_file(ComparisonRecord, cpath)
+            _check_order(comparisons[comp], info.comparisons[comp], cpath)
     invalid = None
     apath = tdir / "audit.json"
     if apath.is_file():
