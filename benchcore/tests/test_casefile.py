@@ -107,3 +107,16 @@ def test_bad_cases_name_the_line_and_the_fix(text, line, fix_hint):
     assert err.line == line, str(err)
     assert fix_hint in (err.fix or ""), str(err)
     assert str(err).startswith(f"tests/s/01-x/case.md:{line}: ")
+
+
+def test_a_byte_order_mark_and_windows_line_endings_parse_like_the_plain_file():
+    # Bug: a case.md saved with a UTF-8 BOM (some Windows editors) failed with "no frontmatter" at line 1.
+    plain = parse_case(GOOD, "tests/s/01-x/case.md")
+    assert parse_case("\ufeff" + GOOD.replace("\n", "\r\n"), "tests/s/01-x/case.md") == plain
+
+
+def test_a_tilde_fenced_assertion_block_closes_with_its_own_fence():
+    # Bug: '~~~sh' opened an assertion block, but only '```' closed it, so the case was refused as unclosed.
+    case = parse_case(_with("## Prompt\nhi\n## Hard assertions\n~~~sh\ntest -s \"$OUTPUT\"\n~~~\n"
+                            "## Soft criteria\n- x\n"), "tests/s/01-x/case.md")
+    assert [(a.command, a.line) for a in case.hard_assertions] == [('test -s "$OUTPUT"', 8)]

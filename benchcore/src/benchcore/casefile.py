@@ -44,7 +44,7 @@ def parse_case(text: str, path: str, case_id: Optional[str] = None) -> Case:
     if case_id is None:
         parts = re.split(r"[\\/]", path)
         case_id = parts[-2] if len(parts) >= 2 else parts[-1]
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()  # an editor's byte-order mark is not content
     meta, body_start = _frontmatter(lines, path)
     sections = _sections(lines, body_start, path)
 
@@ -87,7 +87,7 @@ def parse_case(text: str, path: str, case_id: Optional[str] = None) -> Case:
 
 def read_frontmatter(text: str, path: str) -> dict:
     """The YAML frontmatter of a Markdown file (case.md or SKILL.md) as a dict; {} when absent."""
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()
     if not lines or lines[0].strip() != "---":
         return {}
     for i in range(1, len(lines)):
@@ -252,6 +252,7 @@ def _seed(heading: int, body, err) -> tuple[Turn, ...]:
 def _hard_assertions(heading: int, body, err) -> tuple[HardAssertion, ...]:
     out: list[HardAssertion] = []
     in_block = False
+    fence = ""
     block_start = heading
     pending: Optional[tuple[int, str]] = None
     for no, line in body:
@@ -263,9 +264,9 @@ def _hard_assertions(heading: int, body, err) -> tuple[HardAssertion, ...]:
                 if info not in _SHELL_INFOS:
                     raise err(f"a code block tagged {info or '(no language)'!r} under '## Hard assertions'", no,
                               "tag assertion blocks as ```sh")
-                in_block, block_start = True, no
+                in_block, block_start, fence = True, no, m.group("fence")
             continue  # prose between blocks is allowed and ignored
-        if stripped.startswith("```") and not stripped.strip("`"):
+        if stripped.startswith(fence) and not stripped.strip(fence[0]):  # closed by the opening fence's kind
             if pending is not None:
                 raise err("the last predicate ends with a continuation backslash", pending[0],
                           "remove the trailing '\\' or add the continued line")
@@ -286,5 +287,5 @@ def _hard_assertions(heading: int, body, err) -> tuple[HardAssertion, ...]:
         else:
             out.append(HardAssertion(command=stripped, line=no))
     if in_block:
-        raise err("a ```sh block is not closed", block_start, "close the block with a line '```'")
+        raise err(f"a {fence}sh block is not closed", block_start, f"close the block with a line '{fence}'")
     return tuple(out)
