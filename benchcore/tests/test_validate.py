@@ -82,8 +82,16 @@ def test_validate_finds_the_repo_from_a_subfolder(repo, capsys, monkeypatch):
      "temperature 'hot' is not a number"),
     (lambda r: (r / "tests/git/commit-message/02-big/case.md").write_text("---\ndescription: x\n---\n## Prompt\nhi\n"),
      "tests/git/commit-message/02-big/case.md:5: no '## Soft criteria' section"),
+    # Bug: a case.md, SKILL.md or benchmark.yaml that is not UTF-8 stopped validate with a traceback (exit 1).
+    (lambda r: (r / "tests/git/commit-message/02-big/case.md").write_bytes(b"\xff\xfe---\n"),
+     "tests/git/commit-message/02-big/case.md: is not UTF-8 text"),
+    (lambda r: (r / "skills/solo/SKILL.md").write_bytes(b"---\nname: solo\xff\n---\n"),
+     "skills/solo/SKILL.md: is not UTF-8 text"),
+    (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_bytes(b"\xfe"),
+     "tests/solo/benchmark.yaml: is not UTF-8 text"),
 ], ids=["orphan-test-folder", "duplicate-name", "name-mismatch", "missing-fixture", "fixture-leaves-tests",
-        "folder-without-case", "trials-option", "bad-temperature", "broken-case"])
+        "folder-without-case", "trials-option", "bad-temperature", "broken-case", "case-not-utf8",
+        "skill-md-not-utf8", "options-not-utf8"])
 def test_problems_exit_2_and_are_named(repo, capsys, breakage, expected):
     breakage(repo)
     code, out, _ = run_validate(repo, capsys)

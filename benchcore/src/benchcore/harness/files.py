@@ -90,7 +90,7 @@ def read_text(path: Path | str) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise BenchError(str(path), f"is not UTF-8 text (byte {exc.start}: {exc.reason})",
-                         fix="re-create the file with the command that writes it, or save it as UTF-8") from None
+                         fix="save it as UTF-8 text, or re-create it with the command that wrote it") from None
     except IsADirectoryError:
         raise BenchError(str(path), "is a folder where a file was expected",
                          fix="remove or rename the folder") from None

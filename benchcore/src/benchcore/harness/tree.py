@@ -23,6 +23,7 @@ from attrs import frozen
 from ..casefile import parse_case, read_frontmatter
 from ..errors import BenchError, CaseError
 from ..model import Case
+from .files import read_text
 
 OPTION_KEYS = ("temperature",)
 
@@ -51,6 +52,14 @@ def _rel(root: Path, p: Path) -> str:
     return p.relative_to(root).as_posix()
 
 
+def _read(root: Path, path: Path) -> str:
+    """A text file of the tree; unreadable or not UTF-8 is a BenchError naming it relative to the repo."""
+    try:
+        return read_text(path)
+    except BenchError as err:
+        raise BenchError(_rel(root, path), err.message, fix=err.fix) from None
+
+
 def discover_skills(root: Path) -> dict[str, SkillInfo]:
     """name -> SkillInfo for every skill under skills/, sorted by name; BenchError on a clash."""
     skills_dir = root / "skills"
@@ -74,8 +83,8 @@ def _discover(root: Path, skills_dir: Path, found: dict[str, SkillInfo]) -> list
         rel = _rel(root, folder)
         skill_md = folder / "SKILL.md"
         try:
-            meta = read_frontmatter(skill_md.read_text(encoding="utf-8"), _rel(root, skill_md))
-        except CaseError as err:
+            meta = read_frontmatter(_read(root, skill_md), _rel(root, skill_md))
+        except BenchError as err:
             problems.append(err)
             continue
         name = meta.get("name")
@@ -105,7 +114,7 @@ def load_case(root: Path, case_dir: Path) -> Case:
     """Parse one case and check its fixture on disk (exists, stays inside tests/)."""
     path = case_dir / "case.md"
     rel = _rel(root, path)
-    text = path.read_text(encoding="utf-8")
+    text = _read(root, path)
     case = parse_case(text, rel, case_dir.name)
     fixture = fixture_path(root, case_dir, case)
     if case.fixture is not None:
@@ -142,7 +151,7 @@ def load_options(root: Path, skill: SkillInfo) -> dict:
         return opts
     rel = _rel(root, path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(_read(root, path)) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise BenchError(rel, f"is not valid YAML: {getattr(exc, 'problem', exc)}",
