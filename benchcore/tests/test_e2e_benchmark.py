@@ -398,6 +398,54 @@ def test_a_contaminated_baseline_is_caught_and_rerun(bench):
     assert rc == 0
 
 
+def test_a_trial_still_invalid_after_two_reruns_is_given_up_and_the_protocol_goes_on(bench):
+    # Bug: the protocol said "re-run at most twice, then go on", but collect kept naming --rerun as the
+    # next step and printed no judges script, so an agent that went on had to guess the script's path.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    dirty = Script(files=greet_files(), peek={(CASE1, 3)})
+    bench.arms(next_script(out), dirty)
+    for _ in range(2):
+        rc, out, _ = bench.run("collect", str(run_dir))
+        assert "next: run: benchcore collect" in out and "--rerun" in out
+        rc, out, _ = bench.run("collect", str(run_dir), "--rerun")
+        assert "re-planned 3 cells" in out
+        bench.arms(next_script(out), dirty)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1 and f"INVALID trial {CASE1}/t3" in out
+    assert "given up after 2 re-runs (the report shows them as incomplete): 3 cells" in out
+    assert "next: launch one fresh judge per packet with Workflow" in out
+    assert json.loads((run_dir / "collect.json").read_text())["to_rerun"] == []
+    rc, out, _ = bench.run("collect", str(run_dir), "--rerun")  # asked anyway: nothing is planned again
+    assert "re-planned" not in out and {c["attempt"] for c in bench.plan_json(run_dir)["cells"]} == {1, 3}
+    bench.judges(run_dir, Script())
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1 and "next: run: benchcore render" in out
+    assert sorted(p.name for p in (run_dir / "cases" / CASE1 / "t3").glob(".invalid-*")) == [".invalid-1", ".invalid-2"]
+
+
+def test_a_failing_setup_during_rerun_changes_nothing(bench):
+    # Bug: --rerun moved a trial's files aside before building its new worlds, so a failing setup
+    # left the run half re-planned (files moved, plan.json unchanged).
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files(), peek={(CASE2, 1)}))
+    bench.run("collect", str(run_dir))
+    # The case as used (the run's copy) now builds its first world, then fails.
+    count = bench.tmp / "setups"
+    case_md = run_dir / "cases" / CASE2 / "case.md"
+    case_md.write_text(case_md.read_text().replace(
+        "setup: git init -q . && echo built > built.txt",
+        f"setup: n=$(cat {count} 2>/dev/null || echo 0); echo $((n + 1)) > {count}; [ $n -lt 1 ] || exit 4"))
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
+    worlds = set(Path(bench.plan_json(run_dir)["world_root"]).iterdir())
+    rc, _, err = bench.run("collect", str(run_dir), "--rerun")
+    assert count.read_text() == "2\n"
+    assert rc == 2 and "the setup command failed (exit 4)" in err
+    after = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
+    assert after == before and set(Path(bench.plan_json(run_dir)["world_root"]).iterdir()) == worlds
+
+
 def test_a_prompt_changed_before_launch_makes_the_trial_invalid(bench):
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()

@@ -52,6 +52,7 @@ from ..harness.rundir import read_run, read_run_info
 from ..harness.tree import fixture_path
 from ..harness.worlds import make_world, run_setup
 
+MAX_ATTEMPTS = 3  # a cell is planned at most this often: the first time and two --rerun rounds
 SCAN_SLACK = 600  # seconds before the plan time that a transcript file may date from
 LIST_LIMIT = 8  # names printed per kind; the full lists are in <run>/collect.json
 
@@ -77,7 +78,9 @@ class Status:
     pending_packets: tuple[str, ...]
     bad_answers: tuple[tuple[str, str], ...]  # (packet id, what is wrong)
     escalated: tuple[str, ...]  # "<case>/<comparison>"
-    rerun: tuple[str, ...] = ()
+    rerun: tuple[str, ...] = ()  # cells this call planned afresh
+    to_rerun: tuple[str, ...] = ()  # cells that --rerun would plan afresh
+    given_up: tuple[str, ...] = ()  # cells that need it but were planned MAX_ATTEMPTS times: left incomplete
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -327,40 +330,63 @@ class RunCollector:
 
     # ------------------------------------------------------------------ rerun
 
+    def redo(self, found: dict, audits: dict) -> tuple[list[Cell], list[Cell]]:
+        """(cells to plan afresh, cells that need it but were already planned MAX_ATTEMPTS times).
+
+        Every cell of an invalid trial, and every cell with no finished transcript; a trial is re-run
+        as a whole, so it is given up when any of its cells is at the limit."""
+        by_trial: dict[tuple[str, int], list[Cell]] = {}
+        for cell in self.plan.cells:
+            by_trial.setdefault((cell.case, cell.trial), []).append(cell)
+        go: list[Cell] = []
+        stop: list[Cell] = []
+        for key, cells in by_trial.items():
+            if audits.get(key):
+                (go if max(c.attempt for c in cells) < MAX_ATTEMPTS else stop).extend(cells)
+            else:
+                for c in cells:
+                    if c.id not in found:
+                        (go if c.attempt < MAX_ATTEMPTS else stop).append(c)
+        return go, stop
+
     def rerun(self, found: dict, audits: dict) -> list[str]:
-        """Plan invalid trials and cells with no transcript afresh; returns the re-planned cell ids."""
-        invalid = {k for k, v in audits.items() if v}
+        """Plan the cells ``redo`` names afresh (new worlds first, so a failing setup changes nothing on
+        disk but its own worlds); returns the re-planned cell ids."""
+        go, _ = self.redo(found, audits)
+        if not go:
+            return []
         repo = Path(self.plan.repo)
         tests_dir = repo / ("tests/" + self.info.skill.path[len("skills/"):])
-        new_cells = []
-        redone = []
-        for cell in self.plan.cells:
-            key = (cell.case, cell.trial)
-            if key not in invalid and cell.id in found:
-                new_cells.append(cell)
-                continue
-            tdir = self.tdir(*key)
+        fresh: dict[str, Cell] = {}
+        made: list[Path] = []
+        try:
+            for cell in go:
+                case = self.cases[cell.case]
+                case_dir = tests_dir / cell.case
+                fixture = fixture_path(repo, case_dir, case) if case_dir.is_dir() else None
+                if case.fixture is not None and (fixture is None or not fixture.exists()):
+                    raise BenchError(str(case_dir / "case.md"),
+                                     f"the fixture {case.fixture!r} is gone, so {cell.id} cannot be re-run",
+                                     fix="restore the fixture, or plan a new run")
+                world = make_world(Path(self.plan.world_root), cell.case, cell.trial, fixture)
+                made.append(world)
+                if case.setup:
+                    run_setup(world, case.setup, case.path)
+                prompt = self.templates.arm_prompt(case, str(world), cell.skill_dir)
+                fresh[cell.id] = evolve(cell, world=str(world), prompt=prompt, attempt=cell.attempt + 1)
+        except BaseException:
+            for world in made:
+                shutil.rmtree(world, ignore_errors=True)
+            raise
+        for cell in go:
+            tdir = self.tdir(cell.case, cell.trial)
             attic = tdir / f".invalid-{cell.attempt}"
-            if (tdir / cell.arm).exists():
-                attic.mkdir(parents=True, exist_ok=True)
-                shutil.move(str(tdir / cell.arm), str(attic / cell.arm))
-            if (tdir / "audit.json").exists():
-                attic.mkdir(parents=True, exist_ok=True)
-                shutil.move(str(tdir / "audit.json"), str(attic / "audit.json"))
-            case = self.cases[cell.case]
-            case_dir = tests_dir / cell.case
-            fixture = fixture_path(repo, case_dir, case) if case_dir.is_dir() else None
-            if case.fixture is not None and (fixture is None or not fixture.exists()):
-                raise BenchError(str(case_dir / "case.md"), f"the fixture {case.fixture!r} is gone, so {cell.id} cannot be re-run",
-                                 fix="restore the fixture, or plan a new run")
-            world = make_world(Path(self.plan.world_root), cell.case, cell.trial, fixture)
-            if case.setup:
-                run_setup(world, case.setup, case.path)
-            prompt = self.templates.arm_prompt(case, str(world), cell.skill_dir)
-            new_cells.append(evolve(cell, world=str(world), prompt=prompt, attempt=cell.attempt + 1))
-            redone.append(cell.id)
-        self.plan = evolve(self.plan, cells=tuple(new_cells))
-        return redone
+            for name in (cell.arm, "audit.json"):
+                if (tdir / name).exists():
+                    attic.mkdir(parents=True, exist_ok=True)
+                    shutil.move(str(tdir / name), str(attic / name))
+        self.plan = evolve(self.plan, cells=tuple(fresh.get(c.id, c) for c in self.plan.cells))
+        return [c.id for c in go]
 
     # ------------------------------------------------------------------- main
 
@@ -387,7 +413,9 @@ class RunCollector:
         self.plan = evolve(self.plan, packets=ordered)
         write_plan(self.run_dir, self.plan)
         self._record_models(found)
-        return self._status(found, audits, gated, answers, bad, escalated, redone)
+        go, stop = self.redo(found, audits)
+        return evolve(self._status(found, audits, gated, answers, bad, escalated, redone),
+                      to_rerun=tuple(c.id for c in go), given_up=tuple(c.id for c in stop))
 
     def _record_models(self, found: dict) -> None:
         models: dict[str, set] = {}
@@ -452,6 +480,7 @@ def run(args) -> int:
 
     # What is left to launch, as bound workflow scripts.
     missing_cells = [cell for c, s in zip(collectors, statuses) for cell in c.plan.cells if cell.id in s.missing_cells]
+    to_rerun = any(s.to_rerun for s in statuses)
     pending = [p for c, s in zip(collectors, statuses) for p in c.plan.packets if p.id in s.pending_packets]
     arms_script = judges_script = None
     if missing_cells:
@@ -469,12 +498,14 @@ def run(args) -> int:
     rerun_done = any(s.rerun for s in statuses)
     if rerun_done:
         nxt = (f"launch the re-planned arm cells with Workflow {fanout.workflow_call(arms_script)} "
-               f"(or Agent-tool batches of those cells in plan.json); then run: benchcore collect {runs}")
-    elif missing_cells or invalid:
+               f"(no Workflow tool: Agent-tool batches of only the cells in rerun_cells of collect.json, each with "
+               f"its prompt from plan.json); then run: benchcore collect {runs}")
+    elif to_rerun:
         nxt = f"run: benchcore collect {runs} --rerun (fresh worlds for the cells to run again), then launch the arms it names"
     elif pending:
         nxt = (f"launch one fresh judge per packet with Workflow {fanout.workflow_call(judges_script)} "
-               f"(or Agent-tool batches of the pending packets' prompts in plan.json); then run: benchcore collect {runs}")
+               f"(no Workflow tool: Agent-tool batches of the packets in pending_packets of collect.json, each with "
+               f"its prompt from plan.json); then run: benchcore collect {runs}")
     else:
         nxt = f"run: benchcore render {runs}"
     if args.json:
@@ -500,7 +531,7 @@ def _status_dict(s: Status) -> dict:
             "invalid_trials": [{"trial": t, "problems": p} for t, p in s.invalid_trials],
             "gated_trials": list(s.gated), "packets": s.packets, "pending_packets": list(s.pending_packets),
             "invalid_answers": [{"packet": p, "error": e} for p, e in s.bad_answers],
-            "escalated": list(s.escalated)}
+            "escalated": list(s.escalated), "to_rerun": list(s.to_rerun), "given_up": list(s.given_up)}
 
 
 def _print_status(s: Status) -> None:
@@ -520,6 +551,9 @@ def _print_status(s: Status) -> None:
         print(f"  split, escalated to two more judges per judged trial: {_names(s.escalated)}")
     if not s.rerun and s.missing_cells:
         print(f"  missing transcripts: {len(s.missing_cells)} cells: {_names(s.missing_cells)}")
+    if s.given_up:
+        print(f"  given up after {MAX_ATTEMPTS - 1} re-runs (the report shows them as incomplete): "
+              f"{len(s.given_up)} cells: {_names(s.given_up)}")
     if s.pending_packets:
         print(f"  packets with no answer: {len(s.pending_packets)}: {_names(s.pending_packets)}")
     if not (s.missing_cells or s.invalid_trials or s.pending_packets):
