@@ -319,8 +319,39 @@ HARD_CASES = [(s, d) for s, d in CASES if _load(d).hard_assertions]
 HARD_IDS = [f"{s}/{d.name}" for s, d in HARD_CASES]
 
 
+# Bug: changelog-entry/01's "only lines were added" predicate matched the diff
+# header '--- a/CHANGELOG.md' literally, so on a machine whose git config sets
+# diff.mnemonicPrefix (the header reads '--- c/CHANGELOG.md') or diff.noprefix,
+# a good answer failed the gate; and under color.ui=always the diff lines start
+# with escape codes, so no '^-' line matched and a bad answer passed. Predicates
+# run with the user's own git config; these are common settings in dotfiles.
+USER_GIT_CONFIG = """\
+[diff]
+\tmnemonicPrefix = true
+\tnoprefix = true
+\talgorithm = histogram
+\trenames = copies
+[color]
+\tui = always
+[core]
+\tquotePath = false
+[status]
+\tshowUntrackedFiles = all
+[log]
+\tshowSignature = false
+\tdecorate = full
+[init]
+\tdefaultBranch = trunk
+"""
+
+
+@pytest.mark.parametrize("git_config", ["no-git-config", "a-users-git-config"])
 @pytest.mark.parametrize(("skill", "case_dir"), HARD_CASES, ids=HARD_IDS)
-def test_hard_assertions_pass_on_good_samples_and_each_fails_on_a_bad_one(skill, case_dir, tmp_path):
+def test_hard_assertions_pass_on_good_samples_and_each_fails_on_a_bad_one(skill, case_dir, git_config, tmp_path,
+                                                                           monkeypatch):
+    if git_config == "a-users-git-config":
+        (tmp_path / "gitconfig").write_text(USER_GIT_CONFIG, encoding="utf-8")
+        monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
     case = _load(case_dir)
     samples = _samples(case_dir)
     good = {n: p for n, p in samples.items() if n == "good" or n.startswith("good-")}
