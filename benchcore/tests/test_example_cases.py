@@ -162,6 +162,18 @@ def test_agnix_strict_passes_on_the_example_skills():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_every_agnix_suppression_in_the_example_skills_names_its_rule_and_its_reason():
+    # agnix --strict stays clean partly through inline suppressions; one without
+    # a rule id silences every rule, and one without a reason cannot be reviewed
+    skills = discover_skills(REPO)
+    for name in EXAMPLE_SKILLS:
+        for f in sorted((REPO / skills[name].path).rglob("*.md")):
+            for line in f.read_text(encoding="utf-8").splitlines():
+                if "agnix" in line and ("disable" in line or "noqa" in line):
+                    m = re.fullmatch(r"<!-- agnix-disable(?:-next-line)? ([A-Z]+(?:-[A-Z]+)*-\d+) -- (.{20,}) -->", line)
+                    assert m, f"{f.relative_to(REPO)}: suppression without a rule id and a reason: {line}"
+
+
 # --------------------------------------------------------------------------
 # each case
 
