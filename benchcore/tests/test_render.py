@@ -306,3 +306,26 @@ def test_a_trial_folder_beyond_five_is_not_scored(run_copy, capsys):
     code, _, _ = render(capsys, run, "--reports", reports)
     assert code == 0
     assert json.loads((reports / "adr-writer.results.json").read_text()) == before
+
+
+def test_a_render_waits_for_another_render_into_the_same_folder(run_copy, capsys):
+    # Bug: two renders into one reports folder (two skills benchmarked at once) read the history
+    # and every results.json, then wrote: the later index.html could miss the other skill, and two
+    # renders of one skill could each drop the other's history line. Now the folder is locked.
+    import fcntl
+    import os
+    import threading
+    import time
+
+    run, reports = run_copy("two-arm")
+    fd = os.open(reports, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another render holds the folder
+    codes = []
+    worker = threading.Thread(target=lambda: codes.append(main(["render", str(run), "--reports", str(reports)])))
+    worker.start()
+    time.sleep(0.5)
+    assert worker.is_alive() and not (reports / "adr-writer.results.json").exists()
+    os.close(fd)  # the other render is done
+    worker.join(timeout=30)
+    assert codes == [0] and (reports / "adr-writer.results.json").is_file()
+    assert list(reports.glob(".*")) == []  # no lock file is left behind

@@ -22,7 +22,7 @@ from pathlib import Path
 from .. import history as hist
 from .. import serde
 from ..errors import BenchError
-from ..harness.files import read_text, write_all_atomic
+from ..harness.files import locked_folder, read_text, write_all_atomic
 from ..harness.rundir import read_run
 from ..model import SkillResult
 from ..results import build_results
@@ -82,29 +82,9 @@ def _latest_results(reports: Path, current: SkillResult, warnings: list[str]) ->
     return [out[k] for k in sorted(out)]
 
 
-def run(args) -> int:
-    if args.example == (args.run_dir is not None):
-        raise BenchError(None, "give a run directory or --example (one of the two)",
-                         fix="benchcore render tests/.reports/runs/<run-id>   or   benchcore render --example")
-    seed_history = None
-    if args.example:
-        run_dir, seed_history = _example_run()
-        reports = args.reports or Path.cwd() / EXAMPLE_REPORTS
-    else:
-        run_dir = args.run_dir
-        if not run_dir.is_dir():
-            raise BenchError(str(run_dir), "does not exist or is not a folder",
-                             fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
-        reports = args.reports or default_reports_dir(run_dir)
-    if reports.exists() and not reports.is_dir():
-        raise BenchError(str(reports), "is a file, not a reports folder",
-                         fix="pass --reports a folder (it is created when missing)")
-
-    warnings: list[str] = []
-    data = read_run(run_dir, warnings=warnings)
-    result = build_results(data)
+def _write_reports(reports: Path, result: SkillResult, data, seed_history, warnings: list[str]):
+    """Read the history and every skill's latest results, then write the four files (under the folder's lock)."""
     skill = result.skill
-
     hist_path = reports / f"{skill}.history.jsonl"
     if seed_history is not None:
         history_text = seed_history
@@ -147,6 +127,35 @@ def run(args) -> int:
         contents[corrupt_path] = kept + "".join(line + "\n" for line in corrupt)
     # Every file is staged before any is replaced: a folder that cannot take them all gets none.
     write_all_atomic(contents)
+    return files, warnings
+
+
+def run(args) -> int:
+    if args.example == (args.run_dir is not None):
+        raise BenchError(None, "give a run directory or --example (one of the two)",
+                         fix="benchcore render tests/.reports/runs/<run-id>   or   benchcore render --example")
+    seed_history = None
+    if args.example:
+        run_dir, seed_history = _example_run()
+        reports = args.reports or Path.cwd() / EXAMPLE_REPORTS
+    else:
+        run_dir = args.run_dir
+        if not run_dir.is_dir():
+            raise BenchError(str(run_dir), "does not exist or is not a folder",
+                             fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
+        reports = args.reports or default_reports_dir(run_dir)
+    if reports.exists() and not reports.is_dir():
+        raise BenchError(str(reports), "is a file, not a reports folder",
+                         fix="pass --reports a folder (it is created when missing)")
+
+    warnings: list[str] = []
+    data = read_run(run_dir, warnings=warnings)
+    result = build_results(data)
+    skill = result.skill
+
+    # Another render into the same folder waits here: its history append and index must see ours.
+    with locked_folder(reports):
+        files, warnings = _write_reports(reports, result, data, seed_history, warnings)
 
     green = result.verdicts.efficacy.status == "pass" and result.verdicts.regression.status in ("pass", "n/a")
     code = 0 if green and not result.incomplete and not result.escalations else 1
@@ -176,7 +185,7 @@ def run(args) -> int:
         print(f"  regression: {v.regression.status}  net {v.regression.net:+d}")
     print(f"  {result.headline}")
     if result.incomplete:
-        print("  the run is incomplete: some trials have no judgment (see the report's red cases)")
+        print("  the run is incomplete: some trials have no judgment or must be re-run (see the report's red cases)")
     for e in result.escalations:
         trials = ", ".join(str(t) for t in e.trials)
         print(f"  judges split on {e.case} {e.comparison}: add two more judges to trials {trials} "

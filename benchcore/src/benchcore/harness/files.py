@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from ..errors import BenchError
 
@@ -81,6 +82,32 @@ def write_all_atomic(files: Mapping[Path, str]) -> None:
         for tmp, _ in staged:
             if os.path.exists(tmp):
                 _unlink(tmp)
+
+
+@contextmanager
+def locked_folder(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (created when missing) so that read-modify-write
+    steps on its files (a history append, the index of every skill) do not interleave.
+
+    The lock is taken on the folder itself, so no lock file is left behind; where
+    ``fcntl`` does not exist (Windows) there is no lock.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BenchError(str(folder), f"cannot be created: {exc.strerror or exc}",
+                         fix="choose a writable folder with --reports") from None
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def read_text(path: Path | str) -> str:
