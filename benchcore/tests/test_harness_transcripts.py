@@ -146,6 +146,26 @@ BASELINE_BAD = [
 ]
 
 
+def test_relative_reads_from_the_repository_are_caught(tmp_path):
+    # Bug: a subagent starts in the repository, so "cat tests/<skill>/<case>/case.md" or "ls skills/<skill>"
+    # read them without naming the repository; only absolute paths were caught.
+    rel_case = "tests/git/greet/01-a/case.md"
+
+    def rel_audit(arm, t, own=None):
+        return audit_cell(arm, t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=own,
+                          case_files=[CASE_MD, rel_case], relative=("skills/git/greet", "tests/git/greet"))
+
+    for command in ("ls skills/git/greet", "grep -r hello tests/git/greet/", "cat ./skills/git/greet/notes.md"):
+        problems = rel_audit("baseline", cell(tmp_path, tool("Bash", "t", command=command)))
+        assert problems and problems[0].startswith("read the repository's skills or tests"), command
+    problems = rel_audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['new']}/SKILL.md"),
+                                     tool("Bash", "t2", command=f"cat {rel_case}")), COPIES["new"])
+    assert problems[0].startswith("read its case's case.md")
+    # A world's own folders that merely share a name are not the repository's.
+    for command in (f"cd {WORLD} && ls tests/", f"cd {WORLD} && cat myskills/git/greet.md", "ls skills/git/greeter"):
+        assert rel_audit("baseline", cell(tmp_path, tool("Bash", "t", command=command))) == [], command
+
+
 def test_a_clean_baseline_passes(tmp_path):
     t = cell(tmp_path, tool("Bash", "t", command=f"cd {WORLD} && cat README.md"))
     assert audit("baseline", t) == []

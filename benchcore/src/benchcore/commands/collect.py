@@ -197,14 +197,18 @@ class RunCollector:
         for key, cells in by_trial.items():
             if not all(c.id in found for c in cells):
                 continue
-            case_files = [f"{repo}/{tests_rel}/{key[0]}/case.md", str(self.run_dir / "cases" / key[0] / "case.md")]
+            # Absolute and repository-relative: a subagent starts in the repository, so "cat tests/..." reads it.
+            run_rel = os.path.relpath(self.run_dir, repo) if repo else str(self.run_dir)
+            case_files = [f"{repo}/{tests_rel}/{key[0]}/case.md", str(self.run_dir / "cases" / key[0] / "case.md"),
+                          f"{tests_rel}/{key[0]}/case.md", f"{run_rel}/cases/{key[0]}/case.md"]
             problems = []
             for cell in cells:
                 changed_prompt = prompt_problem(cell.prompt, self.received.get(cell.id, ""))
                 if changed_prompt:
                     problems.append({"arm": cell.arm, "problem": changed_prompt})
                 for p in audit_cell(cell.arm, found[cell.id], repo=repo, run_dir=str(self.run_dir),
-                                    skill_copies=self.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files):
+                                    skill_copies=self.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files,
+                                    relative=(skill_rel, tests_rel)):
                     problems.append({"arm": cell.arm, "problem": p})
             out[key] = problems
             audit = Audit(invalid=bool(problems), problems=tuple(AuditProblem(**p) for p in problems))

@@ -19,6 +19,7 @@ flagged trial costs one re-run, a missed one a wrong verdict.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from .transcripts import Transcript, ToolUse
@@ -55,12 +56,22 @@ def prompt_problem(planned: str, actual: str) -> str | None:
     return "its first message is not the planned prompt (the prompt was changed before launch)"
 
 
+def _names_relative(blob: str, rel: str) -> bool:
+    """``blob`` names the repository-relative path ``rel`` (as a path of its own, or inside a longer one)."""
+    return re.search(r"(?<![A-Za-z0-9_.-])" + re.escape(rel) + r"(?![A-Za-z0-9_.-])", blob) is not None
+
+
 def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
-               own_copy: str | None, case_files: Iterable[str]) -> list[str]:
-    """The problems of one cell's transcript, in words (empty when clean)."""
+               own_copy: str | None, case_files: Iterable[str], relative: Iterable[str] = ()) -> list[str]:
+    """The problems of one cell's transcript, in words (empty when clean).
+
+    ``case_files`` are matched as substrings (give them absolute and repository-relative). ``relative``
+    are the skill's own folders relative to the repository (``skills/<path>``, ``tests/<path>``): a
+    subagent starts in the repository, so a baseline can read them without naming the repository."""
     problems: list[str] = []
     repo = repo.rstrip("/")
     watched_repo = [f"{repo}/skills/", f"{repo}/tests/", f"{repo}/.claude/skills/", f"{repo}/skills", f"{repo}/tests"]
+    relative = [r.strip("/") for r in relative if r.strip("/")]
     copies = [c for c in skill_copies.values() if c]
     case_files = [c for c in case_files if c]
     uses = t.tool_uses()
@@ -88,7 +99,8 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
                 problems.append(f"read a SKILL.md: {use.name} {_short(blob)}{where}")
             elif any(c in blob for c in copies):
                 problems.append(f"read a skill copy: {use.name} {_short(blob)}{where}")
-            elif ".claude/skills" in blob or any(w in blob for w in watched_repo):
+            elif ".claude/skills" in blob or any(w in blob for w in watched_repo) or \
+                    any(_names_relative(blob, r) for r in relative):
                 problems.append(f"read the repository's skills or tests: {use.name} {_short(blob)}{where}")
 
     if arm == "baseline":
