@@ -329,3 +329,17 @@ def test_a_render_waits_for_another_render_into_the_same_folder(run_copy, capsys
     worker.join(timeout=30)
     assert codes == [0] and (reports / "adr-writer.results.json").is_file()
     assert list(reports.glob(".*")) == []  # no lock file is left behind
+
+
+def test_a_history_line_that_is_not_utf8_is_set_aside_and_the_rest_kept(run_copy, capsys):
+    # Bug: one undecodable byte in the history stopped the render (a traceback, later exit 2),
+    # although a corrupt line is meant to be skipped with the good lines kept.
+    run, reports = run_copy("two-arm")
+    good = (FIXTURES / "two-arm" / "history.jsonl").read_bytes().splitlines()
+    (reports / "adr-writer.history.jsonl").write_bytes(b"\n".join([good[0], b'{"run_id": "\xff\xfe', *good[1:]]) + b"\n")
+    code, _, err = render(capsys, run, "--reports", reports)
+    assert code == 0
+    assert "adr-writer.history.jsonl:2: skipped a corrupt history line" in err
+    kept = (reports / "adr-writer.history.jsonl").read_bytes().splitlines()
+    assert kept[:-1] == good
+    assert (reports / "adr-writer.history.corrupt.jsonl").is_file()

@@ -82,6 +82,14 @@ def _latest_results(reports: Path, current: SkillResult, warnings: list[str]) ->
     return [out[k] for k in sorted(out)]
 
 
+def _read_lenient(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise BenchError(str(path), f"cannot be read: {exc.strerror or exc}",
+                         fix="check the file's permissions, or move it away to start a new history") from None
+
+
 def _write_reports(reports: Path, result: SkillResult, data, seed_history, warnings: list[str]):
     """Read the history and every skill's latest results, then write the four files (under the folder's lock)."""
     skill = result.skill
@@ -90,7 +98,8 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
         history_text = seed_history
         hist_source = f"example {skill}.history.jsonl"
     else:
-        history_text = read_text(hist_path) if hist_path.is_file() else ""
+        # Bytes that are not UTF-8 spoil only their own line, which is then set aside as corrupt.
+        history_text = _read_lenient(hist_path) if hist_path.is_file() else ""
         hist_source = str(hist_path)
     entries, hist_warnings, corrupt = hist.parse(history_text, hist_source)
     warnings.extend(hist_warnings)
