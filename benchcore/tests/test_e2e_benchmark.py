@@ -65,6 +65,17 @@ def next_script(out: str) -> Path:
     return Path(json.JSONDecoder().raw_decode(last[start:])[0]["scriptPath"])
 
 
+def next_scripts(out: str) -> list[Path]:
+    """Every bound workflow script the command's last line names, in order."""
+    last = out.strip().splitlines()[-1]
+    found, i = [], last.find('{"scriptPath": ')
+    while i >= 0:
+        obj, end = json.JSONDecoder().raw_decode(last[i:])
+        found.append(Path(obj["scriptPath"]))
+        i = last.find('{"scriptPath": ', i + end)
+    return found
+
+
 def greet_repo(tmp: Path, branch: str = "trunk", remote: bool = True) -> Path:
     """A repo whose default branch is not main: greet is released there, then edited in the working tree."""
     repo = tmp / "repo"
@@ -485,6 +496,36 @@ def test_a_with_skill_arm_that_never_reads_its_copy_is_invalid(bench):
     bench.arms(next_script(out), Script(files=greet_files(), skip_skill_read={(CASE2, 4, "previous")}))
     rc, out, _ = bench.run("collect", str(run_dir))
     assert f"INVALID trial {CASE2}/t4" in out and "previous: never read its skill copy's SKILL.md" in out
+
+
+def test_a_fan_out_larger_than_a_workflow_allows_is_split_into_several_scripts(bench, monkeypatch):
+    # Bug: a workflow runs at most 1,000 agents, but every cell (or packet) went into one bound script,
+    # so a large --all run lost the cells past the limit.
+    from benchcore.harness import fanout
+    monkeypatch.setattr(fanout, "MAX_AGENTS", 7)
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    scripts = next_scripts(out)
+    assert "5 Workflow calls, one after another (a workflow runs at most 7 agents)" in out
+    tasks = [t for s in scripts for t in read_bound(s)["tasks"]]
+    assert len(scripts) == 5 and all(len(read_bound(s)["tasks"]) <= 7 for s in scripts)
+    assert [t["id"] for t in tasks] == [c["id"] for c in bench.plan_json(run_dir)["cells"]]
+    assert all(s.name == "bench-fanout.js" for s in scripts)  # the file stem stays the workflow's name
+    for s in scripts:
+        bench.arms(s, Script(files=greet_files()))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "30/30 cells collected" in out
+    judges = next_scripts(out)
+    assert len(judges) == 3  # 20 packets
+    for s in judges:
+        run_script(s, bench.config, Script(), bench.repo)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "20/20 packets judged" in out
+    # No stale chunk is left once fewer scripts are needed.
+    monkeypatch.setattr(fanout, "MAX_AGENTS", 1000)
+    fanout.write_bound_scripts(R.SKILL_DIR, run_dir / "workflows" / "judges", "Judges", [])
+    assert sorted(p.name for p in (run_dir / "workflows").iterdir()) == ["arms", "arms-2", "arms-3", "arms-4",
+                                                                          "arms-5", "judges"]
 
 
 # ----------------------------------------------------------------------------- --all

@@ -486,14 +486,15 @@ def run(args) -> int:
     missing_cells = [cell for c, s in zip(collectors, statuses) for cell in c.plan.cells if cell.id in s.missing_cells]
     to_rerun = any(s.to_rerun for s in statuses)
     pending = [p for c, s in zip(collectors, statuses) for p in c.plan.packets if p.id in s.pending_packets]
-    arms_script = judges_script = None
+    arms_scripts: list[Path] = []
+    judges_scripts: list[Path] = []
     if missing_cells:
-        arms_script = fanout.write_bound_script(skill_dir, fanout.batch_dir(run_dirs, "arms") / "bench-fanout.js",
-                                                "Arms", fanout.arm_tasks(missing_cells))
+        arms_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "arms"), "Arms",
+                                                  fanout.arm_tasks(missing_cells))
     if pending:
-        judges_script = fanout.write_bound_script(skill_dir, fanout.batch_dir(run_dirs, "judges") / "bench-fanout.js",
-                                                  "Judges", fanout.judge_tasks(pending, templates.judge_prompt_inline),
-                                                  templates.answer_schema)
+        judges_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "judges"), "Judges",
+                                                    fanout.judge_tasks(pending, templates.judge_prompt_inline),
+                                                    templates.answer_schema)
     for s in statuses:
         write_atomic(s.run_dir / "collect.json", json.dumps(_status_dict(s), indent=1) + "\n")
 
@@ -501,21 +502,23 @@ def run(args) -> int:
     invalid = any(s.invalid_trials for s in statuses)
     rerun_done = any(s.rerun for s in statuses)
     if rerun_done:
-        nxt = (f"launch the re-planned arm cells with Workflow {fanout.workflow_call(arms_script)} "
+        nxt = (f"launch the re-planned arm cells with {fanout.workflow_calls(arms_scripts)} "
                f"(no Workflow tool: Agent-tool batches of only the cells in rerun_cells of collect.json, each with "
                f"its prompt from plan.json); then run: benchcore collect {runs}")
     elif to_rerun:
         nxt = f"run: benchcore collect {runs} --rerun (fresh worlds for the cells to run again), then launch the arms it names"
     elif pending:
-        nxt = (f"launch one fresh judge per packet with Workflow {fanout.workflow_call(judges_script)} "
+        nxt = (f"launch one fresh judge per packet with {fanout.workflow_calls(judges_scripts)} "
                f"(no Workflow tool: Agent-tool batches of the packets in pending_packets of collect.json, each with "
                f"its prompt from plan.json); then run: benchcore collect {runs}")
     else:
         nxt = f"run: benchcore render {runs}"
     if args.json:
         print(json.dumps({"runs": [_status_dict(s) for s in statuses],
-                          "arms_workflow": str(arms_script) if arms_script else None,
-                          "judges_workflow": str(judges_script) if judges_script else None, "next": nxt}, indent=1))
+                          "arms_workflow": str(arms_scripts[0]) if arms_scripts else None,
+                          "judges_workflow": str(judges_scripts[0]) if judges_scripts else None,
+                          "arms_workflows": [str(p) for p in arms_scripts],
+                          "judges_workflows": [str(p) for p in judges_scripts], "next": nxt}, indent=1))
     else:
         for s in statuses:
             _print_status(s)

@@ -234,11 +234,11 @@ def run(args) -> int:
             run_dir, plan = _build_run(root, d, branch, seed, now, templates, skill_dir, args.temp_dir,
                                        baseline_agent, created)
             runs.append((d, run_dir, plan))
-        dest = fanout.batch_dir([r for _, r, _ in runs], "arms") / "bench-fanout.js"
-        script = fanout.write_bound_script(skill_dir, dest, "Arms",
-                                           fanout.arm_tasks(c for _, _, p in runs for c in p.cells))
+        kind_dir = fanout.batch_dir([r for _, r, _ in runs], "arms")
         if len(runs) > 1:
-            created.append(dest.parent.parent)
+            created.append(kind_dir.parent)
+        scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms",
+                                             fanout.arm_tasks(c for _, _, p in runs for c in p.cells))
     except BaseException:
         for path in reversed(created):
             shutil.rmtree(path, ignore_errors=True)
@@ -246,7 +246,7 @@ def run(args) -> int:
 
     rel = lambda p: os.path.relpath(p, Path.cwd()) if Path(p).is_relative_to(Path.cwd()) else str(p)
     run_dirs = " ".join(rel(r) for _, r, _ in runs)
-    nxt = (f"launch the arm cells with Workflow {fanout.workflow_call(script)} "
+    nxt = (f"launch the arm cells with {fanout.workflow_calls(scripts)} "
            f"(no Workflow tool: Agent-tool batches of the cells in plan.json); then run: benchcore collect {run_dirs}")
     if args.json:
         print(json.dumps({
@@ -254,7 +254,7 @@ def run(args) -> int:
                       "cases": [c.id for c in d.cases], "cells": len(p.cells), "seed": seed,
                       "temperature_requested": d.temperature} for d, r, p in runs],
             "untested": untested, "baseline_agent_type": baseline_agent,
-            "arms_workflow": str(script), "next": nxt,
+            "arms_workflow": str(scripts[0]), "arms_workflows": [str(s) for s in scripts], "next": nxt,
         }, indent=1))
         return 0
     for d, r, p in runs:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -22,6 +23,9 @@ from .planfile import Cell, Packet
 
 SCRIPT = "workflow/bench-fanout.js"
 BOUND_LINE = "const BOUND = null"
+# A workflow runs at most 1,000 agents over its lifetime (CLAUDE-CODE.md section 3): larger fan-outs are
+# split into several bound scripts, launched one after another.
+MAX_AGENTS = 1000
 
 
 def arm_tasks(cells: Iterable[Cell]) -> list[dict]:
@@ -69,6 +73,32 @@ def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict
     if not (dest.is_file() and dest.read_text(encoding="utf-8") == new):
         write_atomic(dest, new)
     return dest
+
+
+def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list[dict],
+                        schema: Optional[dict] = None) -> list[Path]:
+    """Bound scripts for ``tasks``, at most MAX_AGENTS each: ``<kind_dir>/bench-fanout.js``, then
+    ``<kind_dir>-2/bench-fanout.js`` ... (the file stem stays the workflow's name). Chunk folders left
+    from an earlier, larger fan-out are removed, so no stale script lies beside the current ones."""
+    chunks = [tasks[i:i + MAX_AGENTS] for i in range(0, len(tasks), MAX_AGENTS)] or [[]]
+    out = []
+    for n, chunk in enumerate(chunks, 1):
+        folder = kind_dir if n == 1 else kind_dir.with_name(f"{kind_dir.name}-{n}")
+        out.append(write_bound_script(skill_dir, folder / "bench-fanout.js", phase, chunk, schema))
+    n = len(chunks) + 1
+    while (stale := kind_dir.with_name(f"{kind_dir.name}-{n}")).is_dir():
+        shutil.rmtree(stale)
+        n += 1
+    return out
+
+
+def workflow_calls(scripts: list[Path]) -> str:
+    """The Workflow call(s) that launch ``scripts``, in words for a ``next:`` line."""
+    calls = [f"Workflow {workflow_call(s)}" for s in scripts]
+    if len(calls) == 1:
+        return calls[0]
+    return (f"{len(calls)} Workflow calls, one after another (a workflow runs at most {MAX_AGENTS} agents): "
+            + ", then ".join(calls))
 
 
 def batch_dir(run_dirs: list[Path], kind: str) -> Path:
