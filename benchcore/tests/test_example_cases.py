@@ -337,6 +337,9 @@ HARD_IDS = [f"{s}/{d.name}" for s, d in HARD_CASES]
 # a good answer failed the gate; and under color.ui=always the diff lines start
 # with escape codes, so no '^-' line matched and a bad answer passed. Predicates
 # run with the user's own git config; these are common settings in dotfiles.
+# Bug: with tag.gpgSign (set by most people who sign their commits) the
+# changelog-entry setups' 'git tag v1.4.0' asked for a tag message and failed,
+# so plan stopped on every changelog case.
 USER_GIT_CONFIG = """\
 [diff]
 \tmnemonicPrefix = true
@@ -354,6 +357,12 @@ USER_GIT_CONFIG = """\
 \tdecorate = full
 [init]
 \tdefaultBranch = trunk
+[commit]
+\tgpgSign = true
+[tag]
+\tgpgSign = true
+[gpg]
+\tprogram = false
 """
 
 

@@ -1,2 +1,2 @@
 # the arm committed although the user said they would commit it themselves
-git commit -q -m "fix(billing): round invoice totals once"
+git -c commit.gpgsign=false commit -q -m "fix(billing): round invoice totals once"

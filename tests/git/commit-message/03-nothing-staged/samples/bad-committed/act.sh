@@ -1,3 +1,3 @@
 # the arm staged and committed the work itself
 git add src/ledgerly/auth/tokens.py
-git commit -q -m "feat(auth): raise the default token lifetime"
+git -c commit.gpgsign=false commit -q -m "feat(auth): raise the default token lifetime"

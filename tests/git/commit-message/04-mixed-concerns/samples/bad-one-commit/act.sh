@@ -1,2 +1,2 @@
 # the arm committed everything as one commit
-git commit -q -m "fix: invoice rounding, token TTL and itsdangerous bump"
+git -c commit.gpgsign=false commit -q -m "fix: invoice rounding, token TTL and itsdangerous bump"

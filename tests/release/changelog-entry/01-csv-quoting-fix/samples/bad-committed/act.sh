@@ -1,2 +1,2 @@
 # the arm committed the entry although nobody asked it to
-git commit -q -am 'Update changelog'
+git -c commit.gpgsign=false commit -q -am 'Update changelog'

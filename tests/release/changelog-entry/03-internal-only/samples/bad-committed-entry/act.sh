@@ -1,2 +1,2 @@
 # the arm committed its entry, so the working tree is clean again
-git commit -q -am 'Update changelog'
+git -c commit.gpgsign=false commit -q -am 'Update changelog'
