@@ -343,3 +343,19 @@ def test_a_history_line_that_is_not_utf8_is_set_aside_and_the_rest_kept(run_copy
     kept = (reports / "adr-writer.history.jsonl").read_bytes().splitlines()
     assert kept[:-1] == good
     assert (reports / "adr-writer.history.corrupt.jsonl").is_file()
+
+
+def test_index_survives_other_skills_bad_results_files(tmp_path, capsys):
+    # Bug: a results.json named for one skill but holding another's was listed under the other's
+    # name (a duplicate row linking a page that may not exist). A corrupt one must not stop the index.
+    reports = tmp_path / "reports"
+    render(capsys, FIXTURES / "two-arm" / "run", "--reports", reports)
+    shutil.copy(reports / "adr-writer.results.json", reports / "renamed.results.json")
+    (reports / "broken.results.json").write_text('{"schema": 1, "run_id": ')
+    code, _, err = render(capsys, FIXTURES / "three-arm" / "run", "--reports", reports)
+    assert code == 1
+    assert "left broken out of index.html" in err
+    assert "left renamed.results.json out of index.html: it holds the results of 'adr-writer'" in err
+    index = (reports / "index.html").read_text()
+    assert index.count('href="adr-writer.html"') == 1 and 'href="commit-message.html"' in index
+    assert "renamed" not in index and "broken" not in index

@@ -76,9 +76,14 @@ def _latest_results(reports: Path, current: SkillResult, warnings: list[str]) ->
         if skill == current.skill:
             continue
         try:
-            out[skill] = serde.loads(SkillResult, read_text(path), source=str(path))
+            other = serde.loads(SkillResult, read_text(path), source=str(path))
         except BenchError as err:
             warnings.append(f"left {skill} out of index.html: {err.message}")
+            continue
+        if other.skill != skill:  # a copied or renamed file would list a skill twice, or link a missing page
+            warnings.append(f"left {path.name} out of index.html: it holds the results of {other.skill!r}")
+            continue
+        out[skill] = other
     return [out[k] for k in sorted(out)]
 
 
