@@ -291,6 +291,29 @@ def test_collect_is_safe_to_run_again(bench):
     assert all(p.stat().st_mtime_ns == mtimes[p] for p in snapshot)
 
 
+def test_collect_after_claude_codes_transcripts_are_gone_keeps_the_run(bench):
+    # Bug: once Claude Code had cleaned up its transcripts (or on another machine), collect counted every
+    # collected cell as missing and every judged packet as pending, and its next step (--rerun) moved the
+    # whole collected run aside.
+    import shutil
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    script = Script(files=greet_files(), nested={(CASE1, 1, "new")}, verdict=regression_script)
+    bench.arms(next_script(out), script)
+    bench.run("collect", str(run_dir))
+    bench.judges(run_dir, script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0
+    snapshot = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
+    shutil.rmtree(bench.config / "projects")
+    for argv in (("collect", str(run_dir)), ("collect", str(run_dir), "--rerun")):
+        rc, out, _ = bench.run(*argv)
+        assert rc == 0 and "30/30 cells collected; 20/20 packets judged" in out, out
+        assert "next: run: benchcore render" in out
+        after = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
+        assert after == snapshot
+
+
 def test_a_gated_trial_is_not_judged_on_efficacy(bench):
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()

@@ -165,11 +165,16 @@ class RunCollector:
 
             pick = _pick_transcript(cands, cell.prompt, lambda af: get(af).final_message() is not None,
                                     lambda af: get(af).children)
+            cdir = self.tdir(cell.case, cell.trial) / cell.arm
             if pick is None:
+                # Gone from Claude Code's folder (cleaned up, another machine): what was collected stands.
+                kept = _collected(cdir)
+                if kept is not None:
+                    found[cell.id] = kept
+                    self.received[cell.id] = transcripts.first_prompt(cdir / "transcript.jsonl")
                 continue
             t = loaded.get(pick.path) or transcripts.load(pick.path, pick.agent_id, self.index)
             final = t.final_message()
-            cdir = self.tdir(cell.case, cell.trial) / cell.arm
             main_lines = tuple(l for l in t.lines[: _own_line_count(pick.path)])
             dirty = _write_bytes_if_changed(cdir / "transcript.jsonl", main_lines)
             for child in t.children:
@@ -305,7 +310,24 @@ class RunCollector:
                     errors.append(f"{err} ({af.path})")
             if pid not in answers and errors:
                 bad[pid] = errors[0]
+            if pid not in answers and not cands:
+                # The judge's transcript is gone (cleaned up, another machine): its recorded judgment stands.
+                kept = self._recorded(packet)
+                if kept is not None:
+                    answers[pid] = kept
         return answers, bad
+
+    def _recorded(self, packet: Packet) -> Optional[Judgment]:
+        path = self.tdir(packet.case, packet.trial) / f"{packet.comparison}.json"
+        if not path.is_file():
+            return None
+        record = serde.loads(ComparisonRecord, read_text(path), source=str(path))
+        if dict(record.order) != self.plan.orders.get(packet.id.split("#", 1)[0]):
+            return None
+        n = packet.round - 1
+        if packet.round > 1 and len(record.judgments) < 3:
+            return None
+        return record.judgments[n] if n < len(record.judgments) else None
 
     def write_judgments(self, packets: dict[str, Packet], answers: dict[str, Judgment]) -> None:
         for pid, packet in packets.items():
@@ -443,6 +465,16 @@ class RunCollector:
                       gated=tuple(f"{c}/t{n}" for (c, n), g in sorted(gated.items()) if g),
                       packets=len(self.plan.packets), pending_packets=pending, bad_answers=tuple(sorted(bad.items())),
                       escalated=tuple(escalated), rerun=tuple(redone))
+
+
+def _collected(cdir: Path) -> Optional[transcripts.Transcript]:
+    """A cell's transcript as collected earlier into the run directory (with its subagents), or None."""
+    main = cdir / "transcript.jsonl"
+    if not (main.is_file() and (cdir / "output.md").is_file()):
+        return None
+    t = transcripts.load(main, transcripts.first_agent_id(main) or "collected",
+                         transcripts.Index.build(transcripts.scan(cdir)))
+    return t if t.final_message() is not None else None
 
 
 def _own_line_count(path: Path) -> int:

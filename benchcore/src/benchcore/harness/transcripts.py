@@ -76,6 +76,18 @@ def _first_prompt(path: Path) -> tuple[str, str]:
     return "", ""
 
 
+def first_prompt(path: Path) -> str:
+    """The text of a transcript's first user record (its prompt), or "" when it has none."""
+    return _first_prompt(path)[0]
+
+
+def first_agent_id(path: Path) -> str:
+    """The ``agentId`` of a transcript's first record ("" when absent)."""
+    for rec in _records(path):
+        return str(rec.get("agentId") or "")
+    return ""
+
+
 def scan(root: Optional[Path] = None, since: Optional[float] = None) -> list[AgentFile]:
     """Every subagent transcript under ``root`` (both layouts), skipping files last written before ``since``."""
     root = root if root is not None else projects_dir()
