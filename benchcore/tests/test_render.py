@@ -359,3 +359,15 @@ def test_index_survives_other_skills_bad_results_files(tmp_path, capsys):
     index = (reports / "index.html").read_text()
     assert index.count('href="adr-writer.html"') == 1 and 'href="commit-message.html"' in index
     assert "renamed" not in index and "broken" not in index
+
+
+def test_cases_are_reported_in_folder_name_order_whatever_run_json_lists(run_copy, capsys):
+    # Bug: the report followed run.json's list, so a hand-edited or reordered list reordered the cases.
+    run, reports = run_copy("two-arm")
+    data = json.loads((run / "run.json").read_text())
+    _edit_run_json(run, cases=list(reversed(data["cases"])))
+    render(capsys, run, "--reports", reports)
+    got = [c["id"] for c in json.loads((reports / "adr-writer.results.json").read_text())["cases"]]
+    assert got == sorted(data["cases"])
+    page = (reports / "adr-writer.html").read_text()
+    assert [page.index(f'id="case-{c}"') for c in got] == sorted(page.index(f'id="case-{c}"') for c in got)

@@ -15,7 +15,8 @@ from typing import Optional
 from .. import serde
 from ..casefile import parse_case
 from ..errors import BenchError
-from ..model import ARMS, COMPARISONS, TRIALS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData
+from ..model import (ARMS, COMPARISONS, TRIALS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData,
+                     evolve)
 from .files import read_text
 
 
@@ -142,6 +143,8 @@ def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> Run
     prices = prices if prices is not None else price_table()
     run_dir = Path(run_dir)
     info = read_run_info(run_dir)
+    # Case order is the case folders' names, sorted (CONTRACT section 1), whatever order run.json lists.
+    info = evolve(info, cases=tuple(sorted(info.cases)))
     cases = []
     trials = []
     for case_id in info.cases:
