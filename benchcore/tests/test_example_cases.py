@@ -339,7 +339,8 @@ HARD_IDS = [f"{s}/{d.name}" for s, d in HARD_CASES]
 # run with the user's own git config; these are common settings in dotfiles.
 # Bug: with tag.gpgSign (set by most people who sign their commits) the
 # changelog-entry setups' 'git tag v1.4.0' asked for a tag message and failed,
-# so plan stopped on every changelog case.
+# so plan stopped on every changelog case. And a user's own hooks (core.hooksPath)
+# ran on the setups' branch switch: a failing post-checkout hook failed it.
 USER_GIT_CONFIG = """\
 [diff]
 \tmnemonicPrefix = true
@@ -371,7 +372,11 @@ USER_GIT_CONFIG = """\
 def test_hard_assertions_pass_on_good_samples_and_each_fails_on_a_bad_one(skill, case_dir, git_config, tmp_path,
                                                                            monkeypatch):
     if git_config == "a-users-git-config":
-        (tmp_path / "gitconfig").write_text(USER_GIT_CONFIG, encoding="utf-8")
+        hooks = tmp_path / "hooks"
+        hooks.mkdir()
+        (hooks / "post-checkout").write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+        (hooks / "post-checkout").chmod(0o755)
+        (tmp_path / "gitconfig").write_text(USER_GIT_CONFIG + f"[core]\n\thooksPath = {hooks}\n", encoding="utf-8")
         monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
     case = _load(case_dir)
     samples = _samples(case_dir)
