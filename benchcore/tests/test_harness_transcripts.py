@@ -152,8 +152,9 @@ def test_relative_reads_from_the_repository_are_caught(tmp_path):
     rel_case = "tests/git/greet/01-a/case.md"
 
     def rel_audit(arm, t, own=None):
-        return audit_cell(arm, t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=own,
-                          case_files=[CASE_MD, rel_case], relative=("skills/git/greet", "tests/git/greet"))
+        return audit_cell(arm, t, repo=REPO, run_dir=f"{REPO}/tests/.reports/runs/R", skill_copies=COPIES, own_copy=own,
+                          case_files=[CASE_MD, rel_case], skill_rel="skills/git/greet", tests_rel="tests/git/greet",
+                          run_rel="tests/.reports/runs/R", world=WORLD)
 
     for command in ("ls skills/git/greet", "grep -r hello tests/git/greet/", "cat ./skills/git/greet/notes.md"):
         problems = rel_audit("baseline", cell(tmp_path, tool("Bash", "t", command=command)))
@@ -161,8 +162,20 @@ def test_relative_reads_from_the_repository_are_caught(tmp_path):
     problems = rel_audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['new']}/SKILL.md"),
                                      tool("Bash", "t2", command=f"cat {rel_case}")), COPIES["new"])
     assert problems[0].startswith("read its case's case.md")
+    # Bug: a with-skill arm could read the repository's (edited) skill, the tests' sample answers or the
+    # other arms' outputs in the run directory unflagged; only a baseline was watched for these.
+    own = COPIES["previous"]
+    read_own = tool("Read", "t0", file_path=f"{own}/SKILL.md")
+    for command, message in ((f"cat {REPO}/skills/git/greet/SKILL.md", "read the repository's or an installed copy"),
+                             ("cat .claude/skills/greet/SKILL.md", "read the repository's or an installed copy"),
+                             ("cat tests/git/greet/02-b/samples/good/output.md", "read the benchmark's tests"),
+                             ("cat tests/.reports/runs/R/cases/01-a/t1/new/output.md", "read the benchmark's tests")):
+        problems = rel_audit("previous", cell(tmp_path, read_own, tool("Bash", "t", command=command)), own)
+        assert problems and problems[0].startswith(message), (command, problems)
+    assert rel_audit("previous", cell(tmp_path, read_own, tool("Read", "t", file_path=f"{own}/refs/x.md")), own) == []
     # A world's own folders that merely share a name are not the repository's.
-    for command in (f"cd {WORLD} && ls tests/", f"cd {WORLD} && cat myskills/git/greet.md", "ls skills/git/greeter"):
+    for command in (f"cd {WORLD} && ls tests/", f"cd {WORLD} && cat myskills/git/greet.md", "ls skills/git/greeter",
+                    f"cd {WORLD} && pytest tests/git/greet"):
         assert rel_audit("baseline", cell(tmp_path, tool("Bash", "t", command=command))) == [], command
 
 

@@ -213,7 +213,7 @@ class RunCollector:
                     problems.append({"arm": cell.arm, "problem": changed_prompt})
                 for p in audit_cell(cell.arm, found[cell.id], repo=repo, run_dir=str(self.run_dir),
                                     skill_copies=self.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files,
-                                    relative=(skill_rel, tests_rel)):
+                                    skill_rel=skill_rel, tests_rel=tests_rel, run_rel=run_rel, world=cell.world):
                     problems.append({"arm": cell.arm, "problem": p})
             out[key] = problems
             audit = Audit(invalid=bool(problems), problems=tuple(AuditProblem(**p) for p in problems))

@@ -62,16 +62,24 @@ def _names_relative(blob: str, rel: str) -> bool:
 
 
 def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
-               own_copy: str | None, case_files: Iterable[str], relative: Iterable[str] = ()) -> list[str]:
+               own_copy: str | None, case_files: Iterable[str], skill_rel: str = "", tests_rel: str = "",
+               run_rel: str = "", world: str = "") -> list[str]:
     """The problems of one cell's transcript, in words (empty when clean).
 
-    ``case_files`` are matched as substrings (give them absolute and repository-relative). ``relative``
-    are the skill's own folders relative to the repository (``skills/<path>``, ``tests/<path>``): a
-    subagent starts in the repository, so a baseline can read them without naming the repository."""
+    ``case_files`` are matched as substrings (give them absolute and repository-relative).
+    ``skill_rel``, ``tests_rel`` and ``run_rel`` are the skill's folder, its tests folder and the run
+    directory relative to the repository: a subagent starts in the repository, so it can read them
+    without naming the repository. A tool call that names the cell's ``world`` is taken to work there,
+    so its relative paths are the world's (a fixture may hold a ``tests/<name>`` of its own)."""
     problems: list[str] = []
     repo = repo.rstrip("/")
     watched_repo = [f"{repo}/skills/", f"{repo}/tests/", f"{repo}/.claude/skills/", f"{repo}/skills", f"{repo}/tests"]
-    relative = [r.strip("/") for r in relative if r.strip("/")]
+    skill_rel, tests_rel, run_rel = (r.strip("/") for r in (skill_rel, tests_rel, run_rel))
+    relative = [r for r in (skill_rel, tests_rel, run_rel) if r]
+    leaf = skill_rel.rsplit("/", 1)[-1]
+
+    def names(rel: str) -> bool:
+        return bool(rel) and (f"{repo}/{rel}" in blob or (not in_world and _names_relative(blob, rel)))
     copies = [c for c in skill_copies.values() if c]
     case_files = [c for c in case_files if c]
     uses = t.tool_uses()
@@ -79,6 +87,7 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
 
     for use in uses:
         blob = _blob(use)
+        in_world = bool(world) and world in blob
         where = _where(use, t.main_id)
         if use.name == "Skill":
             name = use.input.get("skill") or use.input.get("command") or "?"
@@ -92,15 +101,22 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
             continue
         if own_copy and f"{own_copy}/SKILL.md" in blob and use.agent_id == t.main_id:
             read_own = True
-        if arm != "baseline" and any(c in blob for c in copies if c != own_copy):
-            problems.append(f"read another arm's skill copy: {use.name} {_short(blob)}{where}")
+        if arm != "baseline":
+            if any(c in blob for c in copies if c != own_copy):
+                problems.append(f"read another arm's skill copy: {use.name} {_short(blob)}{where}")
+            elif names(skill_rel) or (leaf and f".claude/skills/{leaf}" in blob):
+                # For previous that is the edited version; for new, a skill outside the run.
+                problems.append(f"read the repository's or an installed copy of the skill instead of its own: "
+                                f"{use.name} {_short(blob)}{where}")
+            elif names(tests_rel) or names(run_rel) or (run_dir and _names_relative(blob, run_dir.rstrip("/"))):
+                problems.append(f"read the benchmark's tests or run files: {use.name} {_short(blob)}{where}")
         if arm == "baseline":
             if "SKILL.md" in blob:
                 problems.append(f"read a SKILL.md: {use.name} {_short(blob)}{where}")
             elif any(c in blob for c in copies):
                 problems.append(f"read a skill copy: {use.name} {_short(blob)}{where}")
             elif ".claude/skills" in blob or any(w in blob for w in watched_repo) or \
-                    any(_names_relative(blob, r) for r in relative):
+                    any(names(r) for r in relative):
                 problems.append(f"read the repository's skills or tests: {use.name} {_short(blob)}{where}")
 
     if arm == "baseline":
