@@ -371,3 +371,12 @@ def test_cases_are_reported_in_folder_name_order_whatever_run_json_lists(run_cop
     assert got == sorted(data["cases"])
     page = (reports / "adr-writer.html").read_text()
     assert [page.index(f'id="case-{c}"') for c in got] == sorted(page.index(f'id="case-{c}"') for c in got)
+
+
+def test_a_trial_whose_hard_assertions_never_ran_is_named(run_copy, capsys):
+    # Bug: when assertions.json was missing for a case that has hard assertions, the gate silently
+    # did not apply and nothing said so.
+    run, reports = run_copy("two-arm")
+    (run / "cases" / "01-choose-database" / "t2" / "new" / "assertions.json").unlink()
+    _, _, err = render(capsys, run, "--reports", reports)
+    assert "01-choose-database: no new/assertions.json for trial 2, so the hard-assertion gate was not applied" in err

@@ -87,6 +87,21 @@ def _latest_results(reports: Path, current: SkillResult, warnings: list[str]) ->
     return [out[k] for k in sorted(out)]
 
 
+def _ungated_trials(data) -> list[str]:
+    """Trials whose new output exists but whose case's hard assertions were never run on it."""
+    out = []
+    for case in data.cases:
+        if not case.hard_assertions:
+            continue
+        missing = [t.trial for t in data.trials
+                   if t.case == case.id and "new" in t.outputs and t.assertions is None]
+        if missing:
+            out.append(f"{case.id}: no new/assertions.json for trial{'s' if len(missing) > 1 else ''} "
+                       f"{', '.join(map(str, sorted(missing)))}, so the hard-assertion gate was not applied there "
+                       "(run 'benchcore collect' again to run the assertions)")
+    return out
+
+
 def _read_lenient(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8", errors="replace")
@@ -165,6 +180,7 @@ def run(args) -> int:
     warnings: list[str] = []
     data = read_run(run_dir, warnings=warnings)
     result = build_results(data)
+    warnings.extend(_ungated_trials(data))
     skill = result.skill
 
     # Another render into the same folder waits here: its history append and index must see ours.
