@@ -380,3 +380,14 @@ def test_a_trial_whose_hard_assertions_never_ran_is_named(run_copy, capsys):
     (run / "cases" / "01-choose-database" / "t2" / "new" / "assertions.json").unlink()
     _, _, err = render(capsys, run, "--reports", reports)
     assert "01-choose-database: no new/assertions.json for trial 2, so the hard-assertion gate was not applied" in err
+
+
+def test_an_output_that_is_not_utf8_exits_2_naming_it(run_copy, capsys):
+    # Bug: a non-UTF-8 output.md (or any run file) stopped render with a UnicodeDecodeError traceback.
+    run, reports = run_copy("two-arm")
+    target = run / "cases" / "03-reject-graphql" / "t4" / "new" / "output.md"
+    target.write_bytes(b"\xff\xfe binary")
+    code, _, err = render(capsys, run, "--reports", reports)
+    assert code == 2
+    assert f"{target}: is not UTF-8 text" in err and "fix:" in err
+    assert list(reports.iterdir()) == []
