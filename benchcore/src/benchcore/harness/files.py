@@ -104,7 +104,10 @@ def locked_folder(folder: Path) -> Iterator[None]:
         return
     fd = os.open(folder, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks (some network mounts): go on unlocked
+            pass
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
