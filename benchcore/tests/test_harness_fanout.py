@@ -17,6 +17,11 @@ from standin.repo import SKILL_DIR
 
 NODE = shutil.which("node")
 HARNESS = r"""
+// The Workflow sandbox: no clock, no randomness (they throw), no require/process/import.
+const RealDate = Date;
+globalThis.Date = function (...a) { if (!a.length) throw new Error('new Date() in a workflow'); return new RealDate(...a); };
+Date.now = () => { throw new Error('Date.now() in a workflow'); };
+Math.random = () => { throw new Error('Math.random() in a workflow'); };
 const calls = [];
 const agent = async (prompt, opts) => { calls.push({prompt, opts}); return opts.label.endsWith('/t2/new') ? null : 'ok'; };
 const parallel = async (thunks) => Promise.all(thunks.map((t) => t().catch(() => null)));
@@ -75,6 +80,23 @@ def test_the_shipped_script_takes_the_same_object_as_args():
     tasks = fanout.arm_tasks(cells()[:1])
     out = run_in_node(SKILL_DIR / fanout.SCRIPT, {"phase": "Arms", "tasks": tasks})
     assert out["calls"][0]["prompt"] == tasks[0]["prompt"] and out["result"]["launched"] == 1
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_shipped_script_keeps_the_workflow_dialect():
+    # The Workflow tool needs `export const meta = {...}` first and as a pure literal, and a body that
+    # touches no file, clock, randomness or Node API (CLAUDE-CODE.md section 3).
+    text = (SKILL_DIR / fanout.SCRIPT).read_text()
+    assert text.startswith("export const meta = {")
+    meta = text[len("export const meta = "):text.index("\n}\n") + 2]
+    check = ("const vm = require('vm'); const m = vm.runInNewContext('(' + process.argv[1] + ')', Object.create(null));"
+             "console.log(JSON.stringify(m));")
+    proc = subprocess.run([NODE, "-e", check, meta], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr  # a pure literal: evaluates with no globals at all
+    assert json.loads(proc.stdout)["name"] == "bench-fanout"  # the file stem
+    body = text[len("export const meta = ") + len(meta):]
+    for banned in ("Date", "Math.random", "require(", "import", "process.", "fs.", "eval(", "Function("):
+        assert banned not in body, banned
 
 
 def test_a_script_without_the_bound_line_is_refused(tmp_path):
