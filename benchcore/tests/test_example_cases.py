@@ -142,6 +142,10 @@ def test_skill_frontmatter_and_links(name):
     meta = read_frontmatter(text, skill.path + "/SKILL.md")
     assert meta["name"] == folder.name
     assert isinstance(meta.get("description"), str) and len(meta["description"]) > 40
+    # Claude Code truncates a skill's description + when_to_use at 1,536 characters
+    # in the listing it chooses skills from; a cut "Use when ..." never triggers
+    assert len(meta["description"]) + len(str(meta.get("when_to_use", ""))) <= 1536
+    assert meta.get("disable-model-invocation") is not True, "an example skill must load by itself"
     # the body stays short and every relative link it makes resolves
     body = text.split("\n---\n", 1)[1]
     assert len(body.splitlines()) < 120
