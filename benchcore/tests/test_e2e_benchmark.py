@@ -480,6 +480,21 @@ def test_a_failing_setup_during_rerun_changes_nothing(bench):
     assert after == before and set(Path(bench.plan_json(run_dir)["world_root"]).iterdir()) == worlds
 
 
+def test_rerun_after_clean_is_refused_and_creates_nothing(bench):
+    # Bug: --rerun after clean rebuilt an untagged temp folder that clean then refused to remove.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files(), peek={(CASE1, 1)}))
+    bench.run("collect", str(run_dir))
+    bench.run("clean", str(run_dir))
+    temp_root = Path(bench.plan_json(run_dir)["temp_root"])
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
+    rc, _, err = bench.run("collect", str(run_dir), "--rerun")
+    assert rc == 2 and "the run's temp folder" in err and "is gone" in err and "plan a new run" in err
+    assert not temp_root.exists()
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"} == before
+
+
 def test_a_prompt_changed_before_launch_makes_the_trial_invalid(bench):
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()

@@ -50,7 +50,7 @@ from ..harness.planfile import Cell, Packet, Plan, read_plan, write_plan
 from ..harness.prompts import Templates, find_skill_dir, redact
 from ..harness.rundir import read_run, read_run_info
 from ..harness.tree import fixture_path
-from ..harness.worlds import make_world, run_setup
+from ..harness.worlds import is_temp_root, make_world, run_setup
 
 MAX_ATTEMPTS = 3  # a cell is planned at most this often: the first time and two --rerun rounds
 SCAN_SLACK = 600  # seconds before the plan time that a transcript file may date from
@@ -381,6 +381,10 @@ class RunCollector:
         go, _ = self.redo(found, audits)
         if not go:
             return []
+        if not is_temp_root(Path(self.plan.temp_root), self.plan.run_id):
+            raise BenchError(str(self.run_dir), f"cannot re-run {len(go)} cells: the run's temp folder "
+                             f"{self.plan.temp_root} is gone (benchcore clean ran) or is not this run's",
+                             fix="plan a new run with 'benchcore plan'; this one renders as it stands")
         repo = Path(self.plan.repo)
         tests_dir = repo / ("tests/" + self.info.skill.path[len("skills/"):])
         fresh: dict[str, Cell] = {}
