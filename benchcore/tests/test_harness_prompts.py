@@ -42,10 +42,22 @@ def test_an_unknown_slot_in_a_template_is_named(tmp_path):
 
 def test_the_templates_are_found_from_the_environment_then_the_repo(tmp_path, monkeypatch):
     monkeypatch.delenv("BENCHMARK_SKILL_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     with pytest.raises(BenchError, match="BENCHMARK_SKILL_DIR"):
         find_skill_dir(tmp_path)
     assert find_skill_dir(SKILL_DIR.parents[1]) == SKILL_DIR
     monkeypatch.setenv("BENCHMARK_SKILL_DIR", str(SKILL_DIR))
+    assert find_skill_dir(tmp_path) == SKILL_DIR
+
+
+@pytest.mark.parametrize("where", [".claude/skills", "home/.claude/skills"], ids=["project-link", "personal-install"])
+def test_an_installed_benchmark_skill_is_found_without_configuration(tmp_path, monkeypatch, where):
+    # A bare 'benchcore plan' in a user's project used to demand BENCHMARK_SKILL_DIR although the
+    # dev shell (.claude/skills) or home-manager (~/.claude/skills) had placed the skill.
+    monkeypatch.delenv("BENCHMARK_SKILL_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / where).mkdir(parents=True)
+    (tmp_path / where / "benchmark-skill").symlink_to(SKILL_DIR)
     assert find_skill_dir(tmp_path) == SKILL_DIR
 
 

@@ -35,11 +35,14 @@ def find_skill_dir(repo_root: Optional[Path]) -> Path:
         candidates.append(exe.parent.parent)
     if repo_root is not None:
         candidates.append(repo_root / "skills" / "benchmark-skill")
+        candidates.append(repo_root / ".claude" / "skills" / "benchmark-skill")  # the Nix dev shell's link
+    candidates.append(Path.home() / ".claude" / "skills" / "benchmark-skill")  # a personal install
     for c in candidates:
         if (c / "templates" / "arm-baseline.md").is_file():
             return c.resolve()
     raise BenchError(None, "cannot find the benchmark-skill templates (templates/arm-baseline.md)",
-                     fix="set BENCHMARK_SKILL_DIR to the benchmark-skill folder (the one holding SKILL.md and templates/)")
+                     fix="install the benchmark-skill skill (.claude/skills/ or ~/.claude/skills/), or set "
+                         "BENCHMARK_SKILL_DIR to its folder (the one holding SKILL.md and templates/)")
 
 
 class Templates:
