@@ -141,8 +141,9 @@ let
     };
   };
 
-  mkHome =
-    skills:
+  # A home configuration using the module with the given programs.claude-skills settings.
+  homeWith =
+    settings:
     homeManagerConfiguration {
       inherit pkgs;
       modules = [
@@ -153,13 +154,11 @@ let
             homeDirectory = "/home/check";
             stateVersion = "26.05";
           };
-          programs.claude-skills = {
-            enable = true;
-            inherit skills;
-          };
+          programs.claude-skills = { enable = true; } // settings;
         }
       ];
     };
+  mkHome = skills: homeWith { inherit skills; };
 
   skillNames = lib.attrNames (mkHome "all").config.programs.claude-skills.availableSkills;
   chosen = if lib.length skillNames > 1 then lib.init skillNames else skillNames;
@@ -238,45 +237,17 @@ in
       lib.filter (a: !a.assertion) unknownHome.raw.config.assertions
     );
     targetDirOverride = lib.attrNames
-      (homeManagerConfiguration {
-        inherit pkgs;
-        modules = [
-          self.homeManagerModules.default
-          {
-            home = {
-              username = "check";
-              homeDirectory = "/home/check";
-              stateVersion = "26.05";
-            };
-            programs.claude-skills = {
-              enable = true;
-              skills = [ (lib.head skillNames) ];
-              targetDir = ".config/claude/skills";
-            };
-          }
-        ];
+      (homeWith {
+        skills = [ (lib.head skillNames) ];
+        targetDir = ".config/claude/skills";
       }).config.home.file;
     # A user adding a skill of their own, and replacing one of the flake's by
     # name: the flake's other skills must stay.
     extended =
       lib.mapAttrs (_: f: toString f.source)
-        (homeManagerConfiguration {
-          inherit pkgs;
-          modules = [
-            self.homeManagerModules.default
-            {
-              home = {
-                username = "check";
-                homeDirectory = "/home/check";
-                stateVersion = "26.05";
-              };
-              programs.claude-skills = {
-                enable = true;
-                availableSkills.my-own-skill = fakeDrv "my-own-skill" { };
-                availableSkills.${lib.head skillNames} = fakeDrv "my-${lib.head skillNames}" { };
-              };
-            }
-          ];
+        (homeWith {
+          availableSkills.my-own-skill = fakeDrv "my-own-skill" { };
+          availableSkills.${lib.head skillNames} = fakeDrv "my-${lib.head skillNames}" { };
         }).config.home.file;
     # targetDir written with `~`: refused by an assertion naming the fix.
     tildeMessages =
