@@ -75,7 +75,7 @@ def test_validate_finds_the_repo_from_a_subfolder(repo, capsys, monkeypatch):
     (lambda r: case(r, "solo", "01-escape", extra="fixture: ../../../skills\n"),
      "leaves tests/"),
     (lambda r: (r / "tests" / "solo" / "02-empty").mkdir(parents=True),
-     "tests/solo/02-empty: is a folder in a skill's tests with no case.md"),
+     "tests/solo/02-empty: is an empty case folder (in the tests of solo)"),
     (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("trials: 3\n"),
      "trials are always 5"),
     (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("temperature: hot\n"),
@@ -112,3 +112,91 @@ def test_every_problem_is_reported_not_just_the_first(repo, capsys):
 def test_outside_a_repository_is_exit_2(tmp_path, capsys):
     assert main(["validate", "--repo", str(tmp_path)]) == 2
     assert "is not inside a skills repository" in capsys.readouterr().err
+
+
+def _problems(root, capsys) -> list[dict]:
+    code, out, _ = run_validate(root, capsys, "--json")
+    assert code == 2
+    return json.loads(out)["problems"]
+
+
+def test_a_skill_md_without_frontmatter_is_named_as_such(repo, capsys):
+    # Bug: "frontmatter name None differs from its folder name 'solo' ... or rename the folder to None".
+    (repo / "skills/solo/SKILL.md").write_text("# Solo\n\nJust a body.\n")
+    [p] = _problems(repo, capsys)
+    assert p["path"] == "skills/solo/SKILL.md" and p["line"] == 1
+    assert p["message"] == "has no frontmatter (a skill needs 'name' and 'description')"
+    assert "'name: solo'" in p["fix"] and "None" not in p["fix"] + p["message"]
+
+
+def test_a_skill_md_without_name_or_description_is_named(repo, capsys):
+    (repo / "skills/solo/SKILL.md").write_text("---\ndescription: solo skill\n---\nBody.\n")
+    [p] = _problems(repo, capsys)
+    assert p["message"] == "has no 'name:' in its frontmatter" and p["fix"].startswith("add 'name: solo'")
+    # Bug: a SKILL.md with no description passed validate (Claude Code needs it to pick the skill).
+    (repo / "skills/solo/SKILL.md").write_text("---\nname: solo\n---\nBody.\n")
+    [p] = _problems(repo, capsys)
+    assert (p["path"], p["line"]) == ("skills/solo/SKILL.md", 2)
+    assert p["message"] == "has no 'description:' in its frontmatter" and "description:" in p["fix"]
+    (repo / "skills/solo/SKILL.md").write_text("---\nname: solo\ndescription: 2024-01-01\n---\nBody.\n")
+    [p] = _problems(repo, capsys)
+    assert (p["line"], p["message"]) == (3, "has a 'description:' that is not text (datetime.date(2024, 1, 1)) "
+                                            "in its frontmatter")
+
+
+def test_a_broken_skill_md_does_not_blame_its_good_tests(repo, capsys):
+    # Bug: a broken SKILL.md also reported its tests as "maps to no skill ... or remove it".
+    (repo / "skills/git/commit-message/SKILL.md").write_text("---\nname: [commit-message\n---\n")
+    problems = _problems(repo, capsys)
+    assert [p["path"] for p in problems] == ["skills/git/commit-message/SKILL.md"]
+    assert "not valid YAML" in problems[0]["message"]
+    # ...while its cases are still checked.
+    (repo / "tests/git/commit-message/02-big/case.md").write_text("---\ndescription: x\n---\n## Prompt\nhi\n")
+    assert [p["path"] for p in _problems(repo, capsys)] == ["skills/git/commit-message/SKILL.md",
+                                                           "tests/git/commit-message/02-big/case.md"]
+
+
+def test_an_empty_case_folder_is_one_problem_not_a_skill_folder(repo, capsys):
+    # Bug: it was also reported as "maps to no skill (there is no skills/solo/02-empty/SKILL.md)".
+    (repo / "tests/git/commit-message/03-empty").mkdir()
+    [p] = _problems(repo, capsys)
+    assert p["path"] == "tests/git/commit-message/03-empty"
+    assert p["message"] == "is an empty case folder (in the tests of commit-message)"
+    assert p["fix"].startswith("write tests/git/commit-message/03-empty/case.md")
+
+
+def test_case_folders_need_a_number_prefix_each_used_once(repo, capsys):
+    case(repo, "git/commit-message", "small-again")
+    case(repo, "git/commit-message", "2-also-two")
+    problems = {p["path"]: p for p in _problems(repo, capsys)}
+    assert set(problems) == {"tests/git/commit-message/small-again", "tests/git/commit-message/2-also-two"}
+    assert problems["tests/git/commit-message/small-again"]["message"] == \
+        "the case folder name 'small-again' does not start with a number and a dash"
+    assert "rename it to NN-small-again" in problems["tests/git/commit-message/small-again"]["fix"]
+    assert problems["tests/git/commit-message/2-also-two"]["message"] == "its number 2 is also used by 02-big"
+
+
+HARD = "## Hard assertions\n```sh\ntest -s \"$OUTPUT\"\n```\n"
+
+
+def test_hard_assertions_need_samples_that_pass_and_fail(repo, capsys):
+    d = repo / "tests/git/commit-message/02-big"
+    (d / "case.md").write_text("---\ndescription: d\n---\n## Prompt\nDo it.\n" + HARD + "## Soft criteria\n- ok\n")
+    [p] = _problems(repo, capsys)
+    assert (p["path"], p["line"]) == ("tests/git/commit-message/02-big/case.md", 6)
+    assert "has hard assertions but no samples" in p["message"]
+    assert "samples/good/output.md" in p["message"] and "samples/bad-<what>/output.md" in p["message"]
+    (d / "samples/good").mkdir(parents=True)
+    (d / "samples/good/output.md").write_text("done\n")
+    [p] = _problems(repo, capsys)
+    assert "samples/good/output.md" not in p["message"] and "samples/bad-<what>" in p["message"]
+    (d / "samples/bad-empty").mkdir()
+    (d / "samples/bad-empty/output.md").write_text("")
+    assert run_validate(repo, capsys)[0] == 0
+
+
+def test_plan_refuses_what_validate_refuses(repo, capsys):
+    (repo / "tests/git/commit-message/02-big").rename(repo / "tests/git/commit-message/big")
+    assert main(["plan", "commit-message", "--repo", str(repo)]) == 2
+    err = capsys.readouterr().err
+    assert "tests/git/commit-message/big: the case folder name 'big' does not start with a number" in err

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -70,8 +71,12 @@ def discover_skills(root: Path) -> dict[str, SkillInfo]:
     return dict(sorted(found.items()))
 
 
-def _discover(root: Path, skills_dir: Path, found: dict[str, SkillInfo]) -> list[BenchError]:
+def _discover(root: Path, skills_dir: Path, found: dict[str, SkillInfo],
+              broken: Optional[dict[str, str]] = None) -> list[BenchError]:
+    """Fill ``found`` with every good skill; ``broken`` (tests path -> SKILL.md) gets the skills whose SKILL.md
+    has a problem, so that their tests are not also blamed for mapping to no skill."""
     problems: list[BenchError] = []
+    broken = {} if broken is None else broken
     if not skills_dir.is_dir():
         return [BenchError(str(skills_dir), "there is no skills/ folder", fix="create skills/<name>/SKILL.md")]
     for dirpath, dirnames, filenames in os.walk(skills_dir):
@@ -82,24 +87,113 @@ def _discover(root: Path, skills_dir: Path, found: dict[str, SkillInfo]) -> list
         folder = Path(dirpath)
         rel = _rel(root, folder)
         skill_md = folder / "SKILL.md"
+        leaf = folder.name
+        md_rel = _rel(root, skill_md)
+        tests_rel = "tests/" + rel[len("skills/"):]
         try:
-            meta = read_frontmatter(_read(root, skill_md), _rel(root, skill_md))
+            text = _read(root, skill_md)
+            meta = read_frontmatter(text, md_rel)
         except BenchError as err:
             problems.append(err)
+            broken[tests_rel] = md_rel
+            continue
+        if not text.removeprefix("\ufeff").startswith("---"):
+            problems.append(BenchError(md_rel, "has no frontmatter (a skill needs 'name' and 'description')", line=1,
+                                       fix=f"start the file with '---', 'name: {leaf}', "
+                                           "'description: <what it does and when to use it>', '---'"))
+            broken[tests_rel] = md_rel
             continue
         name = meta.get("name")
-        leaf = folder.name
-        if name != leaf:
-            problems.append(BenchError(_rel(root, skill_md),
-                                       f"frontmatter name {name!r} differs from its folder name {leaf!r}",
-                                       line=2, fix=f"set 'name: {leaf}' or rename the folder to {name!r}"))
+        if name is None or (isinstance(name, str) and not name.strip()):
+            problems.append(BenchError(md_rel, "has no 'name:' in its frontmatter", line=_fm_line(text, "name"),
+                                       fix=f"add 'name: {leaf}' (a skill's name is its folder's name)"))
+            broken[tests_rel] = md_rel
             continue
+        if name != leaf:
+            problems.append(BenchError(md_rel, f"frontmatter name {name!r} differs from its folder name {leaf!r}",
+                                       line=_fm_line(text, "name"),
+                                       fix=f"set 'name: {leaf}'" + (f" or rename the folder to {name!r}"
+                                                                   if isinstance(name, str) else "")))
+            broken[tests_rel] = md_rel
+            continue
+        description = meta.get("description")
+        if not isinstance(description, str) or not description.strip():
+            if isinstance(description, str) or description is None:
+                what, fix = "has no 'description:'", ("add one line 'description: <what the skill does and when to "
+                                                      "use it>': Claude Code reads it to decide when to use the skill")
+            else:
+                what, fix = (f"has a 'description:' that is not text ({description!r})",
+                             "write the description as one line of text, in quotes if it looks like a date or a number")
+            problems.append(BenchError(md_rel, f"{what} in its frontmatter", line=_fm_line(text, "description"),
+                                       fix=fix))
+            # still a skill: its tests are checked as usual
         if leaf in found:
             problems.append(BenchError(rel, f"two skills are named {leaf!r}: {found[leaf].path} and {rel}",
                                        fix="rename one of the two folders (and its frontmatter name)"))
             continue
         found[leaf] = SkillInfo(name=leaf, path=rel)
     return problems
+
+
+def _fm_line(text: str, key: str) -> int:
+    """The line of ``key:`` in a Markdown file's frontmatter, else 2 (where it would go)."""
+    lines = text.removeprefix("\ufeff").splitlines()
+    for i, line in enumerate(lines[1:], start=2):
+        if line.strip() == "---":
+            break
+        if line.startswith(f"{key}:") or line.startswith(f"{key} :"):
+            return i
+    return 2
+
+
+_CASE_NUMBER = re.compile(r"^(?P<n>[0-9]+)-")
+
+
+def case_folder_problems(root: Path, case_dirs_: list[Path]) -> list[BenchError]:
+    """Case folders must start with a number and a dash (``01-``), each number used once: the numbers fix
+    the order of the cases in every report."""
+    problems: list[BenchError] = []
+    seen: dict[int, str] = {}
+    for d in sorted(case_dirs_, key=lambda d: d.name):
+        m = _CASE_NUMBER.match(d.name)
+        if m is None:
+            problems.append(BenchError(_rel(root, d), f"the case folder name {d.name!r} does not start with a number "
+                                       "and a dash", fix=f"rename it to NN-{d.name} (e.g. 01-{d.name}): the number "
+                                       "fixes the case's place in every report"))
+            continue
+        n = int(m.group("n"))
+        if n in seen:
+            problems.append(BenchError(_rel(root, d), f"its number {m.group('n')} is also used by {seen[n]}",
+                                       fix="give every case folder of a skill its own number (case order comes "
+                                           "from the folder names)"))
+            continue
+        seen[n] = d.name
+    return problems
+
+
+def samples_problem(root: Path, case_dir: Path, case: Case) -> Optional[BenchError]:
+    """A case with hard assertions commits samples beside case.md (docs/writing-cases.md): ``samples/good/``
+    (or ``good-*``) with an output.md that passes every predicate, and ``samples/bad-*/`` that fail one."""
+    if not case.hard_assertions:
+        return None
+    sdir = case_dir / "samples"
+    subs = sorted(d for d in sdir.iterdir() if d.is_dir()) if sdir.is_dir() else []
+    good = [d for d in subs if d.name == "good" or d.name.startswith("good-")]
+    bad = [d for d in subs if d.name.startswith("bad-")]
+    missing = []
+    if not any((d / "output.md").is_file() for d in good):
+        missing.append("samples/good/output.md (an answer that passes every predicate)")
+    if not bad:
+        missing.append("samples/bad-<what>/output.md (an answer that fails a predicate)")
+    if not missing:
+        return None
+    text = _read(root, case_dir / "case.md")
+    line = next((i + 1 for i, l in enumerate(text.splitlines())
+                 if l.strip().lower().startswith("## hard assertions")), case.hard_assertions[0].line)
+    return CaseError(_rel(root, case_dir / "case.md"),
+                     f"has hard assertions but no samples to show they can pass and fail: missing {'; '.join(missing)}",
+                     line=line, fix="add the samples beside case.md (see docs/writing-cases.md, 'The samples beside "
+                                    "the case'), or remove the hard assertions")
 
 
 def case_dirs(root: Path, skill: SkillInfo) -> list[Path]:
@@ -194,8 +288,10 @@ class TreeReport:
 def validate_tree(root: Path) -> TreeReport:
     """Check skills/ and tests/ together; collect every problem rather than stopping at the first."""
     found: dict[str, SkillInfo] = {}
-    problems: list[BenchError] = list(_discover(root, root / "skills", found))
+    broken: dict[str, str] = {}
+    problems: list[BenchError] = list(_discover(root, root / "skills", found, broken))
     by_tests_path = {s.tests_path: s for s in found.values()}
+    skill_paths = set(by_tests_path) | set(broken)
     counts = {name: 0 for name in found}
     tests = root / "tests"
     if tests.is_dir():
@@ -205,28 +301,42 @@ def validate_tree(root: Path) -> TreeReport:
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             if here == tests:
                 continue
-            if rel in by_tests_path:
-                skill = by_tests_path[rel]
-                try:
-                    load_options(root, skill)
-                except BenchError as err:
-                    problems.append(err)
+            if rel in skill_paths:
+                skill = by_tests_path.get(rel)
+                if skill is not None:
+                    try:
+                        load_options(root, skill)
+                    except BenchError as err:
+                        problems.append(err)
+                keep, cases_here = [], []
                 for d in list(dirnames):
                     case_dir = here / d
                     if not (case_dir / "case.md").is_file():
-                        if any(t.startswith(_rel(root, case_dir) + "/") for t in by_tests_path):
-                            continue  # a nested skill's test path goes through here
-                        problems.append(BenchError(_rel(root, case_dir), "is a folder in a skill's tests with no case.md",
-                                                   fix="add a case.md, or move the folder out of the tests tree"))
+                        if any(t.startswith(_rel(root, case_dir) + "/") for t in skill_paths):
+                            keep.append(d)  # a nested skill's test path goes through here
+                            continue
+                        empty = not any(case_dir.iterdir())
+                        problems.append(BenchError(
+                            _rel(root, case_dir),
+                            ("is an empty case folder" if empty else "is a case folder with no case.md")
+                            + f" (in the tests of {rel.rsplit('/', 1)[-1]})",
+                            fix=f"write {_rel(root, case_dir)}/case.md (see docs/case-format.md), or remove the folder"))
                         continue
-                    counts[skill.name] += 1
+                    cases_here.append(case_dir)
+                    if skill is not None:
+                        counts[skill.name] += 1
                     try:
-                        load_case(root, case_dir)
+                        case = load_case(root, case_dir)
                     except BenchError as err:
                         problems.append(err)
-                dirnames[:] = [d for d in dirnames if not (here / d / "case.md").is_file()]
+                        continue
+                    missing_samples = samples_problem(root, case_dir, case)
+                    if missing_samples is not None:
+                        problems.append(missing_samples)
+                problems.extend(case_folder_problems(root, cases_here))
+                dirnames[:] = keep
                 continue
-            if not any(t.startswith(rel + "/") for t in by_tests_path):
+            if not any(t.startswith(rel + "/") for t in skill_paths):
                 known = ", ".join(sorted(by_tests_path)) or "none"
                 problems.append(BenchError(rel, "maps to no skill (there is no skills/" + rel[len("tests/"):] + "/SKILL.md)",
                                            fix=f"move it to the test path of an existing skill ({known}) or remove it"))
