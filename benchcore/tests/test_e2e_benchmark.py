@@ -397,6 +397,59 @@ def test_escalation_judges_that_copy_the_packets_own_id_are_counted(bench):
     assert len(record["judgments"]) == 3
 
 
+def test_collect_before_the_arms_ran_says_so_and_counts_no_attempt(bench):
+    # Bug: collect run before the arms (or while a workflow still ran) advised --rerun, and every --rerun
+    # counted an attempt: after two, all cells of the run were given up though none had ever run.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    for argv in (("collect", str(run_dir)), ("collect", str(run_dir), "--rerun"), ("collect", str(run_dir), "--rerun")):
+        rc, out, _ = bench.run(*argv)
+        assert rc == 1
+        assert "not run yet (no transcript names their world; not a failure): 30 cells" in out
+        last = out.strip().splitlines()[-1]
+        assert "--rerun" not in last and "wait for them to finish" in last and "launch the arm cells" in last
+        assert "re-planned" not in out and "given up" not in out
+    status = json.loads((run_dir / "collect.json").read_text())
+    assert status["to_rerun"] == [] and status["given_up"] == [] and status["rerun_cells"] == []
+    assert len(status["not_started"]) == 30 and status["unfinished"] == []
+    assert {c["attempt"] for c in bench.plan_json(run_dir)["cells"]} == {1}
+    assert not any(run_dir.rglob(".invalid-*"))
+    # The script it names launches every cell in its planned world.
+    bench.arms(next_script(out), Script(files=greet_files()))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "30/30 cells collected" in out and "not run yet" not in out
+
+
+def test_cells_not_launched_are_launched_and_a_cut_off_cell_is_rerun(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    skipped = {(CASE2, 4, arm) for arm in ("new", "baseline", "previous")}
+    bench.arms(next_script(out), Script(files=greet_files(), missing=skipped))
+    # One arm's transcript stops after its prompt: cut off (or still running).
+    world = next(c["world"] for c in bench.plan_json(run_dir)["cells"] if c["id"] == f"{CASE1}/t2/new")
+    cut = next(p for p in (bench.config / "projects").rglob("*.jsonl") if world in p.read_text().splitlines()[0])
+    cut.write_text(cut.read_text().splitlines()[0] + "\n")
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1
+    assert f"not run yet (no transcript names their world; not a failure): 3 cells: {CASE2}/t4/new" in out
+    assert f"still running or cut off (a transcript without a final message): 1 cells: {CASE1}/t2/new" in out
+    # The never-started cells are launched as planned (their worlds are untouched), nothing is re-planned.
+    assert [t["id"] for t in read_bound(next_script(out))["tasks"]] == [f"{CASE2}/t4/{a}" for a in
+                                                                        ("new", "baseline", "previous")]
+    bench.arms(next_script(out), Script(files=greet_files()))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    last = out.strip().splitlines()[-1]
+    assert "if the arms are still running, wait for them" in last and "--rerun" in last
+    assert json.loads((run_dir / "collect.json").read_text())["to_rerun"] == [f"{CASE1}/t2/new"]
+    rc, out, _ = bench.run("collect", str(run_dir), "--rerun")
+    assert f"re-planned 1 cells with fresh worlds: {CASE1}/t2/new" in out
+    attempts = {c["id"]: c["attempt"] for c in bench.plan_json(run_dir)["cells"]}
+    assert attempts[f"{CASE1}/t2/new"] == 2 and attempts[f"{CASE2}/t4/new"] == 1
+    bench.arms(next_script(out), Script(files=greet_files()))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "30/30 cells collected" in out
+
+
 def test_a_contaminated_baseline_is_caught_and_rerun(bench):
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()

@@ -21,9 +21,12 @@ Per run directory:
 7. Write bound workflow scripts for what is still to run, and end with what is
    missing and the exact next step.
 
-``--rerun`` plans every cell of an invalid trial and every cell with no
-transcript afresh (new world, new prompt), keeping the old files under
-``cases/<case>/t<N>/.invalid-<k>/``.
+``--rerun`` plans every cell of an invalid trial and every cell whose transcript
+stopped without a final message afresh (new world, new prompt), keeping the old
+files under ``cases/<case>/t<N>/.invalid-<k>/``. A cell that no transcript
+names yet has not run (the arms were not launched, or are still starting): it
+is neither re-planned nor counted as an attempt, and the next step is to launch
+it (or wait for the running launch).
 """
 
 from __future__ import annotations
@@ -81,6 +84,8 @@ class Status:
     rerun: tuple[str, ...] = ()  # cells this call planned afresh
     to_rerun: tuple[str, ...] = ()  # cells that --rerun would plan afresh
     given_up: tuple[str, ...] = ()  # cells that need it but were planned MAX_ATTEMPTS times: left incomplete
+    not_started: tuple[str, ...] = ()  # cells no transcript names yet: not run, not failed
+    unfinished: tuple[str, ...] = ()  # cells whose transcript has no final message: still running or cut off
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -135,6 +140,7 @@ class RunCollector:
         self.templates = templates
         self.assert_timeout = assert_timeout
         self.received: dict[str, str] = {}  # cell id -> the first message its subagent got
+        self.unfinished: set[str] = set()  # cell ids whose transcript exists but has no final message
         self.cases: dict[str, Case] = {}
         for cid in self.info.cases:
             path = run_dir / "cases" / cid / "case.md"
@@ -182,7 +188,8 @@ class RunCollector:
                 dirty |= _write_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl",
                                                  tuple(l for l in src.read_bytes().splitlines() if l.strip()))
             if final is None:
-                continue  # still running or cut off: not collected yet
+                self.unfinished.add(cell.id)  # still running or cut off: not collected yet
+                continue
             dirty |= _write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
             found[cell.id] = t
             self.received[cell.id] = pick.prompt
@@ -359,8 +366,9 @@ class RunCollector:
     def redo(self, found: dict, audits: dict) -> tuple[list[Cell], list[Cell]]:
         """(cells to plan afresh, cells that need it but were already planned MAX_ATTEMPTS times).
 
-        Every cell of an invalid trial, and every cell with no finished transcript; a trial is re-run
-        as a whole, so it is given up when any of its cells is at the limit."""
+        Every cell of an invalid trial, and every cell whose transcript stopped with no final message; a
+        trial is re-run as a whole, so it is given up when any of its cells is at the limit. A cell with no
+        transcript at all has not run yet: it is launched, not re-planned, and costs no attempt."""
         by_trial: dict[tuple[str, int], list[Cell]] = {}
         for cell in self.plan.cells:
             by_trial.setdefault((cell.case, cell.trial), []).append(cell)
@@ -371,7 +379,7 @@ class RunCollector:
                 (go if max(c.attempt for c in cells) < MAX_ATTEMPTS else stop).extend(cells)
             else:
                 for c in cells:
-                    if c.id not in found:
+                    if c.id not in found and c.id in self.unfinished:
                         (go if c.attempt < MAX_ATTEMPTS else stop).append(c)
         return go, stop
 
@@ -447,6 +455,12 @@ class RunCollector:
         return evolve(self._status(found, audits, gated, answers, bad, escalated, redone),
                       to_rerun=tuple(c.id for c in go), given_up=tuple(c.id for c in stop))
 
+    def _waiting(self, found: dict, redone) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(cells not started, cells unfinished) among those not collected."""
+        left = [c.id for c in self.plan.cells if c.id not in found or c.id in redone]
+        return (tuple(c for c in left if c not in self.unfinished or c in redone),
+                tuple(c for c in left if c in self.unfinished and c not in redone))
+
     def _record_models(self, found: dict) -> None:
         models: dict[str, set] = {}
         for cell in self.plan.cells:
@@ -464,11 +478,13 @@ class RunCollector:
                         for (c, n), probs in sorted(audits.items(), key=lambda kv: (list(self.info.cases).index(kv[0][0]), kv[0][1]))
                         if probs and not redone)
         pending = tuple(p.id for p in self.plan.packets if p.id not in answers)
+        not_started, unfinished = self._waiting(found, redone)
         return Status(run_dir=self.run_dir, skill=self.info.skill.name, cells=len(self.plan.cells),
                       cells_in=len(self.plan.cells) - len(missing), missing_cells=missing, invalid_trials=invalid,
                       gated=tuple(f"{c}/t{n}" for (c, n), g in sorted(gated.items()) if g),
                       packets=len(self.plan.packets), pending_packets=pending, bad_answers=tuple(sorted(bad.items())),
-                      escalated=tuple(escalated), rerun=tuple(redone))
+                      escalated=tuple(escalated), rerun=tuple(redone), not_started=not_started,
+                      unfinished=unfinished)
 
 
 def _collected(cdir: Path) -> Optional[transcripts.Transcript]:
@@ -518,15 +534,19 @@ def run(args) -> int:
     collectors = [RunCollector(d, index, packet_files, templates, args.assert_timeout) for d in run_dirs]
     statuses = [c.collect(args.rerun) for c in collectors]
 
-    # What is left to launch, as bound workflow scripts.
+    # What is left to launch, as bound workflow scripts: cells never started (or just re-planned). A cell
+    # cut off mid-way is not launched again in its used world; --rerun gives it a fresh one.
     missing_cells = [cell for c, s in zip(collectors, statuses) for cell in c.plan.cells if cell.id in s.missing_cells]
+    launch_cells = [cell for c, s in zip(collectors, statuses) for cell in c.plan.cells if cell.id in s.not_started]
+    unfinished = any(s.unfinished for s in statuses)
+    invalid_to_rerun = any(set(s.to_rerun) - set(s.unfinished) for s in statuses)
     to_rerun = any(s.to_rerun for s in statuses)
     pending = [p for c, s in zip(collectors, statuses) for p in c.plan.packets if p.id in s.pending_packets]
     arms_scripts: list[Path] = []
     judges_scripts: list[Path] = []
-    if missing_cells:
+    if launch_cells:
         arms_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "arms"), "Arms",
-                                                  fanout.arm_tasks(missing_cells))
+                                                  fanout.arm_tasks(launch_cells))
     if pending:
         judges_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "judges"), "Judges",
                                                     fanout.judge_tasks(pending, templates.judge_prompt_inline),
@@ -539,8 +559,17 @@ def run(args) -> int:
     rerun_done = any(s.rerun for s in statuses)
     if rerun_done:
         nxt = (f"launch the re-planned arm cells with {fanout.workflow_calls(arms_scripts)} "
-               f"(no Workflow tool: Agent-tool batches of only the cells in rerun_cells of collect.json, each with "
+               f"(no Workflow tool: Agent-tool batches of only the cells in rerun_cells and not_started of collect.json, each with "
                f"its prompt from plan.json); then run: benchcore collect {runs}")
+    elif launch_cells:
+        nxt = (f"if the arms you launched are still running, wait for them to finish, then run: benchcore collect "
+               f"{runs}; if they were never launched, launch the arm cells that have not run with "
+               f"{fanout.workflow_calls(arms_scripts)} (no Workflow tool: Agent-tool batches of only the cells in "
+               f"not_started of collect.json, each with its prompt from plan.json); then run: benchcore collect {runs}")
+    elif unfinished and not invalid_to_rerun:
+        nxt = (f"if the arms are still running, wait for them to finish, then run: benchcore collect {runs}; "
+               f"if they have finished, run: benchcore collect {runs} --rerun (fresh worlds for the cells cut off "
+               "before their final message), then launch the arms it names")
     elif to_rerun:
         nxt = f"run: benchcore collect {runs} --rerun (fresh worlds for the cells to run again), then launch the arms it names"
     elif pending:
@@ -574,7 +603,8 @@ def _status_dict(s: Status) -> dict:
             "invalid_trials": [{"trial": t, "problems": p} for t, p in s.invalid_trials],
             "gated_trials": list(s.gated), "packets": s.packets, "pending_packets": list(s.pending_packets),
             "invalid_answers": [{"packet": p, "error": e} for p, e in s.bad_answers],
-            "escalated": list(s.escalated), "to_rerun": list(s.to_rerun), "given_up": list(s.given_up)}
+            "escalated": list(s.escalated), "to_rerun": list(s.to_rerun), "given_up": list(s.given_up),
+            "not_started": list(s.not_started), "unfinished": list(s.unfinished)}
 
 
 def _print_status(s: Status) -> None:
@@ -592,8 +622,12 @@ def _print_status(s: Status) -> None:
         print(f"  error: the judge answer for packet {pid} is invalid: {err[:300]}; re-judge {pid}")
     if s.escalated:
         print(f"  split, escalated to two more judges per judged trial: {_names(s.escalated)}")
-    if not s.rerun and s.missing_cells:
-        print(f"  missing transcripts: {len(s.missing_cells)} cells: {_names(s.missing_cells)}")
+    if not s.rerun and s.not_started:
+        print(f"  not run yet (no transcript names their world; not a failure): {len(s.not_started)} cells: "
+              f"{_names(s.not_started)}")
+    if s.unfinished:
+        print(f"  still running or cut off (a transcript without a final message): {len(s.unfinished)} cells: "
+              f"{_names(s.unfinished)}")
     if s.given_up:
         print(f"  given up after {MAX_ATTEMPTS - 1} re-runs (the report shows them as incomplete): "
               f"{len(s.given_up)} cells: {_names(s.given_up)}")
