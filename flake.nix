@@ -44,6 +44,22 @@
         }
       );
 
+      # `nix run .` runs benchcore; `nix run .#benchcore` too.
+      apps = forAllSystems (
+        pkgs:
+        let
+          app = {
+            type = "app";
+            program = lib.getExe built.${pkgs.stdenv.hostPlatform.system}.benchcore;
+            meta.description = "benchcore, the benchmark's command line (plan, collect, render, validate, usage)";
+          };
+        in
+        {
+          default = app;
+          benchcore = app;
+        }
+      );
+
       devShells = forAllSystems (
         pkgs:
         let
@@ -64,7 +80,10 @@
           system = pkgs.stdenv.hostPlatform.system;
           b = built.${system};
         in
-        {
+        # Every package is built by `nix flake check` (benchcore's build runs
+        # its test suite), as package-<name>, beside the checks proper.
+        lib.mapAttrs' (name: lib.nameValuePair "package-${name}") self.packages.${system}
+        // {
           shell-hook = pkgs.callPackage ./checks/shell-hook.nix {
             devShell = self.devShells.${system}.default;
             inherit (b) skills;

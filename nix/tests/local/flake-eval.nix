@@ -219,7 +219,15 @@ in
   checkNames = lib.attrNames self.checks.${system};
   # Each check's build script, which forces every home configuration it uses
   # (benchmark-core's source is a lib.fileset, which Nix 2.8 cannot evaluate).
-  checkScripts = lib.mapAttrs (_: c: c.script) (lib.removeAttrs self.checks.${system} [ "benchmark-core" ]);
+  checkScripts = lib.mapAttrs (_: c: c.script) (
+    lib.filterAttrs (n: _: !lib.hasPrefix "package-" n) (lib.removeAttrs self.checks.${system} [ "benchmark-core" ])
+  );
+  # `nix flake check` builds every package: each is a check named package-<name>.
+  packagesChecked = lib.all (n: self.checks.${system}."package-${n}".outPath == self.packages.${system}.${n}.outPath) (
+    lib.attrNames self.packages.${system}
+  );
+  # `nix run .` runs benchcore.
+  apps = lib.mapAttrs (_: a: { inherit (a) type program; }) self.apps.${system};
   formatter = self.formatter.${system}.name;
 
   home = {

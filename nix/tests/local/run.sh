@@ -23,12 +23,21 @@ str() { ev "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin))'; }
 words() { ev "$1" | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)))'; }
 
 for a in outputs inputNames packageNames skillsFolder benchcore skillScripts checkNames formatter \
-  devShell home.chosenFiles home.unknownRefused home.unknownMessages home.targetDirOverride home.extended home.tildeMessages home.disabled checkScripts; do
+  devShell home.chosenFiles home.unknownRefused home.unknownMessages home.targetDirOverride home.extended home.tildeMessages home.disabled checkScripts packagesChecked apps; do
   # An assignment, so that `set -e` stops the run when an attribute fails to
   # evaluate (inside printf's arguments the failure was printed and ignored).
   v="$(ev "$a")"
   printf '%s = %s\n' "$a" "$v"
 done
+
+echo
+echo "== nix flake check builds every package; nix run . runs benchcore"
+test "$(ev packagesChecked)" = true
+ev apps | python3 -c '
+import json, sys
+apps, exe = json.load(sys.stdin), json.loads(sys.argv[1])["exe"]
+assert apps["default"] == {"type": "app", "program": exe}, apps
+print("ok")' "$(ev benchcore)"
 
 echo
 echo "== a skill the user adds, and one they replace, leave the flake's others in place"
