@@ -783,12 +783,26 @@ def test_clean_removes_only_a_temp_root_tagged_with_its_run(bench, tmp_path):
     assert Path(plan["temp_root"]).is_dir()
 
 
-def test_an_ambiguous_name_lists_the_matches(bench):
+def test_part_of_a_name_is_never_resolved_silently(bench):
+    # Bug: 'plan gre' planned greet without a word; a part of a name may mean another skill.
+    rc, _, err = bench.plan("gre")
+    assert rc == 2 and "no skill is named 'gre'; did you mean 'greet'?" in err
+    assert "fix: name the skill exactly, e.g. 'benchcore plan greet'" in err
+    _nothing_created(bench)
     R.skill(bench.repo, "git/greeter")
     rc, _, err = bench.plan("gree")
-    assert rc == 2 and "'gree' is ambiguous: it matches greet, greeter" in err
+    assert rc == 2 and "did you mean 'greet' or 'greeter'?" in err
     rc, out, _ = bench.plan("greet", "--seed", "1")  # an exact name is never ambiguous
     assert rc == 0 and out.startswith("greet: three-arm")
+
+
+def test_plan_without_a_name_says_what_it_needs(bench):
+    # Bug: 'benchcore plan' alone said "no skill named".
+    rc, _, err = bench.run("plan")
+    assert rc == 2
+    assert "which skill? plan needs a skill name, or --all; skills with tests: greet" in err
+    assert "fix: benchcore plan greet   (or: benchcore plan --all)" in err
+    _nothing_created(bench)
 
 
 def test_worlds_inside_the_repository_are_refused(bench):

@@ -17,7 +17,7 @@ from benchcore.harness import transcript_io
 from benchcore.model import ArmUsage
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "claude-code"
+SHARED = Path(__file__).resolve().parent / "fixtures" / "claude-code"  # real transcripts, committed (see its README)
 
 
 @pytest.fixture(scope="module")
@@ -293,12 +293,10 @@ def test_cost_equivalent_tokens_is_exact():
 
 
 # ---------------------------------------------------------------------------
-# the shared real samples (../shared next to the repository; skipped only when absent)
+# the real samples (tests/fixtures/claude-code, committed)
 
 
 def shared(rel: str) -> Path:
-    if not SHARED.is_dir():
-        pytest.skip(f"shared samples not found at {SHARED}")
     return SHARED / rel
 
 

@@ -27,11 +27,28 @@ COMMANDS = {
 }
 
 
+EPILOG = """\
+order of a benchmark run (the /benchmark-skill protocol runs it for you):
+  benchcore validate                check the cases first
+  benchcore plan <skill>            then launch the arm subagents it names
+  benchcore collect <run-dir>       after the arms, and again after the judges it names
+  benchcore render <run-dir>        the report, tests/.reports/<skill>.html
+  benchcore clean <run-dir>         remove the run's temp worlds and skill copies
+
+exit codes:
+  0  done (render: both verdicts green or n/a)
+  1  done, but a verdict is red or the run is incomplete (a result, not an error)
+  2  bad input: the message names the file, the line and the fix
+
+Run 'benchcore <command> --help' for a command's options."""
+
+
 def build_parser(load_all: bool) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchcore",
         description="The mechanical core of a Claude Code skill benchmark.",
-        epilog="Run 'benchcore <command> --help' for a command's options.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"benchcore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")

@@ -64,7 +64,8 @@ def add_arguments(p) -> None:
     p.add_argument("run_dirs", nargs="+", type=Path, metavar="run-dir", help="run directory (tests/.reports/runs/<id>)")
     p.add_argument("--rerun", action="store_true",
                    help="plan invalid trials and cells with no transcript afresh (new worlds) for another arms launch")
-    p.add_argument("--assert-timeout", type=float, default=hard.DEFAULT_TIMEOUT, help="seconds per hard assertion")
+    p.add_argument("--assert-timeout", type=float, default=hard.DEFAULT_TIMEOUT,
+                   help="seconds per hard assertion (default: %(default)g)")
     p.add_argument("--json", action="store_true", help="print a machine-readable status")
 
 

@@ -72,15 +72,16 @@ def _pick(skills: dict[str, SkillInfo], wanted: list[str]) -> list[SkillInfo]:
             hit = skills[key]
         else:
             by_path = [s for s in skills.values() if s.path == f"skills/{key}"]
-            prefix = [s for s in skills.values() if s.name.startswith(key)]
-            matches = by_path or prefix
-            if not matches:
+            if not by_path:
+                # Never resolved silently: a part of a name may be the wrong skill, so it only names candidates.
+                near = [s.name for s in skills.values() if key.lower() in s.name.lower()]
+                if near:
+                    raise BenchError(None, f"no skill is named {name!r}; did you mean "
+                                     + " or ".join(repr(n) for n in near) + "?",
+                                     fix=f"name the skill exactly, e.g. 'benchcore plan {near[0]}'")
                 raise BenchError(None, f"no skill is named {name!r}; known skills: {known}",
                                  fix="name a skill by its folder name under skills/")
-            if len(matches) > 1:
-                raise BenchError(None, f"{name!r} is ambiguous: it matches {', '.join(s.name for s in matches)}",
-                                 fix="name the skill exactly; known skills: " + known)
-            hit = matches[0]
+            hit = by_path[0]
         if hit not in out:
             out.append(hit)
     return out
@@ -202,10 +203,14 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
 def run(args) -> int:
     if args.all and args.skills:
         raise BenchError(None, "give skill names or --all, not both", fix="benchcore plan <skill>... or benchcore plan --all")
-    if not args.all and not args.skills:
-        raise BenchError(None, "no skill named", fix="benchcore plan <skill>... (or --all for every skill with tests)")
     root = find_repo_root(args.repo or Path.cwd())
     skills = discover_skills(root)
+    if not args.all and not args.skills:
+        tested = [s.name for s in skills.values() if case_dirs(root, s)]
+        raise BenchError(None, "which skill? plan needs a skill name, or --all"
+                         + (f"; skills with tests: {', '.join(tested)}" if tested else "; no skill has tests yet"),
+                         fix=(f"benchcore plan {tested[0]}   (or: benchcore plan --all)" if tested else
+                              "write cases in tests/<skill path>/01-<case>/case.md first (see docs/case-format.md)"))
     untested: list[str] = []
     if args.all:
         chosen = [s for s in skills.values() if case_dirs(root, s)]

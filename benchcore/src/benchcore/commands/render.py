@@ -31,7 +31,8 @@ EXAMPLE_REPORTS = "benchcore-example"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("run_dir", nargs="?", type=Path, help="the run directory (tests/.reports/runs/<run-id>)")
+    p.add_argument("run_dir", nargs="?", type=Path, metavar="run-dir",
+                   help="the run directory (tests/.reports/runs/<run-id>)")
     p.add_argument("--reports", type=Path, default=None,
                    help="where to write reports (default: tests/.reports of the repository holding the run; "
                         f"with --example: ./{EXAMPLE_REPORTS})")
