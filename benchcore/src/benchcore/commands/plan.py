@@ -30,7 +30,7 @@ from attrs import frozen
 from .. import serde
 from ..errors import BenchError
 from ..model import BranchRef, Case, RunInfo, SkillRef, Temperature, TRIALS
-from ..harness import fanout, gitrepo
+from ..harness import agents, fanout, gitrepo
 from ..harness.files import write_atomic
 from ..harness.planfile import Cell, Plan, write_plan
 from ..harness.prompts import Templates, find_skill_dir
@@ -119,11 +119,14 @@ def _decide(root: Path, skill: SkillInfo, branch: gitrepo.DefaultBranch) -> Deci
 def _baseline_agent(root: Path, override: Optional[str]) -> Optional[str]:
     if override is not None:
         return override or None
-    config = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-    for d in (root / ".claude" / "agents", config / "agents"):
-        if (d / f"{BASELINE_AGENT}.md").is_file():
-            return BASELINE_AGENT
-    return None
+    return _installed_agent(root, BASELINE_AGENT)
+
+
+def _installed_agent(root: Path, name: str) -> Optional[str]:
+    """Claude Code's name for the agent type ``name`` as installed (``bench-baseline``, or
+    ``<plugin>:bench-baseline`` from a plugin; the rule is in harness/agents.py), or None."""
+    used = os.environ.get("BENCHMARK_SKILL_DIR")  # the skill folder the wrapper ran from
+    return agents.installed_agent_type(name, root, Path(used) if used else None)
 
 
 def _draw_orders(seed: int, cases: tuple[Case, ...], comparisons: dict[str, tuple[str, str]]) -> dict:
