@@ -22,6 +22,7 @@ NEEDS_REPO = [
     "test_harness_prompts.py", # skills/benchmark-skill/templates
     "test_render.py",          # checks/fixtures/benchmark-core
     "test_readme.py",          # README.md
+    "test_plugin.py",          # .claude-plugin/, skills/
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
