@@ -68,3 +68,17 @@ def test_an_escalation_judge_may_name_the_packet_it_read():
     assert to_judgment(dict(answer, packet_id=f"{PID}#3"), f"{PID}#3", RUN).verdict == "A"
     with pytest.raises(AnswerError, match="for packet"):
         to_judgment(dict(answer, packet_id=f"{RUN}:{PID}#3"), f"{PID}#2", RUN)
+
+
+@pytest.mark.parametrize("text", [
+    '{"verdict": "A", "rationale": "x"}\n{"verdict": "B", "rationale": "y"}',
+    '```json\n{"verdict": "B"}\n```\nOn second thought:\n```json\n{"verdict": "A"}\n```',
+], ids=["two-bare", "two-fenced"])
+def test_an_answer_with_two_verdicts_is_invalid_not_its_first(text):
+    # Bug: a judge answer holding two JSON verdicts was silently read as its first.
+    with pytest.raises(AnswerError, match="2 JSON verdicts, not one"):
+        parse_text(text)
+
+
+def test_the_same_verdict_written_twice_is_one_answer():
+    assert parse_text('{"verdict": "A"}\n\n```json\n{"verdict": "A"}\n```') == {"verdict": "A"}

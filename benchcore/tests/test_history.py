@@ -20,9 +20,12 @@ def test_append_keeps_the_newest_fifty():
     assert out[0].run_id == "run-001" and out[-1].run_id == "run-050"
 
 
-def test_rerendering_a_run_replaces_its_line():
+def test_rerendering_a_run_replaces_its_line_where_it_ran():
+    # Bug: a re-rendered older run became the newest line, so the ribbon's "current" was an old run.
     out = history.append([entry(1), entry(2)], entry(1))
-    assert [e.run_id for e in out] == ["run-002", "run-001"]
+    assert [e.run_id for e in out] == ["run-001", "run-002"]
+    out = history.append([entry(1), entry(3)], entry(2))
+    assert [e.run_id for e in out] == ["run-001", "run-002", "run-003"]
 
 
 def test_round_trip_with_the_contract_keys():

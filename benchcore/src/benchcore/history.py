@@ -50,9 +50,11 @@ def parse(text: str, path: str) -> tuple[list[HistoryEntry], list[str], list[str
 
 
 def append(entries: Sequence[HistoryEntry], entry: HistoryEntry, keep: int = KEEP) -> list[HistoryEntry]:
-    """Add ``entry`` as the newest line (replacing an earlier line of the same run), keep the last ``keep``."""
+    """Add ``entry`` (replacing an earlier line of the same run) in the order of the runs' start times, and
+    keep the last ``keep``: re-rendering an older run puts it back where it ran, not last."""
     kept = [e for e in entries if e.run_id != entry.run_id]
     kept.append(entry)
+    kept.sort(key=lambda e: e.at)  # stable: lines of the same time keep their order
     return kept[-keep:]
 
 

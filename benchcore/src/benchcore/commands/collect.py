@@ -32,6 +32,7 @@ it (or wait for the running launch).
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from datetime import datetime
@@ -50,7 +51,7 @@ from ..harness.audit import audit_cell, prompt_problem
 from ..harness.files import read_text, write_atomic
 from ..harness.judging import AnswerError, parse_text, to_judgment
 from ..harness.planfile import Cell, Packet, Plan, read_plan, write_plan
-from ..harness.prompts import Templates, find_skill_dir, redact
+from ..harness.prompts import Templates, find_skill_dir, redact, run_redactions
 from ..harness.rundir import read_run, read_run_info
 from ..harness.tree import fixture_path
 from ..harness.worlds import is_temp_root, make_world, run_setup
@@ -142,6 +143,9 @@ class RunCollector:
         self.assert_timeout = assert_timeout
         self.received: dict[str, str] = {}  # cell id -> the first message its subagent got
         self.unfinished: set[str] = set()  # cell ids whose transcript exists but has no final message
+        # The same replacements for every output, so no placeholder tells the arms apart.
+        self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),
+                                         self.plan.temp_root)
         self.cases: dict[str, Case] = {}
         for cid in self.info.cases:
             path = run_dir / "cases" / cid / "case.md"
@@ -250,18 +254,13 @@ class RunCollector:
 
     def _packet_text(self, case: Case, trial: int, comp: str) -> Optional[str]:
         order = self.plan.orders[f"{case.id}/t{trial}/{comp}"]
-        cells = {c.arm: c for c in self.plan.cells if c.case == case.id and c.trial == trial}
         outs = {}
         for letter in ("A", "B"):
             arm = order[letter]
             path = self.tdir(case.id, trial) / arm / "output.md"
             if not path.is_file():
                 return None
-            cell = cells[arm]
-            repl = {cell.world: "$WORLD"}
-            if cell.skill_dir:
-                repl[cell.skill_dir] = "$SKILL"
-            outs[letter] = redact(read_text(path), repl)
+            outs[letter] = redact(read_text(path), self.redactions)
         return self.templates.packet(case, self.ref(f"{case.id}/t{trial}/{comp}"), outs["A"], outs["B"])
 
     def add_packet(self, packets: dict[str, Packet], case: str, trial: int, comp: str, round_: int) -> None:
@@ -519,7 +518,17 @@ def _names(items, limit: int = LIST_LIMIT) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
+def check_timeout(value: float) -> float:
+    """``--assert-timeout`` must be a positive, finite number of seconds (0, a negative, nan or inf would gate
+    every trial, or never end)."""
+    if not (isinstance(value, float) and math.isfinite(value) and value > 0):
+        raise BenchError(None, f"--assert-timeout {value!r} is not a positive number of seconds",
+                         fix=f"pass a number above 0, e.g. --assert-timeout {hard.DEFAULT_TIMEOUT:g} (the default)")
+    return value
+
+
 def run(args) -> int:
+    check_timeout(args.assert_timeout)
     run_dirs = []
     for d in args.run_dirs:
         d = Path(d).resolve()

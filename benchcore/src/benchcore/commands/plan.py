@@ -107,7 +107,15 @@ def _decide(root: Path, skill: SkillInfo, branch: gitrepo.DefaultBranch) -> Deci
     opts = load_options(root, skill)
     exists, changed = gitrepo.skill_changed(root, branch.commit, skill.path)
     at = f"{branch.name} ({branch.commit[:7]})"
-    if not exists:
+    held = gitrepo.previous_contents(root, branch.commit, skill.path) if not exists else []
+    if not exists and held == [""]:
+        shape, why = "two-arm", (f"no previous version: {skill.path} is a file, not a skill folder, on the default "
+                                 f"branch {at}")
+    elif not exists and held:
+        shape, why = "two-arm", (f"no previous version: {skill.path} on the default branch {at} has no SKILL.md "
+                                 f"(it holds only {', '.join(held[:3])}{' ...' if len(held) > 3 else ''}), "
+                                 f"so there is no released skill to compare against")
+    elif not exists:
         shape, why = "two-arm", f"new skill: {skill.path} is not on the default branch {at}, so there is no previous version"
     elif not changed:
         shape, why = "two-arm", f"unchanged: {skill.path} is the same as on the default branch {at}, so previous would equal new"

@@ -18,6 +18,7 @@ import sys
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
+from typing import Optional
 
 from .. import history as hist
 from .. import serde
@@ -111,7 +112,31 @@ def _read_lenient(path: Path) -> str:
                          fix="check the file's permissions, or move it away to start a new history") from None
 
 
-def _write_reports(reports: Path, result: SkillResult, data, seed_history, warnings: list[str]):
+def _run_time(run_id: str) -> Optional[str]:
+    """The start time a run id begins with (``20261202T160000Z-3f2a`` -> ``20261202T160000Z``), or None."""
+    stamp = run_id.split("-", 1)[0]
+    try:
+        datetime.strptime(stamp, "%Y%m%dT%H%M%SZ")
+    except ValueError:
+        return None
+    return stamp
+
+
+def _newer_rendered_run(path: Path, started_at: str) -> Optional[str]:
+    """The run id in ``path`` (a rendered results.json) when that run started after ``started_at``."""
+    if not path.is_file():
+        return None
+    try:
+        other = serde.loads(SkillResult, read_text(path), source=str(path))
+        mine = datetime.fromisoformat(started_at.replace("Z", "+00:00")).strftime("%Y%m%dT%H%M%SZ")
+    except (BenchError, ValueError):
+        return None
+    theirs = _run_time(other.run_id)
+    return other.run_id if theirs is not None and theirs > mine else None
+
+
+def _write_reports(reports: Path, result: SkillResult, data, seed_history, warnings: list[str],
+                   run_dir: Optional[Path] = None):
     """Read the history and every skill's latest results, then write the four files (under the folder's lock)."""
     skill = result.skill
     hist_path = reports / f"{skill}.history.jsonl"
@@ -135,23 +160,32 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
 
     stamp = generated_at()
     html = render_report(build_report_view(result, data, entries, generated_at=stamp))
-    latest = _latest_results(reports, result, warnings) if reports.is_dir() else [result]
-    index_html = render_index(build_index_view(
-        [LeaderboardEntry(skill=r.skill, result=r, report_file=f"{r.skill}.html") for r in latest],
-        generated_at=stamp))
-
-    files = {
-        "results": reports / f"{skill}.results.json",
-        "report": reports / f"{skill}.html",
-        "history": hist_path,
-        "index": reports / "index.html",
-    }
-    contents = {
-        files["results"]: serde.dumps(result),
-        files["report"]: html,
-        files["history"]: hist.dumps(entries),
-        files["index"]: index_html,
-    }
+    newer = _newer_rendered_run(reports / f"{skill}.results.json", data.run.started_at)
+    if newer is not None and run_dir is not None:
+        # An older run than the one the reports show: the leaderboard and <skill>.html follow the runs' own
+        # times, not the order of rendering, so they stay; this run's page and results go into its folder.
+        warnings.append(f"run {result.run_id} is older than {newer}, the latest rendered run of {skill}: "
+                        f"{skill}.html and index.html keep {newer}; this run's report is in its run folder")
+        files = {"results": run_dir / "results.json", "report": run_dir / f"{skill}.html", "history": hist_path}
+        contents = {files["results"]: serde.dumps(result), files["report"]: html,
+                    files["history"]: hist.dumps(entries)}
+    else:
+        latest = _latest_results(reports, result, warnings) if reports.is_dir() else [result]
+        index_html = render_index(build_index_view(
+            [LeaderboardEntry(skill=r.skill, result=r, report_file=f"{r.skill}.html") for r in latest],
+            generated_at=stamp))
+        files = {
+            "results": reports / f"{skill}.results.json",
+            "report": reports / f"{skill}.html",
+            "history": hist_path,
+            "index": reports / "index.html",
+        }
+        contents = {
+            files["results"]: serde.dumps(result),
+            files["report"]: html,
+            files["history"]: hist.dumps(entries),
+            files["index"]: index_html,
+        }
     if corrupt and seed_history is None:
         kept = read_text(corrupt_path) if corrupt_path.is_file() else ""
         contents[corrupt_path] = kept + "".join(line + "\n" for line in corrupt)
@@ -186,7 +220,8 @@ def run(args) -> int:
 
     # Another render into the same folder waits here: its history append and index must see ours.
     with locked_folder(reports):
-        files, warnings = _write_reports(reports, result, data, seed_history, warnings)
+        files, warnings = _write_reports(reports, result, data, seed_history, warnings,
+                                         None if args.example else run_dir)
 
     green = result.verdicts.efficacy.status == "pass" and result.verdicts.regression.status in ("pass", "n/a")
     code = 0 if green and not result.incomplete and not result.escalations else 1

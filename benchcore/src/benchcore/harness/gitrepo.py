@@ -122,11 +122,19 @@ def worktree_blobs(root: Path, rel: str) -> dict[str, str]:
 
 
 def skill_changed(root: Path, commit: str, rel: str) -> tuple[bool, bool]:
-    """(exists at the commit, differs from the working tree)."""
+    """(a skill exists at the commit, differs from the working tree).
+
+    A skill exists at the commit only when ``<rel>/SKILL.md`` is a file there: a folder holding only a
+    README, or a file at ``rel``, is no released skill (a previous arm would run without any skill)."""
     before = tree_blobs(root, commit, rel)
-    if not before:
+    if f"{rel}/SKILL.md" not in before:
         return False, True
     return True, worktree_blobs(root, rel) != before
+
+
+def previous_contents(root: Path, commit: str, rel: str) -> list[str]:
+    """What ``rel`` holds at the commit, relative to it ("" for a file at ``rel`` itself), sorted."""
+    return sorted("" if p == rel else p[len(rel) + 1:] for p in tree_blobs(root, commit, rel))
 
 
 def copy_worktree(root: Path, rel: str, dest: Path) -> int:

@@ -3,32 +3,46 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..model import Judgment
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)\n\s*```", re.S)
 
 
 class AnswerError(ValueError):
     """The answer is not the JSON the packet asks for; the message says what is wrong."""
 
 
-def parse_text(text: str) -> dict:
-    """The JSON object in a judge's final message: the whole text, a fenced block, or the outermost braces."""
-    candidates = [text.strip()]
-    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start:end + 1])
-    for c in candidates:
+def _objects(text: str) -> list[dict]:
+    """Every top-level JSON object written in ``text`` (fenced or not), in order."""
+    dec = json.JSONDecoder()
+    out: list[dict] = []
+    i = text.find("{")
+    while i >= 0:
         try:
-            data = json.loads(c)
+            obj, end = dec.raw_decode(text, i)
         except ValueError:
+            i = text.find("{", i + 1)
             continue
-        if isinstance(data, dict):
-            return data
+        if isinstance(obj, dict):
+            out.append(obj)
+        i = text.find("{", end)
+    return out
+
+
+def parse_text(text: str) -> dict:
+    """The one JSON object in a judge's final message (bare or in a fenced block).
+
+    An answer holding two different verdict objects is invalid, not read as its first: which one the
+    judge meant is not for collect to guess."""
+    found = _objects(text)
+    answers = [o for o in found if "verdict" in o]
+    distinct = {json.dumps(o, sort_keys=True) for o in answers}
+    if len(distinct) > 1:
+        raise AnswerError(f"the answer holds {len(answers)} JSON verdicts, not one: " + _short(text))
+    if answers:
+        return answers[0]
+    if found:
+        return found[0]
     raise AnswerError("the answer is not a JSON object: " + _short(text))
 
 

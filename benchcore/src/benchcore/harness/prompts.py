@@ -105,17 +105,37 @@ class Templates:
     def packet(self, case: Case, packet_ref: str, output_a: str, output_b: str) -> str:
         criteria = "\n".join(f"- {c}" for c in case.soft_criteria)
         return self.fill("judge-packet.md", packet_ref=packet_ref, seed=self.seed_block(case.seed), prompt=case.prompt,
-                         criteria=criteria, output_a=_fence_safe(output_a), output_b=_fence_safe(output_b))
+                         criteria=criteria, output_a=output_a.rstrip("\n"), output_b=output_b.rstrip("\n"),
+                         fence_a=fence_for(output_a), fence_b=fence_for(output_b))
 
 
-def _fence_safe(text: str) -> str:
-    """Keep an output from closing the four-backtick fence it is shown in."""
-    return re.sub(r"^(````+)", lambda m: "\u200b" + m.group(1), text.rstrip("\n"), flags=re.M)
+def fence_for(text: str) -> str:
+    """A backtick fence no line of ``text`` can close: longer than any run of backticks or tildes in it
+    (CommonMark closes a fence only with a run at least as long), and at least four long."""
+    longest = max((len(m.group(0)) for m in re.finditer(r"`+|~+", text)), default=0)
+    return "`" * max(4, longest + 1)
 
 
 def redact(text: str, replacements: dict[str, str]) -> str:
-    """Replace each arm-specific path (world, skill copy) by a neutral name, longest first."""
+    """Replace each run-specific path (worlds, skill copies, the temp root) by a neutral name, longest first."""
     for old in sorted(replacements, key=len, reverse=True):
         if old:
             text = text.replace(old, replacements[old])
     return text
+
+
+def run_redactions(worlds, skill_copies, temp_root: str = "") -> dict[str, str]:
+    """One replacement map for every output of a run, so a placeholder says nothing about which arm wrote
+    it: every world is ``$WORLD``, every skill copy (and the folder it sits in) ``$SKILL``, the rest of
+    the temp root ``$TEMP``. A path written with a trailing slash or as the folder above is covered too."""
+    repl: dict[str, str] = {}
+    for w in worlds:
+        if w:
+            repl[w] = "$WORLD"
+    for c in skill_copies:
+        if c:
+            repl[c] = "$SKILL"
+            repl[os.path.dirname(c)] = "$SKILL"
+    if temp_root:
+        repl[temp_root] = "$TEMP"
+    return repl

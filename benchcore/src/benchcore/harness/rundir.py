@@ -70,7 +70,11 @@ def _check_run_info(info: RunInfo, path: str) -> None:
 
 
 def _check_order(record: ComparisonRecord, arms: tuple[str, str], path: Path) -> None:
-    """The blind order names the comparison's two arms, one per letter."""
+    """The blind order names the comparison's two arms, one per letter; the file holds 1 judgment, or 3."""
+    if len(record.judgments) not in (1, 3):
+        raise BenchError(str(path), f"holds {len(record.judgments)} judgments, but a comparison has 1 judgment, "
+                         f"or 3 when its judges split (CONTRACT section 3)",
+                         fix="delete the file and run 'benchcore collect' again: it rewrites it from the judges' answers")
     if set(record.order) != {"A", "B"} or sorted(record.order.values()) != sorted(arms):
         raise BenchError(str(path), f"order {dict(record.order)} does not give A and B the arms {arms[0]} and {arms[1]}",
                          fix="run 'benchcore collect' again: it writes the order drawn when the run was planned")
