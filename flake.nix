@@ -66,7 +66,7 @@
           b = built.${pkgs.stdenv.hostPlatform.system};
         in
         {
-          default = pkgs.callPackage ./nix/dev-shell.nix { inherit (b) benchcore skills; };
+          default = pkgs.callPackage ./nix/dev-shell.nix { inherit (b) benchcore skills agents all; };
         }
       );
 
@@ -86,7 +86,7 @@
         // {
           shell-hook = pkgs.callPackage ./checks/shell-hook.nix {
             devShell = self.devShells.${system}.default;
-            inherit (b) skills;
+            inherit (b) skills agents all;
           };
           home-manager-module = pkgs.callPackage ./checks/home-manager-module.nix {
             inherit home-manager;

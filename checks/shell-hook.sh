@@ -7,6 +7,8 @@
 # From checks/shell-hook.nix:
 #   SHELL_HOOK_FILE=<file holding the devShell's shellHook>
 #   SKILL_LINKS="name=/nix/store/...-claude-skill-name ..."  (what it must link)
+#   AGENT_LINKS="name.md=/nix/store/...-claude-skill-x/agents/name.md ..."
+#   GC_ROOT=/nix/store/...  (the --gc-root the shellHook passes)
 #   STORE_DIR=/nix/store
 #   bash checks/shell-hook.sh
 #
@@ -18,7 +20,12 @@
 # their target, or pointing into the store at a claude-skill path) are removed;
 # an own link to an outdated target is replaced; the hook neither exits nor
 # fails a shell running with `set -euo pipefail`; $PRJ_ROOT and a .git folder
-# also mark the root.
+# also mark the root. Agent types: each is linked as .claude/agents/<name>.md
+# (readable, a user's own agent file left alone, a second run changes nothing).
+# The garbage-collector root: where nix-store can write to a store, the root
+# at .claude/.nix-skills-gcroot keeps its path alive (nix-store --delete of
+# that one path is refused); where it cannot (the flake check's sandbox), the
+# hook says the links have no root and the shell goes on.
 set -euo pipefail
 
 T="$(mktemp -d)"
@@ -49,11 +56,27 @@ if [ -z "${SHELL_HOOK_FILE:-}" ]; then
     SKILL_LINKS="$SKILL_LINKS $name=$target"
     args="$args $(printf '%q' "$name=$target")"
   done
+  # alpha carries agent types, as benchmark-skill does.
+  alpha="${SKILL_LINKS# }"
+  alpha="${alpha%% *}"
+  alpha="${alpha#alpha=}"
+  AGENT_LINKS=""
+  for a in bench-baseline bench-judge; do
+    mkdir -p "$alpha/agents"
+    printf -- '---\nname: %s\ndescription: test\n---\n' "$a" >"$alpha/agents/$a.md"
+    AGENT_LINKS="$AGENT_LINKS $a.md=$alpha/agents/$a.md"
+    args="$args --agent $(printf '%q' "$a.md=$alpha/agents/$a.md")"
+  done
+  # A real store path for the garbage-collector root, where this machine's Nix can add one.
+  printf 'gc root content %s\n' "$$" >"$T/gc-root-content"
+  GC_ROOT="$(nix-store --add "$T/gc-root-content" 2>/dev/null || true)"
+  if [ -n "$GC_ROOT" ]; then args="$args --gc-root $(printf '%q' "$GC_ROOT")"; fi
   SHELL_HOOK_FILE="$T/hook"
   printf 'bash %q --store %q%s\n' "$hook" "$STORE_DIR" "$args" >"$SHELL_HOOK_FILE"
 fi
 : "${SKILL_LINKS:?SKILL_LINKS must list name=target pairs}"
 STORE_DIR="${STORE_DIR:-/nix/store}"
+read -r -a agent_pairs <<<"${AGENT_LINKS:-}"
 
 read -r -a pairs <<<"$SKILL_LINKS"
 names=()
@@ -113,7 +136,9 @@ snapshot() { # the observable state of a skills folder, one line per entry
 # --- fixture project: flake.nix marks its root, the hook runs from src/deep
 P="$T/my project"
 S="$P/.claude/skills"
-mkdir -p "$P/src/deep" "$S/$owned" "$T/elsewhere"
+A="$P/.claude/agents"
+mkdir -p "$P/src/deep" "$S/$owned" "$T/elsewhere" "$A"
+printf -- '---\nname: mine\n---\nmy agent\n' >"$A/mine.md"
 : >"$P/flake.nix"
 printf 'my own version\n' >"$S/$owned/SKILL.md"
 printf 'my notes\n' >"$S/notes.txt"
@@ -176,10 +201,33 @@ if [ -n "$outdated" ]; then
   check "an outdated own link is replaced" grep -q ", 1 replaced," "$T/out1"
 fi
 
+for p in ${agent_pairs[@]+"${agent_pairs[@]}"}; do
+  n="${p%%=*}"
+  check "agent type $n is a link in .claude/agents" test -L "$A/$n"
+  check "agent type $n points at its file (${p#*=})" test "$(readlink "$A/$n" 2>/dev/null)" = "${p#*=}"
+  check "agent type $n is readable through the link" test -r "$A/$n"
+done
+check "the user's own agent file is left alone" test "$(tail -n 1 "$A/mine.md")" = "my agent"
+if [ -n "${GC_ROOT:-}" ]; then
+  if command -v nix-store >/dev/null 2>&1 && [ -e "$GC_ROOT" ] && [ -w "$(dirname "$GC_ROOT")" ] &&
+    [ -z "${NIX_BUILD_TOP:-}" ]; then
+    check "the garbage-collector root points at the path given" \
+      test "$(readlink "$P/.claude/.nix-skills-gcroot" 2>/dev/null)" = "$GC_ROOT"
+    # Deleting that one path (never a collection of the whole store) is refused while the root holds it.
+    check "the root keeps its store path alive" \
+      bash -c '! nix-store --delete "$1" >/dev/null 2>&1 && test -e "$1"' _ "$GC_ROOT"
+  else
+    check "without a writable store the hook says the links have no garbage-collector root" \
+      grep -Eq "no garbage-collector root|could not add the garbage-collector root" "$T/out1"
+  fi
+fi
+
 # --- idempotence: a second run changes nothing
 snapshot "$S" >"$T/state1"
+snapshot "$A" >>"$T/state1"
 run_hook "$P/src/deep" "$T/out2"
 snapshot "$S" >"$T/state2"
+snapshot "$A" >>"$T/state2"
 echo "--- second run output"
 cat "$T/out2"
 check "a second run leaves the folder identical" cmp -s "$T/state1" "$T/state2"
@@ -190,6 +238,7 @@ check "a second run reports no change" grep -q "(0 new, 0 replaced, 0 stale remo
 # --- a shell with `set -euo pipefail` on: the hook neither exits it nor fails it
 STRICT=1 run_hook "$P/src/deep" "$T/out-strict"
 snapshot "$S" >"$T/state3"
+snapshot "$A" >>"$T/state3"
 # Bug this covers: the summary went to stdout, into the output of
 # `nix develop --command cmd >file`.
 (cd "$P/src/deep" && . "$SHELL_HOOK_FILE") >"$T/stdout-only" 2>/dev/null
@@ -204,6 +253,12 @@ check "\$PRJ_ROOT chooses the project root" test -L "$T/prj/.claude/skills/${nam
 run_hook "$T/gitproj/a/b" "$T/out4"
 check "a .git folder marks the project root" test -L "$T/gitproj/.claude/skills/${names[0]}"
 check "nothing lands in the folder it ran from" test ! -e "$T/gitproj/a/b/.claude"
+
+# The store path this check added for the root: released, then deleted (that path only).
+if [ -n "${GC_ROOT:-}" ] && [ -z "${NIX_BUILD_TOP:-}" ]; then
+  find "$T" -name .nix-skills-gcroot -type l -exec rm -f {} +
+  case "$GC_ROOT" in *-gc-root-content) nix-store --delete "$GC_ROOT" >/dev/null 2>&1 || true ;; esac
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "shell-hook check: $failures failure(s)"

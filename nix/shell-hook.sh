@@ -1,36 +1,51 @@
 #!/usr/bin/env bash
-# Places skills in a project's .claude/skills/<name> as links to their store
-# paths. The dev shell's shellHook runs it (see nix/dev-shell.nix); the check
-# checks/shell-hook.sh runs it against a fixture project.
+# Places skills in a project's .claude/skills/<name>, and agent types in its
+# .claude/agents/<name>.md, as links to their store paths. The dev shell's
+# shellHook runs it (see nix/dev-shell.nix); the check checks/shell-hook.sh
+# runs it against a fixture project.
 #
-#   shell-hook.sh [--store DIR] NAME=TARGET...
+#   shell-hook.sh [--store DIR] [--gc-root STORE-PATH] NAME=TARGET... [--agent NAME.md=TARGET]...
 #
 # Project root: $PRJ_ROOT when set; otherwise the first folder, walking up from
 # the current one, that holds flake.nix or .git; otherwise the current folder.
 #
-# A link is the hook's own when .claude/skills/.nix-skills-manifest (written
-# by the hook, one NAME=TARGET line per link it left) records that name with
-# the link's current target, or when it points into the store (--store,
-# default /nix/store) at a path named <hash>-claude-skill-<name>. A link the
-# user re-pointed elsewhere is theirs, even under a recorded name. Only its
-# own links are replaced or removed:
+# In each folder (.claude/skills, .claude/agents), a link is the hook's own
+# when the folder's .nix-skills-manifest (written by the hook, one NAME=TARGET
+# line per link it left) records that name with the link's current target, or
+# when it points into the store (--store, default /nix/store) at a path named
+# <hash>-claude-skill-<name> (a skill) or <hash>-claude-skill-<skill>/agents/<name>
+# (an agent type). A link the user re-pointed elsewhere is theirs, even under
+# a recorded name. Only its own links are replaced or removed:
 #   - missing           -> link created
 #   - own link, other target -> link replaced
 #   - own link to a skill no longer offered (stale) -> link removed
 #   - a folder, file or link the user made -> left alone, with a warning
-# Running it again with the same skills changes nothing. It never fails the
+# Claude Code reads agent types only at session start, so a new one is there
+# from the next session on.
+#
+# --gc-root: a store path holding everything linked (the dev shell passes the
+# folder of every skill, whose closure has the agent files and benchcore). It
+# becomes an indirect garbage-collector root at .claude/.nix-skills-gcroot
+# (nix-store --add-root), so a garbage collection does not break the links
+# while the project keeps it; without nix-store on PATH the hook says so.
+#
+# Running it again with the same arguments changes nothing. It never fails the
 # shell: problems are reported as warnings and it exits 0. It writes nothing
 # on stdout (its summary and warnings go to stderr), so the output of
 # `nix develop --command ...` is the command's alone.
 set -u
 
 store=/nix/store
-pairs=()
+gc_root=""
+skill_pairs=()
+agent_pairs=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --store) store="${2:?--store needs a folder}"; shift 2 ;;
     --store=*) store="${1#--store=}"; shift ;;
-    *) pairs+=("$1"); shift ;;
+    --gc-root) gc_root="${2:?--gc-root needs a store path}"; shift 2 ;;
+    --agent) agent_pairs+=("${2:?--agent needs NAME.md=TARGET}"); shift 2 ;;
+    *) skill_pairs+=("$1"); shift ;;
   esac
 done
 
@@ -54,33 +69,38 @@ find_root() {
   pwd -P
 }
 
-root="$(find_root)"
-dir="$root/.claude/skills"
-manifest="$dir/.nix-skills-manifest"
+# sync <folder> <kind: skill|agent> NAME=TARGET...: the rules above, in one folder.
+sync() {
+  dir="$1" kind="$2"
+  shift 2
+  pairs=("$@")
+  manifest="$dir/.nix-skills-manifest"
 
-if ! mkdir -p "$dir" 2>/dev/null; then
-  warn "cannot create $dir; skills not linked"
-  exit 0
-fi
+  if ! mkdir -p "$dir" 2>/dev/null; then
+    warn "cannot create $dir; ${kind}s not linked"
+    return 0
+  fi
 
-# NAME=TARGET lines recorded by an earlier run (a line without `=`, from an
-# older manifest, proves nothing and is ignored).
-recorded=()
-if [ -f "$manifest" ]; then
-  while IFS= read -r line || [ -n "$line" ]; do
-    case "$line" in '' | '#'* | '='*) continue ;; *=*) recorded+=("$line") ;; esac
-  done <"$manifest"
-fi
+  # NAME=TARGET lines recorded by an earlier run (a line without `=`, from an
+  # older manifest, proves nothing and is ignored).
+  recorded=()
+  if [ -f "$manifest" ]; then
+    while IFS= read -r line || [ -n "$line" ]; do
+      case "$line" in '' | '#'* | '='*) continue ;; *=*) recorded+=("$line") ;; esac
+    done <"$manifest"
+  fi
 
-is_own_link() { # is_own_link <name>: the entry is a link this hook made
-  local name="$1" link="$dir/$1" target r
-  [ -L "$link" ] || return 1
-  target="$(readlink "$link")"
-  case "$target" in "$store"/*-claude-skill-"$name") return 0 ;; esac
-  for r in ${recorded[@]+"${recorded[@]}"}; do
-    [ "$r" = "$name=$target" ] && return 0
-  done
-  return 1
+  is_own_link() { # is_own_link <name>: the entry is a link this hook made
+    local name="$1" link="$dir/$1" target r
+    [ -L "$link" ] || return 1
+    target="$(readlink "$link")"
+    case "$kind:$target" in
+      skill:"$store"/*-claude-skill-"$name" | agent:"$store"/*-claude-skill-*/agents/"$name") return 0 ;;
+    esac
+    for r in ${recorded[@]+"${recorded[@]}"}; do
+      [ "$r" = "$name=$target" ] && return 0
+    done
+    return 1
 }
 
 wanted=" "
@@ -108,11 +128,11 @@ for pair in ${pairs[@]+"${pairs[@]}"}; do
         warn "could not replace $link"
       fi
     else
-      warn "left $link alone: it is your own link (to $(readlink "$link")); remove it to use the skill from Nix"
+      warn "left $link alone: it is your own link (to $(readlink "$link")); remove it to use the $kind from Nix"
       skipped=$((skipped + 1))
     fi
   elif [ -e "$link" ]; then
-    warn "left $link alone: it is your own folder or file; remove or rename it to use the skill from Nix"
+    warn "left $link alone: it is your own folder or file; remove or rename it to use the $kind from Nix"
     skipped=$((skipped + 1))
   else
     if ln -s "$target" "$link"; then
@@ -155,6 +175,29 @@ fi
 
 # On stderr, like the warnings: `nix develop --command cmd >out` keeps only
 # cmd's output on stdout.
-printf 'claude-skills: %d skill(s) linked in %s (%d new, %d replaced, %d stale removed, %d left alone)\n' \
-  "${#kept[@]}" "$dir" "$created" "$replaced" "$removed" "$skipped" >&2
+printf 'claude-skills: %d %s(s) linked in %s (%d new, %d replaced, %d stale removed, %d left alone)\n' \
+  "${#kept[@]}" "$kind" "$dir" "$created" "$replaced" "$removed" "$skipped" >&2
+}
+
+root="$(find_root)"
+sync "$root/.claude/skills" skill ${skill_pairs[@]+"${skill_pairs[@]}"}
+# Agent types only when some are offered: a project without them gets no empty .claude/agents.
+if [ "${#agent_pairs[@]}" -gt 0 ] || [ -f "$root/.claude/agents/.nix-skills-manifest" ]; then
+  sync "$root/.claude/agents" agent ${agent_pairs[@]+"${agent_pairs[@]}"}
+fi
+
+if [ -n "$gc_root" ]; then
+  link="$root/.claude/.nix-skills-gcroot"
+  if [ -L "$link" ] && [ "$(readlink "$link")" = "$gc_root" ]; then
+    :
+  elif [ -e "$link" ] && [ ! -L "$link" ]; then
+    warn "left $link alone: it is not a link; remove it so that the links survive a garbage collection"
+  elif ! command -v nix-store >/dev/null 2>&1; then
+    warn "nix-store is not on PATH, so the links have no garbage-collector root; after a garbage collection, enter the shell again"
+  elif nix-store --add-root "$link" --indirect --realise "$gc_root" >/dev/null 2>&1; then
+    printf 'claude-skills: garbage-collector root %s -> %s\n' "$link" "$gc_root" >&2
+  else
+    warn "could not add the garbage-collector root $link (nix-store --add-root failed); after a garbage collection, enter the shell again"
+  fi
+fi
 exit 0

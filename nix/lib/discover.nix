@@ -151,7 +151,48 @@ let
           value = s;
         }) found
       );
+
+  # agents : { <skill> = { path; ... }; } -> { <agent> = { skill; source; }; }
+  # The agent types skills bring: each `<skill>/agents/<agent>.md` (the
+  # benchmark-skill's bench-baseline and bench-judge). Two skills bringing one
+  # agent name fail evaluation, naming both files.
+  agents =
+    found:
+    let
+      inherit (builtins) pathExists;
+      perSkill = concatMap (
+        skill:
+        let
+          dir = found.${skill}.path + "/agents";
+          entries = if pathExists dir then readDir dir else { };
+          files = filter (f: isFileLike entries.${f} && match "[^.].*\\.md" f != null) (attrNames entries);
+        in
+        map (f: {
+          name = head (match "(.*)\\.md" f);
+          value = {
+            inherit skill;
+            source = dir + "/${f}";
+          };
+        }) files
+      ) (attrNames found);
+      byName = foldl' (acc: a: acc // { ${a.name} = (acc.${a.name} or [ ]) ++ [ a.value ]; }) { } perSkill;
+      clashes = filter (n: length byName.${n} > 1) (attrNames byName);
+    in
+    if clashes != [ ] then
+      throw (
+        "skill discovery failed:\n"
+        + concatStringsSep "\n" (
+          map (
+            n:
+            "  - the agent type `${n}` is brought by ${toString (length byName.${n})} skills ("
+            + concatStringsSep ", " (map (a: "skills/${found.${a.skill}.relPath}/agents/${n}.md") byName.${n})
+            + "); agent types are installed by name, so rename all but one."
+          ) clashes
+        )
+      )
+    else
+      listToAttrs perSkill;
 in
 {
-  inherit discover frontmatterName;
+  inherit discover frontmatterName agents;
 }

@@ -2,7 +2,9 @@
 # pinned nixpkgs for packages.<system>; the home-manager module calls it with
 # the user's pkgs.
 #
-# Returns { benchcore; skills = { <name> = drv; }; all = drv; }.
+# Returns { benchcore; skills = { <name> = drv; }; all = drv; agents; }:
+# agents = { <agent> = { skill; source; file; }; } for each <skill>/agents/<agent>.md
+# (source: the file in this repository; file: the same file in the skill's package).
 { pkgs }:
 let
   inherit (pkgs) lib;
@@ -36,9 +38,13 @@ let
       // (extras.${name} or { })
     )
   );
+
+  agents = builtins.mapAttrs (
+    name: a: a // { file = "${skills.${a.skill}}/agents/${name}.md"; }
+  ) (skillsLib.agents found);
 in
 {
-  inherit benchcore skills;
+  inherit benchcore skills agents;
   # Every skill, as <name> -> its package, in one folder.
   all = pkgs.linkFarm "claude-skills" (
     lib.mapAttrsToList (name: path: { inherit name path; }) skills

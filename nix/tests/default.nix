@@ -8,6 +8,7 @@
 let
   inherit (builtins)
     attrNames
+    baseNameOf
     concatStringsSep
     deepSeq
     filter
@@ -231,6 +232,24 @@ let
         targetDir = ".claude/skills//";
       });
       expected = [ ".claude/skills/a" ];
+    };
+    "agents: each <skill>/agents/<name>.md, by name, with its skill; other files ignored" = {
+      expr = builtins.mapAttrs (_: a: {
+        inherit (a) skill;
+        exists = pathExists a.source;
+        file = baseNameOf (toString a.source);
+      }) (lib.agents nested);
+      expected = {
+        helper = {
+          skill = "top-skill";
+          exists = true;
+          file = "helper.md";
+        };
+      };
+    };
+    "agents: two skills bringing one agent name fail evaluation" = {
+      expr = fails (lib.agents (lib.discover (fixtures + "/agent-clash")));
+      expected = true;
     };
     "checkReserved: ordinary names pass, package names fail" = {
       expr = [

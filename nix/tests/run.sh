@@ -31,6 +31,14 @@ expect_error mismatch 'skills/tools/foo/SKILL.md: frontmatter says `name: bar` b
 expect_error noname 'skills/plain/SKILL.md: no `name:` in its frontmatter.'
 expect_error rootskill 'skills/SKILL.md: a skill needs its own folder'
 
+echo "+ agents names both files of a clashing agent type"
+err="$(nix-instantiate --eval --strict -E 'let l = import ./nix/lib; in l.agents (l.discover ./nix/tests/fixtures/agent-clash)' 2>&1 >/dev/null)" || true
+if [[ "$err" == *'the agent type `same` is brought by 2 skills (skills/one/agents/same.md, skills/two/agents/same.md)'* ]]; then
+  echo ok
+else
+  echo "FAIL: $err"; fail=1
+fi
+
 echo "+ checkReserved names the clash"
 err="$(nix-instantiate --eval --strict -E '(import ./nix/lib).checkReserved [ "skills" ]' 2>&1 >/dev/null)" || true
 if [[ "$err" == *'a skill may not be named `skills`'* ]]; then echo ok; else echo "FAIL: $err"; fail=1; fi

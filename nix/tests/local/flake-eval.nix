@@ -216,6 +216,10 @@ in
       ]
     )
   );
+  agentLinks = lib.concatStringsSep " " (
+    lib.mapAttrsToList (n: a: "${n}.md=${a.file}") (import ../../packages { inherit pkgs; }).agents
+  );
+  gcRoot = "${self.packages.${system}.skills}";
   checkNames = lib.attrNames self.checks.${system};
   # Each check's build script, which forces every home configuration it uses
   # (benchmark-core's source is a lib.fileset, which Nix 2.8 cannot evaluate).

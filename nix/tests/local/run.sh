@@ -52,7 +52,8 @@ print("ok")' "$(words home.all)"
 echo
 echo "== the dev shell's shellHook, through checks/shell-hook.sh"
 str devShell.shellHook >"$T/hook"
-SHELL_HOOK_FILE="$T/hook" SKILL_LINKS="$(str skillLinks)" STORE_DIR=/nix/store bash checks/shell-hook.sh
+SHELL_HOOK_FILE="$T/hook" SKILL_LINKS="$(str skillLinks)" AGENT_LINKS="$(str agentLinks)" GC_ROOT="$(str gcRoot)" \
+  STORE_DIR=/nix/store bash checks/shell-hook.sh
 
 for which in chosen all; do
   echo
