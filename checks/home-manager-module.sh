@@ -4,6 +4,7 @@
 # From checks/home-manager-module.nix (a real home-manager evaluation):
 #   HOME_FILES=<home-files tree> CHOSEN="a b" UNCHOSEN="c" \
 #   [TARGET_DIR=.claude/skills] [BIN_CHECK="benchmark-skill/bin/benchcore"] \
+#   [AGENTS="bench-baseline ..." AGENTS_DIR=.claude/agents] \
 #   [UNKNOWN_NAME=x UNKNOWN_MESSAGE="..." UNKNOWN_FAILS=1] \
 #   bash checks/home-manager-module.sh
 #
@@ -15,7 +16,8 @@
 #
 # Asserts: every chosen skill is at <TARGET_DIR>/<name> with its SKILL.md;
 # no unchosen skill is there; nothing else is; each BIN_CHECK program runs
-# (`--help`);
+# (`--help`); each of AGENTS is at <AGENTS_DIR>/<name>.md naming itself, and
+# nothing else is there;
 # an unknown name fails with a message naming it.
 set -euo pipefail
 
@@ -53,13 +55,20 @@ if [ -z "${HOME_FILES:-}" ]; then
   fi
   # shellcheck disable=SC2086 # CHOSEN is a list of names
   chosen_nix="[ $(printf '"%s" ' $CHOSEN)]"
+  AGENTS_DIR="${AGENTS_DIR:-.claude/agents}"
+  # The module's home.file: homeFiles for the skills, and the agent types the chosen skills bring.
   files_json="$(cd "$repo" && nix-instantiate --eval --strict --json -E "
-    let l = import ./nix/lib; found = l.discover ./.; in
+    let l = import ./nix/lib; found = l.discover ./.; chosen = $chosen_nix; in
     builtins.mapAttrs (_: f: toString f.source) (l.homeFiles {
       skills = builtins.mapAttrs (_: s: s.path) found;
-      chosen = $chosen_nix;
+      inherit chosen;
       targetDir = \"$TARGET_DIR\";
-    })")"
+    }) // builtins.listToAttrs (map (n: { name = \"$AGENTS_DIR/\${n}.md\"; value = toString (l.agents found).\${n}.source; })
+      (builtins.filter (n: builtins.elem (l.agents found).\${n}.skill chosen) (builtins.attrNames (l.agents found))))")"
+  AGENTS="$(cd "$repo" && nix-instantiate --eval --strict --json -E "
+    let l = import ./nix/lib; found = l.discover ./.; chosen = $chosen_nix; in
+    builtins.concatStringsSep \" \" (builtins.filter (n: builtins.elem (l.agents found).\${n}.skill chosen)
+      (builtins.attrNames (l.agents found)))" | python3 -c 'import json,sys; print(json.load(sys.stdin))')"
   HOME_FILES="$T/home-files"
   mkdir -p "$HOME_FILES"
   python3 - "$files_json" "$HOME_FILES" <<'EOF'
@@ -100,6 +109,18 @@ done
 expected="$(for n in ${CHOSEN:-}; do echo "$n"; done | LC_ALL=C sort)"
 actual="$(if [ -d "$dir" ]; then ls -A "$dir"; fi | LC_ALL=C sort)"
 check "$TARGET_DIR holds the chosen skills and nothing else" test "$expected" = "$actual"
+
+if [ -n "${AGENTS_DIR:-}" ]; then
+  echo "agent types: ${AGENTS:-} (in $AGENTS_DIR)"
+  adir="$HOME_FILES/$AGENTS_DIR"
+  for a in ${AGENTS:-}; do
+    check "$AGENTS_DIR/$a.md is there" test -f "$adir/$a.md"
+    check "$AGENTS_DIR/$a.md names $a" grep -Eq "^name:[[:space:]]*[\"']?${a}[\"']?[[:space:]]*\$" "$adir/$a.md"
+  done
+  expected="$(for a in ${AGENTS:-}; do echo "$a.md"; done | LC_ALL=C sort)"
+  actual="$(if [ -d "$adir" ]; then ls -A "$adir"; fi | LC_ALL=C sort)"
+  check "$AGENTS_DIR holds the chosen skills' agent types and nothing else" test "$expected" = "$actual"
+fi
 
 for rel in ${BIN_CHECK:-}; do
   check "$TARGET_DIR/$rel is executable" test -x "$dir/$rel"

@@ -6,12 +6,19 @@
   lib,
   ...
 }:
+let
+  built = import ../packages { inherit pkgs; };
+in
 {
   imports = [ ./default.nix ];
   # A default per name, not for the whole set: a user's
   # `availableSkills.<name> = ...` then adds a skill or replaces that one
   # only (a default on the whole set would be dropped by any definition).
-  programs.claude-skills.availableSkills = lib.mapAttrs (_: lib.mkDefault) (
-    import ../packages { inherit pkgs; }
-  ).skills;
+  programs.claude-skills.availableSkills = lib.mapAttrs (_: lib.mkDefault) built.skills;
+  programs.claude-skills.availableAgents = lib.mapAttrs (
+    _: a:
+    lib.mkDefault {
+      inherit (a) skill source;
+    }
+  ) built.agents;
 }

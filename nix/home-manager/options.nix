@@ -30,7 +30,49 @@ in
         leading `~` (which home.file does not expand) fails with an
         assertion naming the fix. Claude Code reads personal
         skills from {file}`~/.claude/skills`; change this when
-        {env}`CLAUDE_CONFIG_DIR` points elsewhere.
+        {env}`CLAUDE_CONFIG_DIR` points elsewhere. Not used when
+        home-manager's {option}`programs.claude-code` is enabled: the skills
+        then go through {option}`programs.claude-code.skills`, into its
+        {option}`programs.claude-code.configDir`.
+      '';
+    };
+
+    agentsDir = mkOption {
+      type = types.str;
+      default = ".claude/agents";
+      example = ".config/claude/agents";
+      description = ''
+        Folder, relative to the home directory, where the agent types the
+        chosen skills bring (benchmark-skill's {file}`agents/*.md`:
+        `bench-baseline`, the no-skill arm without the Skill tool, and its
+        other agent types) are linked as {file}`<agentsDir>/<name>.md`.
+        Claude Code reads personal agent types from {file}`~/.claude/agents`
+        at session start. The same rules as {option}`targetDir` apply. Not
+        used when home-manager's {option}`programs.claude-code` is enabled:
+        the agent types then go through {option}`programs.claude-code.agents`.
+      '';
+    };
+
+    availableAgents = mkOption {
+      type = types.attrsOf (
+        types.submodule {
+          options = {
+            skill = mkOption {
+              type = types.str;
+              description = "The skill that brings this agent type; it is installed when that skill is chosen.";
+            };
+            source = mkOption {
+              type = types.path;
+              description = "The agent type's file (Markdown with frontmatter).";
+            };
+          };
+        }
+      );
+      default = { };
+      defaultText = literalExpression "the agent types the flake's skills bring in their agents/ folders";
+      description = ''
+        Agent types by name, each with the skill that brings it. The flake's
+        module sets this to the files in its skills' {file}`agents/` folders.
       '';
     };
 

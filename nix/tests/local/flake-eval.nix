@@ -19,7 +19,24 @@
   system ? "x86_64-linux",
 }:
 let
-  lib = import (nixpkgsLib + "/lib");
+  realLib = import (nixpkgsLib + "/lib");
+  # lib.pathIsDirectory (which programs.claude-code calls on each skill)
+  # needs builtins.readFileType, new in Nix 2.14; on an older Nix (Debian's
+  # 2.8) the same answer comes from readDir of the parent folder.
+  lib =
+    if builtins ? readFileType then
+      realLib
+    else
+      realLib.extend (
+        _: _: {
+          pathIsDirectory =
+            p:
+            let
+              s = builtins.unsafeDiscardStringContext (toString p);
+            in
+            builtins.pathExists s && ((builtins.readDir (dirOf s)).${baseNameOf s} or null) == "directory";
+        }
+      );
   hmLib = import (homeManager + "/modules/lib/stdlib-extended.nix") lib;
 
   fakeDrv =
@@ -63,6 +80,11 @@ let
     lndir = fakeDrv "lndir" { };
     makeWrapper = fakeDrv "make-wrapper-hook" { };
     nixfmt-tree = fakeDrv "nixfmt-tree" { meta.mainProgram = "treefmt"; };
+    claude-code = fakeDrv "claude-code" { meta.mainProgram = "claude"; };
+    formats.json = _: {
+      type = lib.types.attrsOf lib.types.anything;
+      generate = name: value: builtins.toFile name (builtins.toJSON value);
+    };
     python3Packages = {
       buildPythonApplication = attrs: fakeDrv "${attrs.pname}-${attrs.version}" attrs;
       setuptools = fakeDrv "setuptools" { };
@@ -75,7 +97,8 @@ let
   });
 
   # home-manager's homeManagerConfiguration, reduced to its home.file part:
-  # the user's modules plus home-manager's own files.nix and misc/lib.nix.
+  # the user's modules plus home-manager's own files.nix, misc/lib.nix and
+  # programs/claude-code.nix (the module this flake's module works with).
   # Like home-manager, it refuses a configuration with a failed assertion.
   homeManagerConfiguration =
     { pkgs, modules, ... }:
@@ -85,9 +108,14 @@ let
         modules = modules ++ [
           (homeManager + "/modules/files.nix")
           (homeManager + "/modules/misc/lib.nix")
+          (homeManager + "/modules/programs/claude-code.nix")
           (
             { lib, ... }:
             {
+              options.meta = lib.mkOption {
+                type = lib.types.attrsOf lib.types.unspecified;
+                default = { };
+              };
               # Declared as nixpkgs' nixos/modules/misc/assertions.nix does.
               options.assertions = lib.mkOption {
                 type = lib.types.listOf lib.types.unspecified;
@@ -103,6 +131,14 @@ let
                 stateVersion = lib.mkOption { type = lib.types.str; };
                 activation = lib.mkOption {
                   type = lib.types.attrsOf lib.types.unspecified;
+                  default = { };
+                };
+                packages = lib.mkOption {
+                  type = lib.types.listOf lib.types.package;
+                  default = [ ];
+                };
+                sessionVariables = lib.mkOption {
+                  type = lib.types.attrsOf lib.types.str;
                   default = { };
                 };
               };
@@ -136,8 +172,11 @@ let
         "aarch64-darwin"
       ] (_: pkgs);
     };
-    home-manager.lib = {
-      inherit homeManagerConfiguration;
+    home-manager = {
+      outPath = homeManager;
+      lib = {
+        inherit homeManagerConfiguration;
+      };
     };
   };
 
@@ -159,6 +198,35 @@ let
       ];
     };
   mkHome = skills: homeWith { inherit skills; };
+
+  # The same, beside home-manager's programs.claude-code (enabled, with the
+  # given settings; package = null: nothing to build).
+  homeWithClaudeCode =
+    ccSettings: settings:
+    homeManagerConfiguration {
+      inherit pkgs;
+      modules = [
+        self.homeManagerModules.default
+        {
+          home = {
+            username = "check";
+            homeDirectory = "/home/check";
+            stateVersion = "26.05";
+          };
+          programs.claude-skills = {
+            enable = true;
+          }
+          // settings;
+          programs.claude-code = {
+            enable = true;
+            package = null;
+          }
+          // ccSettings;
+        }
+      ];
+    };
+  failedMessages = home: map (a: a.message) (lib.filter (a: !a.assertion) home.raw.config.assertions);
+  refused = home: !(builtins.tryEval (builtins.deepSeq home.activationPackage.script true)).success;
 
   skillNames = lib.attrNames (mkHome "all").config.programs.claude-skills.availableSkills;
   chosen = if lib.length skillNames > 1 then lib.init skillNames else skillNames;
@@ -233,6 +301,34 @@ in
   # `nix run .` runs benchcore.
   apps = lib.mapAttrs (_: a: { inherit (a) type program; }) self.apps.${system};
   formatter = self.formatter.${system}.name;
+
+  claudeCode =
+    let
+      plain = homeWithClaudeCode { } { skills = chosen; };
+      moved = homeWithClaudeCode { configDir = "/home/check/.config/claude"; } { skills = chosen; };
+      # The user names commit-message in programs.claude-code.skills too, as a folder of their own.
+      clash = homeWithClaudeCode { skills.commit-message = ../../../skills/git/commit-message; } { };
+      agentsDirClash = homeWithClaudeCode { agentsDir = ../../../skills/benchmark-skill/agents; } { };
+      movedTarget = homeWithClaudeCode { } {
+        skills = chosen;
+        targetDir = ".config/claude/skills";
+      };
+    in
+    {
+      skills = lib.attrNames plain.config.programs.claude-code.skills;
+      agents = lib.attrNames plain.config.programs.claude-code.agents;
+      script = plain.activationPackage.script;
+      movedScript = moved.activationPackage.script;
+      movedVariables = moved.config.home.sessionVariables;
+      clashRefused = refused clash;
+      clashMessages = failedMessages clash;
+      # what home.file holds for commit-message: the user's folder, once
+      clashFiles = lib.mapAttrsToList (_: f: f.target) (
+        lib.filterAttrs (_: f: lib.hasInfix "commit-message" f.target) clash.raw.config.home.file
+      );
+      agentsDirMessages = failedMessages agentsDirClash;
+      movedTargetWarnings = movedTarget.config.warnings;
+    };
 
   home = {
     inherit chosen;

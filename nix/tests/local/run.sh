@@ -6,7 +6,18 @@
 #   bash nix/tests/local/run.sh <nixpkgs.lib checkout> <home-manager checkout>
 #
 # Checkouts: the nix-community/nixpkgs.lib and nix-community/home-manager
-# trees (e.g. `git archive <rev> | tar -x`), outside this repository.
+# trees (e.g. `git archive <rev> | tar -x`; home-manager at the revision
+# flake.lock pins), outside this repository. Needs nix-instantiate (2.8 is
+# enough) and lndir (Debian: xutils-dev; home-manager's home-files script
+# links a skill folder given to programs.claude-code.skills file by file).
+#
+# What it evaluates: every flake output; this module alone (chosen skills,
+# their agent types, unknown names, targetDir); and this module beside
+# home-manager's own programs.claude-code (modules/programs/claude-code.nix
+# at the pinned revision), with and without a moved configDir: the skills and
+# agent types go through its skills and agents options and land in its
+# configDir, and a skill set in both modules gives one assertion, not a file
+# conflict.
 set -euo pipefail
 nixpkgs_lib="$(cd "${1:?nixpkgs.lib checkout}" && pwd)"
 home_manager="$(cd "${2:?home-manager checkout}" && pwd)"
@@ -44,7 +55,7 @@ echo "== a skill the user adds, and one they replace, leave the flake's others i
 ev home.extended | python3 -c '
 import json, sys
 files, names = json.load(sys.stdin), sys.argv[1].split()
-want = {f".claude/skills/{n}" for n in names + ["my-own-skill"]}
+want = {f".claude/skills/{n}" for n in names + ["my-own-skill"]} | {".claude/agents/bench-baseline.md"}
 assert set(files) == want, f"home.file holds {sorted(files)}, expected {sorted(want)}"
 assert files[f".claude/skills/{names[0]}"].endswith(f"-my-{names[0]}"), files
 print("ok")' "$(words home.all)"
@@ -66,8 +77,53 @@ for which in chosen all; do
   str "$script" >"$T/home-files.sh"
   rm -rf "$T/home-files"
   out="$T/home-files" bash "$T/home-files.sh"
-  HOME_FILES="$T/home-files" CHOSEN="$chosen" UNCHOSEN="$unchosen" \
+  HOME_FILES="$T/home-files" CHOSEN="$chosen" UNCHOSEN="$unchosen" AGENTS=bench-baseline AGENTS_DIR=.claude/agents \
     UNKNOWN_NAME=no-such-skill UNKNOWN_FAILS="$([ "$(ev home.unknownRefused)" = true ] && echo 1 || echo 0)" \
     UNKNOWN_MESSAGE="$(str home.unknownMessages)" \
     bash checks/home-manager-module.sh
 done
+
+echo
+echo "== beside home-manager's programs.claude-code: skills and agent types go through its options"
+test "$(words claudeCode.skills)" = "$(words home.chosen)"
+test "$(words claudeCode.agents)" = bench-baseline
+echo ok
+for which in script movedScript; do
+  if [ "$which" = script ]; then dir=.claude; else dir=.config/claude; fi
+  echo
+  echo "== programs.claude-code enabled, configDir = ~/$dir: its home files, through checks/home-manager-module.sh"
+  str "claudeCode.$which" >"$T/home-files.sh"
+  rm -rf "$T/home-files"
+  out="$T/home-files" bash "$T/home-files.sh"
+  HOME_FILES="$T/home-files" CHOSEN="$(words home.chosen)" UNCHOSEN="$(words home.unchosen)" \
+    TARGET_DIR="$dir/skills" AGENTS=bench-baseline AGENTS_DIR="$dir/agents" \
+    bash checks/home-manager-module.sh
+done
+ev claudeCode.movedVariables | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+assert v == {"CLAUDE_CONFIG_DIR": "/home/check/.config/claude"}, v
+print("ok   CLAUDE_CONFIG_DIR follows configDir (Claude Code and benchcore read it)")'
+
+echo
+echo "== the same skill named in both modules: one assertion naming it, not a file conflict"
+test "$(ev claudeCode.clashRefused)" = true
+ev claudeCode.clashMessages | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+assert len(m) == 1, m
+assert "both install the skill `commit-message`" in m[0] and "programs.claude-code.skills.commit-message" in m[0], m
+assert "Conflicting managed target files" not in m[0], m
+print("ok   " + m[0])'
+test "$(words claudeCode.clashFiles)" = ".claude/skills/commit-message"
+echo "ok   home.file holds commit-message once"
+ev claudeCode.agentsDirMessages | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+assert len(m) == 1 and "programs.claude-code.agentsDir" in m[0], m
+print("ok   agentsDir: " + m[0][:80] + "...")'
+ev claudeCode.movedTargetWarnings | python3 -c '
+import json, sys
+w = json.load(sys.stdin)
+assert len(w) == 1 and "targetDir" in w[0], w
+print("ok   targetDir set beside programs.claude-code: a warning")'
