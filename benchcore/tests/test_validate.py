@@ -89,9 +89,20 @@ def test_validate_finds_the_repo_from_a_subfolder(repo, capsys, monkeypatch):
      "skills/solo/SKILL.md: is not UTF-8 text"),
     (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_bytes(b"\xfe"),
      "tests/solo/benchmark.yaml: is not UTF-8 text"),
+    (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("budget_tokens: -5\n"),
+     "tests/solo/benchmark.yaml:1: budget_tokens -5 is not a positive whole number of raw tokens"),
+    (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("budget_usd: lots\n"),
+     "budget_usd 'lots' is not a positive number of dollars"),
+    (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("judge_model: [a]\n"),
+     "judge_model ['a'] is not a model name"),
+    (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("temperature: 0\nmodels: [a, a]\n"),
+     "tests/solo/benchmark.yaml:2: models lists a model twice"),
+    (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("models: haiku\n"),
+     "models 'haiku' is not a list of model names"),
 ], ids=["orphan-test-folder", "duplicate-name", "name-mismatch", "missing-fixture", "fixture-leaves-tests",
         "folder-without-case", "trials-option", "bad-temperature", "broken-case", "case-not-utf8",
-        "skill-md-not-utf8", "options-not-utf8"])
+        "skill-md-not-utf8", "options-not-utf8", "bad-budget-tokens", "bad-budget-usd", "bad-judge-model",
+        "duplicate-model", "models-not-a-list"])
 def test_problems_exit_2_and_are_named(repo, capsys, breakage, expected):
     breakage(repo)
     code, out, _ = run_validate(repo, capsys)

@@ -19,8 +19,11 @@ def summarize(cases_axes: Sequence[AxisResult], passed: bool, net: int) -> AxisS
                        losses=sum(a.losses for a in cases_axes))
 
 
-def entry_for(result: SkillResult, run: RunInfo) -> HistoryEntry:
-    """The history line of a rendered run; ``at`` is when the run started (so re-rendering is stable)."""
+def entry_for(result: SkillResult, run: RunInfo, usage: Optional[dict] = None) -> HistoryEntry:
+    """The history line of a rendered run; ``at`` is when the run started (so re-rendering is stable).
+
+    ``usage``: per arm and for the judges, the run's usage and median cell
+    (:func:`benchcore.estimate.run_usage`), which later estimates are made from."""
     v = result.verdicts
     eff = summarize([c.efficacy for c in result.cases], v.efficacy.status == "pass", v.efficacy.net or 0)
     reg: Optional[AxisSummary] = None
@@ -29,7 +32,16 @@ def entry_for(result: SkillResult, run: RunInfo) -> HistoryEntry:
                         v.regression.status == "pass", v.regression.net or 0)
     return HistoryEntry(run_id=result.run_id, at=run.started_at, shape=result.shape,
                         default_branch_commit=run.default_branch.commit if run.default_branch else None,
-                        efficacy=eff, regression=reg)
+                        efficacy=eff, regression=reg, model=run.model, usage=dict(usage or {}),
+                        estimate=_estimate_totals(run.estimate))
+
+
+def _estimate_totals(est):
+    """The estimate's totals only (a history line stays short)."""
+    if est is None:
+        return None
+    from attrs import evolve
+    return evolve(est, arms={}, judges=None)
 
 
 def parse(text: str, path: str) -> tuple[list[HistoryEntry], list[str], list[str]]:

@@ -102,6 +102,16 @@ class RunInfo:
     schema: int = 1
     # Extension: resolved model of each arm as recorded by collect (arm -> models).
     resolved_models: dict[str, tuple[str, ...]] = field(factory=dict)
+    # Extensions (issue 13). ``model``: the model every arm was asked to run on (benchmark.yaml
+    # ``models``: one run per skill x model), None for the session default. ``judge_model``: the
+    # model the judges were asked to run on. ``estimate``: plan's pre-launch cost estimate.
+    # ``budget``: the ceiling plan was given. ``not_run``: "<case>/t<N>" (or
+    # "<case>/t<N>/<comparison>" for a judge) -> why it was never launched ("budget reached").
+    model: Optional[str] = None
+    judge_model: Optional[str] = None
+    estimate: Optional["Estimate"] = None
+    budget: Optional["Budget"] = None
+    not_run: dict[str, str] = field(factory=dict)
 
 
 # --------------------------------------------------------------------------
@@ -116,6 +126,8 @@ class Judgment:
     rationale: str = ""
     strength: Optional[Literal["clear", "slight"]] = None
     quote: Optional[str] = None
+    # Extension: the model the judge really ran on, from its transcript (written by collect).
+    model: Optional[str] = None
 
 
 @frozen
@@ -175,6 +187,8 @@ class TrialData:
     assertions: Optional[tuple[AssertionResult, ...]] = None
     comparisons: dict[str, ComparisonRecord] = field(factory=dict)
     invalid: Optional[str] = None
+    # Extension: usage of every judge transcript of this trial (collect copies them under judges/).
+    judge_usage: tuple["ArmUsage", ...] = ()
 
 
 @frozen
@@ -209,6 +223,71 @@ class ArmUsage:
     cost_usd: Optional[float] = 0.0
     models: tuple[str, ...] = ()
     unpriced_models: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------
+# estimate and budget (issue 13)
+
+
+@frozen
+class CellCost:
+    """What one cell (or one judge packet) costs: the per-arm median over earlier runs."""
+
+    raw_tokens: float = 0.0
+    cost_equivalent_tokens: float = 0.0
+    cost_usd: Optional[float] = None
+    # The median of each component (for pricing on another model, and the output tokens a
+    # workflow's ``budget`` counts).
+    input: float = 0.0
+    output: float = 0.0
+    cache_write_5m: float = 0.0
+    cache_write_1h: float = 0.0
+    cache_read: float = 0.0
+
+
+@frozen
+class ArmEstimate:
+    """The estimate of one arm (or of the judges): ``cells`` launches at ``per_cell`` each."""
+
+    cells: int
+    per_cell: CellCost
+    raw_tokens: float
+    cost_equivalent_tokens: float
+    cost_usd: Optional[float] = None
+
+
+@frozen
+class Estimate:
+    """plan's pre-launch estimate. ``basis`` is "this skill", "other skills" or "none" (cannot
+    estimate: every figure is then absent); ``source`` says which runs, in words."""
+
+    basis: str
+    source: str
+    arms: dict[str, ArmEstimate] = field(factory=dict)
+    judges: Optional[ArmEstimate] = None
+    raw_tokens: Optional[float] = None
+    cost_equivalent_tokens: Optional[float] = None
+    cost_usd: Optional[float] = None
+
+
+@frozen
+class Budget:
+    """A ceiling on what one plan launches: raw tokens and/or dollars (benchmark.yaml or plan flags)."""
+
+    raw_tokens: Optional[int] = None
+    usd: Optional[float] = None
+    source: str = ""
+
+
+@frozen
+class UsageSummary:
+    """One arm (or the judges) of one run, in a history line: totals and the median cell."""
+
+    cells: int
+    raw_tokens: int
+    cost_equivalent_tokens: float
+    cost_usd: Optional[float]
+    median_cell: CellCost
 
 
 # --------------------------------------------------------------------------
@@ -298,6 +377,14 @@ class SkillResult:
     # Extensions.
     incomplete: bool = False
     escalations: tuple[Escalation, ...] = ()
+    # Extensions (issue 13): the arms' model (None: session default), the judges' usage and the
+    # models they really ran on, plan's estimate, the budget and what it left unrun.
+    model: Optional[str] = None
+    judges: Optional[ArmUsage] = None
+    judge_model: Optional[str] = None
+    estimate: Optional[Estimate] = None
+    budget: Optional[Budget] = None
+    not_run: dict[str, str] = field(factory=dict)
 
 
 # --------------------------------------------------------------------------
@@ -323,6 +410,11 @@ class HistoryEntry:
     default_branch_commit: Optional[str]
     efficacy: AxisSummary
     regression: Optional[AxisSummary] = None
+    # Extensions (issue 13): the arms' requested model (None: session default); per arm and for the
+    # judges ("judges"), the run's usage and its median cell; plan's estimate of the run's total.
+    model: Optional[str] = None
+    usage: dict[str, UsageSummary] = field(factory=dict)
+    estimate: Optional[Estimate] = None
 
 
 def evolve(inst, **changes):

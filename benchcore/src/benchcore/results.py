@@ -55,12 +55,21 @@ class _Trials:
     gate_notes: list = field(factory=list)
     missing: list = field(factory=list)
     invalid: list = field(factory=list)
+    not_run: list = field(factory=list)  # (trial, reason)
 
 
-def _walk(trials: list[Optional[TrialData]], comparison: str, gate: bool) -> _Trials:
-    """Outcomes of one comparison: invalid trials unjudged, gated trials LOSS (when ``gate``), else the judges'."""
+def _walk(trials: list[Optional[TrialData]], comparison: str, gate: bool,
+          not_run: Optional[dict[int, str]] = None) -> _Trials:
+    """Outcomes of one comparison: invalid trials unjudged, gated trials LOSS (when ``gate``), else the judges'.
+    ``not_run``: trial -> why it (or its judge) was never launched (the budget)."""
     t = _Trials()
     for n, td in enumerate(trials, start=1):
+        if not_run and n in not_run and (td is None or not td.comparisons.get(comparison)):
+            failed = scoring.failed_assertions(td.assertions if td else None) if gate else ()
+            if not failed:
+                t.outcomes.append(None)
+                t.not_run.append((n, not_run[n]))
+                continue
         if td is not None and td.invalid:
             t.outcomes.append(None)
             t.invalid.append(n)
@@ -80,17 +89,29 @@ def _walk(trials: list[Optional[TrialData]], comparison: str, gate: bool) -> _Tr
     return t
 
 
-def efficacy_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[AxisResult, list[Judgment]]:
+def _not_run_of(not_run: Optional[dict[str, str]], case: str, comparison: str) -> dict[int, str]:
+    """trial -> why it was never launched, from run.json ``not_run`` ("<case>/t<N>" or "<case>/t<N>/<comparison>")."""
+    out = {}
+    for key, why in (not_run or {}).items():
+        parts = key.split("/")
+        if parts[0] == case and len(parts) >= 2 and parts[1][1:].isdigit() and \
+                (len(parts) == 2 or parts[2] == comparison):
+            out[int(parts[1][1:])] = why
+    return out
+
+
+def efficacy_axis(case: Case, trials: list[Optional[TrialData]],
+                  not_run: Optional[dict[str, str]] = None) -> tuple[AxisResult, list[Judgment]]:
     """One case's efficacy over its trials, and the judgments that count for position bias."""
-    t = _walk(trials, "efficacy", gate=True)
+    t = _walk(trials, "efficacy", gate=True, not_run=_not_run_of(not_run, case.id, "efficacy"))
     wins, ties, losses = scoring.counts(t.outcomes)
-    gated, incomplete = bool(t.gate_notes), bool(t.missing or t.invalid)
+    gated, incomplete = bool(t.gate_notes), bool(t.missing or t.invalid or t.not_run)
     passed = scoring.efficacy_pass(wins, losses, gated, incomplete)
     reason = None
     if gated:
         reason = "gated: a hard assertion failed on " + "; ".join(t.gate_notes)
     elif incomplete:
-        reason = _incomplete_reason(t.missing, t.invalid)
+        reason = _incomplete_reason(t.missing, t.invalid, t.not_run)
     elif not passed:
         reason = f"{wins} wins and {losses} losses: efficacy needs at least 3 wins and at most 1 loss"
     axis = AxisResult(outcomes=tuple(t.outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
@@ -99,15 +120,16 @@ def efficacy_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[AxisRe
     return axis, t.judgments
 
 
-def regression_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[AxisResult, list[Judgment]]:
+def regression_axis(case: Case, trials: list[Optional[TrialData]],
+                    not_run: Optional[dict[str, str]] = None) -> tuple[AxisResult, list[Judgment]]:
     """One case's regression over its trials (the gate does not touch it)."""
-    t = _walk(trials, "regression", gate=False)
+    t = _walk(trials, "regression", gate=False, not_run=_not_run_of(not_run, case.id, "regression"))
     wins, ties, losses = scoring.counts(t.outcomes)
-    incomplete = bool(t.missing or t.invalid)
+    incomplete = bool(t.missing or t.invalid or t.not_run)
     passed = scoring.regression_pass(losses, incomplete)
     reason = None
     if incomplete:
-        reason = _incomplete_reason(t.missing, t.invalid)
+        reason = _incomplete_reason(t.missing, t.invalid, t.not_run)
     elif not passed:
         reason = f"{losses} losses to the previous version: regression allows at most 1"
     axis = AxisResult(outcomes=tuple(t.outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
@@ -115,8 +137,13 @@ def regression_axis(case: Case, trials: list[Optional[TrialData]]) -> tuple[Axis
     return axis, t.judgments
 
 
-def _incomplete_reason(missing: list[int], invalid: list[int]) -> str:
+def _incomplete_reason(missing: list[int], invalid: list[int], not_run: Optional[list] = None) -> str:
     parts = []
+    by_reason: dict[str, list[int]] = {}
+    for n, why in not_run or ():
+        by_reason.setdefault(why, []).append(n)
+    for why, trials in by_reason.items():
+        parts.append(f"{_trials_phrase(trials)} not run: {why}")
     if missing:
         parts.append(f"no judgment for {_trials_phrase(missing)}")
     if invalid:
@@ -173,11 +200,11 @@ def build_results(data: RunData) -> SkillResult:
     reg_judgments: list[Judgment] = []
     for case in data.cases:
         trials = [tm.get((case.id, n)) for n in range(1, run.trials + 1)]
-        eff, ej = efficacy_axis(case, trials)
+        eff, ej = efficacy_axis(case, trials, run.not_run)
         eff_judgments.extend(ej)
         reg = None
         if three_arm:
-            reg, rj = regression_axis(case, trials)
+            reg, rj = regression_axis(case, trials, run.not_run)
             reg_judgments.extend(rj)
         expanded = (not eff.passed or eff.flagged) or (reg is not None and (not reg.passed or reg.flagged))
         cases.append(CaseResult(id=case.id, description=case.description, efficacy=eff, regression=reg,
@@ -218,6 +245,9 @@ def build_results(data: RunData) -> SkillResult:
     ratios = Ratios(new_vs_baseline=_ratio(arms["new"], arms.get("baseline")),
                     new_vs_previous=_ratio(arms["new"], arms.get("previous")) if three_arm else None)
 
+    judge_cells = [u for t in data.trials if t.case in run.cases for u in t.judge_usage]
+    judges = _round_usage(sum_usage(judge_cells)) if judge_cells else None
+
     eff_failed = sum(1 for c in cases if not c.efficacy.passed)
     incomplete_cases = sum(1 for c in cases
                            if c.efficacy.incomplete or (c.regression is not None and c.regression.incomplete))
@@ -233,6 +263,12 @@ def build_results(data: RunData) -> SkillResult:
         ratios=ratios,
         incomplete=incomplete,
         escalations=escalations(data),
+        model=run.model,
+        judges=judges,
+        judge_model=run.judge_model,
+        estimate=run.estimate,
+        budget=run.budget,
+        not_run=dict(run.not_run),
     )
 
 

@@ -107,7 +107,7 @@ _judgment_out = make_dict_unstructure_fn(m.Judgment, converter)
 
 def _unstructure_judgment(j: m.Judgment) -> dict:
     d = _judgment_out(j)
-    for key in ("strength", "quote"):
+    for key in ("strength", "quote", "model"):
         if d.get(key) is None:
             d.pop(key, None)
     return d
@@ -127,6 +127,26 @@ def _unstructure_verdict(v: m.AxisVerdict) -> dict:
 
 
 converter.register_unstructure_hook(m.AxisVerdict, _unstructure_verdict)
+
+
+def _omit_when_empty(cls, keys: tuple[str, ...]) -> None:
+    """Optional extensions go out only when set, so files written before them stay byte-identical."""
+    out = converter.get_unstructure_hook(cls)
+
+    def hook(obj) -> dict:
+        d = out(obj)
+        for key in keys:
+            if d.get(key) in (None, {}, [], ()):
+                d.pop(key, None)
+        return d
+    converter.register_unstructure_hook(cls, hook)
+
+
+_omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run"))
+_omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "budget", "not_run"))
+_omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate"))
+_omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", "cost_usd"))
+_omit_when_empty(m.Budget, ("raw_tokens", "usd"))
 
 
 def dump(obj: Any) -> Any:

@@ -234,7 +234,8 @@ def read_bound(script_path: Path) -> dict:
     return data
 
 
-def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: Path) -> Optional[Path]:
+def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: Path,
+            model: Optional[str] = None) -> Optional[Path]:
     case, trial_s, arm = task_id.split("/")
     trial = int(trial_s.lstrip("t"))
     key = (case, trial, arm)
@@ -245,7 +246,8 @@ def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: P
     skill_dir = m.group(1) if m else None
     layout = session.next_layout()
     agent_id = _id("a", task_id)
-    w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, script.model)
+    model = model or script.model
+    w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, model)
     if key in script.reworded:
         prompt = prompt.replace("Write a greeting", "Please write a short greeting")
     w.user_text(prompt, as_blocks=(layout == "workflow"))
@@ -291,7 +293,7 @@ def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: P
     w.response([{"type": "thinking", "thinking": "Summarise.", "signature": "sig"}, {"type": "text", "text": text}],
                _usage(step), split=not script.tiny)
     path = w.save()
-    session.record_launch(agent_id, layout, prompt, text, script.model)
+    session.record_launch(agent_id, layout, prompt, text, model)
     return path
 
 
@@ -303,7 +305,7 @@ def _letter_for(outcome: str, packet_text: str) -> str:
     return new_letter if outcome == "WIN" else ("B" if new_letter == "A" else "A")
 
 
-def run_judge(session: Session, task_id: str, prompt: str, script: Script) -> Path:
+def run_judge(session: Session, task_id: str, prompt: str, script: Script, model: Optional[str] = None) -> Path:
     """A judge: its packet is in its prompt (workflow) or in the file the prompt names (Agent tool)."""
     pointer = _PACKET_PATH.search(prompt)
     ref = _PACKET_ID.search(prompt).group(1)
@@ -320,7 +322,8 @@ def run_judge(session: Session, task_id: str, prompt: str, script: Script) -> Pa
     style = script.answer_style(case, trial, comp, round_)
     layout = session.next_layout()
     agent_id = _id("a", task_id)
-    w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, script.model)
+    model = model or script.model
+    w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, model)
     w.user_text(prompt, as_blocks=(layout == "workflow"))
     if pointer:
         read = _tool("Read", file_path=pointer.group(1))
@@ -343,14 +346,56 @@ def run_judge(session: Session, task_id: str, prompt: str, script: Script) -> Pa
         final = json.dumps(answer)
     w.response([{"type": "text", "text": final}], _usage(3), split=False)
     path = w.save()
-    session.record_launch(agent_id, layout, prompt, journal_answer or final, script.model)
+    session.record_launch(agent_id, layout, prompt, journal_answer or final, model)
     return path
 
 
-def run_script(script_path: Path, config_dir: Path, script: Script, repo: Path) -> list[Path]:
-    """Do what ``Workflow({scriptPath})`` would: one fresh subagent per task of the bound script."""
+# The Workflow runtime's globals, enough to run bench-fanout.js and see which tasks it launches.
+_NODE_HARNESS = r"""
+const calls = [];
+const agent = async (prompt, opts) => { calls.push(prompt); return 'ok'; };
+const parallel = async (thunks) => { const out = []; for (const t of thunks) out.push(await t().catch(() => null)); return out; };
+const phase = () => {};
+const log = () => {};
+const args = null;
+const budget = BUDGET;
+const run = async () => { BODY };
+run().then((result) => console.log(JSON.stringify({calls, result})));
+"""
+
+
+def run_in_node(script_path: Path, session_budget: Optional[dict] = None) -> dict:
+    """Run a bound bench-fanout.js in Node with stand-in globals: {"calls": [prompts launched], "result"}.
+    ``session_budget`` = {"total": n, "spent": n} plays the session's token target."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("node is not installed: the stand-in cannot run the workflow script's budget logic")
+    budget = "null"
+    if session_budget is not None:
+        t, sp = session_budget["total"], session_budget["spent"]
+        budget = (f"{{total: {json.dumps(t)}, spent: () => {sp}, "
+                  f"remaining: () => ({json.dumps(t)} == null ? Infinity : Math.max(0, {json.dumps(t)} - {sp}))}}")
+    body = Path(script_path).read_text(encoding="utf-8").replace("export const meta", "const meta")
+    program = _NODE_HARNESS.replace("BUDGET", budget).replace("BODY", body)
+    proc = subprocess.run([node, "-e", program], capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr)
+    return json.loads(proc.stdout)
+
+
+def run_script(script_path: Path, config_dir: Path, script: Script, repo: Path,
+               session_budget: Optional[dict] = None) -> list[Path]:
+    """Do what ``Workflow({scriptPath})`` would: one fresh subagent per task of the bound script. A script
+    with a ceiling (or a session token target) is run in Node first, and only the tasks it launches run."""
     bound = read_bound(script_path)
-    return run_tasks(bound["phase"], bound["tasks"], config_dir, script, repo)
+    tasks = bound["tasks"]
+    if bound.get("ceilings") or session_budget is not None:
+        launched = set(run_in_node(script_path, session_budget)["calls"])
+        tasks = [t for t in tasks if t["prompt"] in launched]
+    return run_tasks(bound["phase"], tasks, config_dir, script, repo)
 
 
 def run_tasks(phase: str, tasks: list[dict], config_dir: Path, script: Script, repo: Path) -> list[Path]:
@@ -358,9 +403,9 @@ def run_tasks(phase: str, tasks: list[dict], config_dir: Path, script: Script, r
     out = []
     for task in tasks:
         if phase == "Judges":
-            out.append(run_judge(session, task["id"], task["prompt"], script))
+            out.append(run_judge(session, task["id"], task["prompt"], script, task.get("model")))
         else:
-            p = run_arm(session, task["id"], task["prompt"], script, repo)
+            p = run_arm(session, task["id"], task["prompt"], script, repo, task.get("model"))
             if p is not None:
                 out.append(p)
     session.close()

@@ -46,7 +46,8 @@ from ..casefile import parse_case
 from ..errors import BenchError
 from ..model import Audit, AuditProblem, Case, ComparisonRecord, Judgment, RunInfo
 from ..harness import assertions as hard
-from ..harness import fanout, transcripts
+from ..estimate import JUDGES
+from ..harness import costs, fanout, transcripts
 from ..harness.audit import audit_cell, prompt_problem
 from ..harness.files import read_text, write_atomic
 from ..harness.judging import AnswerError, parse_text, to_judgment
@@ -88,6 +89,7 @@ class Status:
     given_up: tuple[str, ...] = ()  # cells that need it but were planned MAX_ATTEMPTS times: left incomplete
     not_started: tuple[str, ...] = ()  # cells no transcript names yet: not run, not failed
     unfinished: tuple[str, ...] = ()  # cells whose transcript has no final message: still running or cut off
+    not_run: tuple[tuple[str, str], ...] = ()  # (trial or packet id, why): never launched (the budget)
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -155,6 +157,10 @@ class RunCollector:
 
     def tdir(self, case: str, trial: int) -> Path:
         return self.run_dir / "cases" / case / f"t{trial}"
+
+    def judge_transcript(self, packet: Packet) -> Path:
+        """Where a judge's transcript is kept: cases/<case>/t<N>/judges/<comparison>-<round>.jsonl."""
+        return self.tdir(packet.case, packet.trial) / "judges" / f"{packet.comparison}-{packet.round}.jsonl"
 
     def ref(self, packet_id: str) -> str:
         return f"{self.plan.run_id}:{packet_id}"
@@ -271,7 +277,7 @@ class RunCollector:
         path = self.tdir(case, trial) / f"{comp}.packet.md"
         packets[pid] = Packet(id=pid, case=case, trial=trial, comparison=comp, path=str(path),
                               prompt=self.templates.judge_prompt(str(path), self.ref(pid)), ref=self.ref(pid),
-                              round=round_)
+                              round=round_, model=self.plan.judge_model)
 
     def write_packets(self, audits: dict, gated: dict) -> dict[str, Packet]:
         packets = {p.id: p for p in self.plan.packets}
@@ -311,7 +317,12 @@ class RunCollector:
                         if final is None:
                             continue  # unfinished
                         data = parse_text(final)
-                    answers[pid] = to_judgment(data, pid, self.plan.run_id)
+                    models = sorted(t.models())
+                    answers[pid] = evolve(to_judgment(data, pid, self.plan.run_id),
+                                          model=", ".join(models) if models else None)
+                    # The judge's transcript is kept with the run: its usage is the judges' cost row.
+                    _write_bytes_if_changed(self.judge_transcript(packet),
+                                            tuple(l for l in t.lines[: _own_line_count(af.path)]))
                     break
                 except AnswerError as err:
                     errors.append(f"{err} ({af.path})")
@@ -379,7 +390,7 @@ class RunCollector:
                 (go if max(c.attempt for c in cells) < MAX_ATTEMPTS else stop).extend(cells)
             else:
                 for c in cells:
-                    if c.id not in found and c.id in self.unfinished:
+                    if c.id not in found and c.id in self.unfinished and not c.skip:
                         (go if c.attempt < MAX_ATTEMPTS else stop).append(c)
         return go, stop
 
@@ -457,7 +468,7 @@ class RunCollector:
 
     def _waiting(self, found: dict, redone) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(cells not started, cells unfinished) among those not collected."""
-        left = [c.id for c in self.plan.cells if c.id not in found or c.id in redone]
+        left = [c.id for c in self.plan.cells if (c.id not in found and not c.skip) or c.id in redone]
         return (tuple(c for c in left if c not in self.unfinished or c in redone),
                 tuple(c for c in left if c in self.unfinished and c not in redone))
 
@@ -473,18 +484,58 @@ class RunCollector:
             write_atomic(self.run_dir / "run.json", serde.dumps(self.info))
 
     def _status(self, found, audits, gated, answers, bad, escalated, redone) -> Status:
-        missing = tuple(c.id for c in self.plan.cells if c.id not in found or c.id in redone)
+        missing = tuple(c.id for c in self.plan.cells if (c.id not in found and not c.skip) or c.id in redone)
         invalid = tuple((f"{c}/t{n}", "; ".join(f"{p['arm']}: {p['problem']}" for p in probs))
                         for (c, n), probs in sorted(audits.items(), key=lambda kv: (list(self.info.cases).index(kv[0][0]), kv[0][1]))
                         if probs and not redone)
-        pending = tuple(p.id for p in self.plan.packets if p.id not in answers)
+        pending = tuple(p.id for p in self.plan.packets if p.id not in answers and p.id not in self.info.not_run)
         not_started, unfinished = self._waiting(found, redone)
         return Status(run_dir=self.run_dir, skill=self.info.skill.name, cells=len(self.plan.cells),
                       cells_in=len(self.plan.cells) - len(missing), missing_cells=missing, invalid_trials=invalid,
                       gated=tuple(f"{c}/t{n}" for (c, n), g in sorted(gated.items()) if g),
                       packets=len(self.plan.packets), pending_packets=pending, bad_answers=tuple(sorted(bad.items())),
                       escalated=tuple(escalated), rerun=tuple(redone), not_started=not_started,
-                      unfinished=unfinished)
+                      unfinished=unfinished, not_run=tuple(self.info.not_run.items()))
+
+
+def _hold_judges_to_budget(collectors: list, statuses: list, pending: list[Packet]):
+    """Hold the pending judges to each skill's ceiling, from what its runs have really spent so far.
+
+    A judge that does not fit is recorded in run.json ``not_run`` ("budget reached") and leaves the list of
+    pending packets for good; the report shows its trial as not run. Returns (the judges to launch,
+    (ceilings, each one's bound cost), the statuses without the held-back packets)."""
+    run_of = {id(p): c for c in collectors for p in c.plan.packets}
+    pools: dict[str, tuple] = {}
+    for c in collectors:
+        if c.plan.budget is None:
+            continue
+        raw, usd = costs.spent(c.run_dir)
+        prev = pools.get(c.info.skill.name, (c.plan.budget, 0.0, 0.0))
+        pools[c.info.skill.name] = (prev[0], prev[1] + raw, prev[2] + usd)
+    ceilings = {pool: costs.ceiling(b, raw, usd) for pool, (b, raw, usd) in pools.items()}
+    ceilings = {k: v for k, v in ceilings.items() if v is not None}
+    task_costs = []
+    for p in pending:
+        c = run_of[id(p)]
+        cell = c.plan.cell_costs.get(JUDGES)
+        task_costs.append(costs.task_cost(c.info.skill.name, f"{c.plan.run_id}/{p.id}", cell)
+                          if c.info.skill.name in ceilings else None)
+    tasks = [{"id": p.id, **({"cost": tc} if tc else {})} for p, tc in zip(pending, task_costs)]
+    launched, _ = fanout.launches(tasks, ceilings)
+    held: dict[int, list[Packet]] = {}
+    for p, ok in zip(pending, launched):
+        if not ok:
+            held.setdefault(id(run_of[id(p)]), []).append(p)
+    for c in collectors:
+        mine = held.get(id(c), [])
+        if mine:
+            c.info = evolve(c.info, not_run={**c.info.not_run, **{p.id: fanout.BUDGET_REACHED for p in mine}})
+            write_atomic(c.run_dir / "run.json", serde.dumps(c.info))
+    gone = {id(p) for ps in held.values() for p in ps}
+    statuses = [evolve(s, pending_packets=tuple(pid for pid in s.pending_packets if pid not in c.info.not_run),
+                       not_run=tuple(c.info.not_run.items())) for c, s in zip(collectors, statuses)]
+    keep = [(p, tc) for p, tc, ok in zip(pending, task_costs, launched) if ok and id(p) not in gone]
+    return [p for p, _ in keep], (ceilings or None, [tc for _, tc in keep]), statuses
 
 
 def _collected(cdir: Path) -> Optional[transcripts.Transcript]:
@@ -552,15 +603,24 @@ def run(args) -> int:
     invalid_to_rerun = any(set(s.to_rerun) - set(s.unfinished) for s in statuses)
     to_rerun = any(s.to_rerun for s in statuses)
     pending = [p for c, s in zip(collectors, statuses) for p in c.plan.packets if p.id in s.pending_packets]
+    judge_costs = None
+    if pending and any(c.plan.budget for c in collectors):
+        pending, judge_costs, statuses = _hold_judges_to_budget(collectors, statuses, pending)
     arms_scripts: list[Path] = []
     judges_scripts: list[Path] = []
     if launch_cells:
         arms_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "arms"), "Arms",
                                                   fanout.arm_tasks(launch_cells))
     if pending:
+        tasks = fanout.judge_tasks(pending, templates.judge_prompt_inline)
+        ceilings = None
+        if judge_costs is not None:
+            ceilings, costs = judge_costs
+            for t, cost in zip(tasks, costs):
+                if cost is not None:
+                    t["cost"] = cost
         judges_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "judges"), "Judges",
-                                                    fanout.judge_tasks(pending, templates.judge_prompt_inline),
-                                                    templates.answer_schema)
+                                                    tasks, templates.answer_schema, ceilings)
     for s in statuses:
         write_atomic(s.run_dir / "collect.json", json.dumps(_status_dict(s), indent=1) + "\n")
 
@@ -614,7 +674,8 @@ def _status_dict(s: Status) -> dict:
             "gated_trials": list(s.gated), "packets": s.packets, "pending_packets": list(s.pending_packets),
             "invalid_answers": [{"packet": p, "error": e} for p, e in s.bad_answers],
             "escalated": list(s.escalated), "to_rerun": list(s.to_rerun), "given_up": list(s.given_up),
-            "not_started": list(s.not_started), "unfinished": list(s.unfinished)}
+            "not_started": list(s.not_started), "unfinished": list(s.unfinished),
+            "not_run": [{"id": k, "why": why} for k, why in s.not_run]}
 
 
 def _print_status(s: Status) -> None:
@@ -643,5 +704,9 @@ def _print_status(s: Status) -> None:
               f"{len(s.given_up)} cells: {_names(s.given_up)}")
     if s.pending_packets:
         print(f"  packets with no answer: {len(s.pending_packets)}: {_names(s.pending_packets)}")
+    if s.not_run:
+        whys = sorted({why for _, why in s.not_run})
+        print(f"  not run ({'; '.join(whys)}; the report shows them as not run, never scored): "
+              f"{len(s.not_run)}: {_names(k for k, _ in s.not_run)}")
     if not (s.missing_cells or s.invalid_trials or s.pending_packets):
         print("  nothing missing")

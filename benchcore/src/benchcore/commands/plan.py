@@ -25,20 +25,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from .. import serde
 from ..errors import BenchError
-from ..model import BranchRef, Case, RunInfo, SkillRef, Temperature, TRIALS
+from ..model import Budget, BranchRef, Case, Estimate, RunInfo, SkillRef, Temperature, TRIALS
 from ..harness import agents, fanout, gitrepo
 from ..harness.files import write_atomic
+from ..estimate import estimate, total_of
+from ..harness.costs import ceiling, cell_costs, read_histories, task_cost
 from ..harness.planfile import Cell, Plan, write_plan
+from ..harness.rundir import read_run_info
+from ..harness.transcript_io import price_table
 from ..harness.prompts import Templates, find_skill_dir
 from ..harness.tree import (SkillInfo, case_dirs, discover_skills, find_repo_root, fixture_path, load_cases,
                             load_options, validate_tree)
 from ..harness.worlds import make_temp_root, make_world, run_setup, token
 
 RUNS_DIR = "tests/.reports/runs"
+REPORTS_DIR = "tests/.reports"
 BASELINE_AGENT = "bench-baseline"
 
 
@@ -51,6 +56,10 @@ def add_arguments(p) -> None:
                    help="where the temp root for worlds and skill copies goes (default: the system temp dir)")
     p.add_argument("--baseline-agent", default=None,
                    help=f"agent type for baseline cells (default: {BASELINE_AGENT} when its definition is installed)")
+    p.add_argument("--budget-tokens", type=int, default=None, metavar="N",
+                   help="stop launching once the estimate reaches N raw tokens (overrides benchmark.yaml budget_tokens)")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+                   help="stop launching once the estimate reaches X dollars (overrides benchmark.yaml budget_usd)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
@@ -61,6 +70,9 @@ class Decision:
     temperature: float
     shape: str
     why: str
+    models: tuple[Optional[str], ...] = (None,)
+    judge_model: Optional[str] = None
+    budget: Optional[Budget] = None
 
 
 def _pick(skills: dict[str, SkillInfo], wanted: list[str]) -> list[SkillInfo]:
@@ -121,7 +133,12 @@ def _decide(root: Path, skill: SkillInfo, branch: gitrepo.DefaultBranch) -> Deci
         shape, why = "two-arm", f"unchanged: {skill.path} is the same as on the default branch {at}, so previous would equal new"
     else:
         shape, why = "three-arm", f"edited released skill: {skill.path} differs from the default branch {at}"
-    return Decision(skill, cases, float(opts["temperature"]), shape, why)
+    models = tuple(opts.get("models") or (None,))
+    budget = None
+    if "budget_tokens" in opts or "budget_usd" in opts:
+        budget = Budget(raw_tokens=opts.get("budget_tokens"), usd=opts.get("budget_usd"),
+                        source=f"{skill.tests_path}/benchmark.yaml")
+    return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget)
 
 
 def _baseline_agent(root: Path, override: Optional[str]) -> Optional[str]:
@@ -157,7 +174,7 @@ def _now() -> datetime:
 
 def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int, now: datetime,
                templates: Templates, skill_dir: Path, temp_base: Optional[Path], baseline_agent: Optional[str],
-               created: list[Path]) -> tuple[Path, Plan]:
+               created: list[Path], model: Optional[str] = None) -> tuple[Path, Plan]:
     run_id = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}"
     run_dir = root / RUNS_DIR / run_id
     while run_dir.exists():
@@ -191,7 +208,7 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
                 cells.append(Cell(id=f"{case.id}/t{trial}/{arm}", case=case.id, trial=trial, arm=arm,
                                   world=str(world), skill_dir=skill_copy,
                                   prompt=templates.arm_prompt(case, str(world), skill_copy),
-                                  agent_type=baseline_agent if arm == "baseline" else None))
+                                  agent_type=baseline_agent if arm == "baseline" else None, model=model))
 
     run_dir.mkdir(parents=True)
     created.append(run_dir)
@@ -201,12 +218,14 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
     info = RunInfo(run_id=run_id, skill=SkillRef(d.skill.name, d.skill.path), started_at=now.isoformat().replace("+00:00", "Z"),
                    shape=d.shape, arms=arms, comparisons=comparisons, trials=TRIALS,
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
-                   default_branch=BranchRef(branch.name, branch.commit), cases=tuple(c.id for c in d.cases))
+                   default_branch=BranchRef(branch.name, branch.commit), cases=tuple(c.id for c in d.cases),
+                   model=model, judge_model=d.judge_model, budget=d.budget)
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), world_root=str(world_root),
                 skill_copies={k: str(v) for k, v in copies.items()}, baseline_agent_type=baseline_agent,
-                orders=_draw_orders(seed, d.cases, comparisons), planned_at=info.started_at)
+                orders=_draw_orders(seed, d.cases, comparisons), planned_at=info.started_at,
+                model=model, judge_model=d.judge_model, budget=d.budget)
     write_plan(run_dir, plan)
     return run_dir, plan
 
@@ -237,24 +256,37 @@ def run(args) -> int:
     _check_tree(root, chosen, whole=args.all)
     branch = gitrepo.resolve_default_branch(root)
     decisions = [_decide(root, s, branch) for s in chosen]
+    budget_flag = None
+    if args.budget_tokens is not None or args.budget_usd is not None:
+        if (args.budget_tokens is not None and args.budget_tokens <= 0) or \
+                (args.budget_usd is not None and not args.budget_usd > 0):
+            raise BenchError(None, "a budget must be a positive number",
+                             fix="pass e.g. --budget-tokens 2000000 or --budget-usd 5")
+        budget_flag = Budget(raw_tokens=args.budget_tokens, usd=args.budget_usd, source="plan flag")
+        decisions = [evolve(d, budget=budget_flag) for d in decisions]
     skill_dir = find_skill_dir(root)
     templates = Templates(skill_dir)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     baseline_agent = _baseline_agent(root, args.baseline_agent)
     now = _now()
+    histories = read_histories(root / REPORTS_DIR)
+    prices = price_table()
 
     created: list[Path] = []
     runs: list[tuple[Decision, Path, Plan]] = []
     try:
         for d in decisions:
-            run_dir, plan = _build_run(root, d, branch, seed, now, templates, skill_dir, args.temp_dir,
-                                       baseline_agent, created)
-            runs.append((d, run_dir, plan))
+            for model in d.models:
+                run_dir, plan = _build_run(root, d, branch, seed, now, templates, skill_dir, args.temp_dir,
+                                           baseline_agent, created, model)
+                runs.append((d, run_dir, plan))
+        runs = [(d, r, _with_estimate(r, p, d, histories, prices)) for d, r, p in runs]
+        tasks, not_launched = _arm_tasks(runs)
+        runs = [(d, r, _with_not_launched(r, p, not_launched)) for d, r, p in runs]
         kind_dir = fanout.batch_dir([r for _, r, _ in runs], "arms")
         if len(runs) > 1:
             created.append(kind_dir.parent)
-        scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms",
-                                             fanout.arm_tasks(c for _, _, p in runs for c in p.cells))
+        scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=_ceilings(runs))
     except BaseException:
         for path in reversed(created):
             shutil.rmtree(path, ignore_errors=True)
@@ -262,25 +294,47 @@ def run(args) -> int:
 
     rel = lambda p: os.path.relpath(p, Path.cwd()) if Path(p).is_relative_to(Path.cwd()) else str(p)
     run_dirs = " ".join(rel(r) for _, r, _ in runs)
+    skips = " (skip the cells that carry a skip reason)" if not_launched else ""
     nxt = (f"launch the arm cells with {fanout.workflow_calls(scripts)} "
-           f"(no Workflow tool: Agent-tool batches of the cells in plan.json); then run: benchcore collect {run_dirs}")
+           f"(no Workflow tool: Agent-tool batches of the cells in plan.json{skips}); then run: benchcore collect {run_dirs}")
+    ests = [read_run_info(r).estimate for _, r, _ in runs]
+    total = total_of(e for e in ests if e is not None) if all(e is not None for e in ests) else None
     if args.json:
         print(json.dumps({
             "runs": [{"run_dir": str(r), "skill": d.skill.name, "shape": d.shape, "why": d.why,
                       "cases": [c.id for c in d.cases], "cells": len(p.cells), "seed": seed,
-                      "temperature_requested": d.temperature} for d, r, p in runs],
+                      "temperature_requested": d.temperature, "model": p.model, "judge_model": p.judge_model,
+                      "estimate": serde.dump(e) if e is not None else None,
+                      "budget": serde.dump(d.budget) if d.budget else None,
+                      "not_launched": [c.id for c in p.cells if c.skip]}
+                     for (d, r, p), e in zip(runs, ests)],
+            "estimate": _estimate_line(runs, ests, total),
             "untested": untested, "baseline_agent_type": baseline_agent,
             "arms_workflow": str(scripts[0]), "arms_workflows": [str(s) for s in scripts], "next": nxt,
         }, indent=1))
         return 0
-    for d, r, p in runs:
+    for (d, r, p), est in zip(runs, ests):
         arms = ", ".join(("new", "baseline", "previous") if d.shape == "three-arm" else ("new", "baseline"))
-        print(f"{d.skill.name}: {d.shape} ({arms}) - {d.why}")
+        on = f" on {p.model}" if p.model else ""
+        print(f"{d.skill.name}{on}: {d.shape} ({arms}) - {d.why}")
         print(f"  cases: {len(d.cases)} ({', '.join(c.id for c in d.cases)}); cells: {len(p.cells)}; "
               f"seed: {seed}; run: {rel(r)}")
         if d.temperature != 1.0:
             print(f"  temperature: {d.temperature:g} requested; subagents run at the session default "
                   f"(Claude Code cannot set it; the report says so)")
+        if est is not None:
+            print(f"  estimate: {_arms_phrase(est, d, p)}")
+        if p.judge_model:
+            print(f"  judges run on {p.judge_model}")
+        cut = [c for c in p.cells if c.skip]
+        if cut:
+            trials = len({(c.case, c.trial) for c in cut})
+            print(f"  budget: {_budget_phrase(d.budget)} reached: {trials} of {len(d.cases) * TRIALS} trials "
+                  f"({len(cut)} cells) will not be launched; the report shows them as not run")
+        elif d.budget is not None and est is not None and est.basis == "none":
+            print(f"  budget: {_budget_phrase(d.budget)}; with no estimate the arms cannot be held to it before "
+                  "launch; the judges are held to it from the arms' real usage")
+    print(f"estimate: {_estimate_line(runs, ests, total)}")
     if untested:
         print(f"skills with no tests (not benchmarked): {', '.join(untested)}")
     if baseline_agent is None:
@@ -288,3 +342,128 @@ def run(args) -> int:
               f"(which has the Skill tool); install it from {skill_dir}/agents/{BASELINE_AGENT}.md into .claude/agents/")
     print(f"next: {nxt}")
     return 0
+
+
+# ----------------------------------------------------------------------------- estimate and budget
+
+
+def _with_estimate(run_dir: Path, plan: Plan, d: Decision, histories: dict, prices) -> Plan:
+    """Estimate the run from the history, record it in run.json and its per-cell costs in plan.json."""
+    cells: dict[str, int] = {}
+    for c in plan.cells:
+        cells[c.arm] = cells.get(c.arm, 0) + 1
+    comparisons = 2 if d.shape == "three-arm" else 1
+    est = estimate(d.skill.name, histories.get(d.skill.name, []), histories, cells,
+                   len(d.cases) * TRIALS * comparisons, model=plan.model, prices=prices)
+    info = evolve(read_run_info(run_dir), estimate=est)
+    write_atomic(run_dir / "run.json", serde.dumps(info))
+    plan = evolve(plan, cell_costs=cell_costs(est))
+    write_plan(run_dir, plan)
+    return plan
+
+
+def _order(runs: list) -> list:
+    """The arm cells in launch order. With a budget, a skill's runs (one per model) are interleaved case by
+    case, so a ceiling leaves whole cases on every model rather than every case of the first model."""
+    out = []
+    by_skill: dict[str, list] = {}
+    for d, _, p in runs:
+        by_skill.setdefault(d.skill.name, []).append((d, p))
+    for name, group in by_skill.items():
+        if group[0][0].budget is None or len(group) == 1:
+            out += [(d, p, c) for d, p in group for c in p.cells]
+            continue
+        for case in group[0][0].cases:
+            for trial in range(1, TRIALS + 1):
+                for d, p in group:
+                    out += [(d, p, c) for c in p.cells if c.case == case.id and c.trial == trial]
+    return out
+
+
+def _arm_tasks(runs: list) -> tuple[list[dict], set[str]]:
+    """The bound arm tasks (each with its reserved cost when a budget is set) and the task ids the budget
+    leaves out (the script's own counting, run here first so that plan.json and run.json can say so)."""
+    ordered = _order(runs)
+
+    def cost(d: Decision, p: Plan, c: Cell) -> Optional[dict]:
+        if d.budget is None:
+            return None
+        return task_cost(d.skill.name, f"{p.run_id}/{c.case}/t{c.trial}", p.cell_costs.get(c.arm))
+
+    tasks = []
+    for d, p, c in ordered:
+        t = fanout.arm_tasks([c])[0]
+        tc = cost(d, p, c)
+        if tc is not None:
+            t["cost"] = tc
+        tasks.append(t)
+    launched, _ = fanout.launches(tasks, _ceilings(runs))
+    return tasks, {(p.run_id, c.id) for (_, p, c), ok in zip(ordered, launched) if not ok}
+
+
+def _ceilings(runs: list) -> Optional[dict]:
+    out = {}
+    for d, _, _ in runs:
+        c = ceiling(d.budget)
+        if c is not None:
+            out[d.skill.name] = c
+    return out or None
+
+
+def _with_not_launched(run_dir: Path, plan: Plan, not_launched: set) -> Plan:
+    """Mark the cells the budget leaves out (plan.json ``skip``) and their trials (run.json ``not_run``)."""
+    mine = {cid for rid, cid in not_launched if rid == plan.run_id}
+    if not mine:
+        return plan
+    plan = evolve(plan, cells=tuple(evolve(c, skip=fanout.BUDGET_REACHED) if c.id in mine else c for c in plan.cells))
+    write_plan(run_dir, plan)
+    info = read_run_info(run_dir)
+    trials = sorted({(c.case, c.trial) for c in plan.cells if c.skip}, key=lambda k: (info.cases.index(k[0]), k[1]))
+    write_atomic(run_dir / "run.json", serde.dumps(evolve(info, not_run={f"{c}/t{n}": fanout.BUDGET_REACHED
+                                                                          for c, n in trials})))
+    return plan
+
+
+def _budget_phrase(b: Optional[Budget]) -> str:
+    parts = []
+    if b is not None and b.raw_tokens is not None:
+        parts.append(f"{b.raw_tokens:,} raw tokens")
+    if b is not None and b.usd is not None:
+        parts.append(f"${b.usd:,.2f}")
+    return "ceiling " + " or ".join(parts) + (f" ({b.source})" if b is not None and b.source else "")
+
+
+def _tok(x: Optional[float]) -> str:
+    if x is None:
+        return "?"
+    if x >= 1_000_000:
+        return f"{x / 1_000_000:.2f}M"
+    if x >= 1_000:
+        return f"{x / 1_000:.0f}k"
+    return f"{x:.0f}"
+
+
+def _usd(x: Optional[float]) -> str:
+    return "no price" if x is None else f"${x:,.2f}"
+
+
+def _arms_phrase(est: Estimate, d: Decision, p: Plan) -> str:
+    if est.basis == "none":
+        return est.source
+    parts = [f"{arm} {a.cells} cells {_tok(a.raw_tokens)}" for arm, a in est.arms.items()]
+    if est.judges is not None:
+        parts.append(f"judges {est.judges.cells} packets {_tok(est.judges.raw_tokens)}")
+    return (f"{'; '.join(parts)} raw tokens; in all {_tok(est.raw_tokens)} raw, "
+            f"{_tok(est.cost_equivalent_tokens)} cost-equivalent, {_usd(est.cost_usd)} (from {est.source})")
+
+
+def _estimate_line(runs: list, ests: list, total: Optional[Estimate]) -> str:
+    """The one line the skill relays before the fan-out."""
+    cells = sum(len(p.cells) - sum(1 for c in p.cells if c.skip) for _, _, p in runs)
+    packets = sum(e.judges.cells for e in ests if e is not None and e.judges is not None)
+    if total is None:
+        known = [e for e in ests if e is not None and e.basis != "none"]
+        why = ests[0].source if ests and ests[0] is not None and not known else "some runs have no earlier usage to go by"
+        return f"{cells} arm cells and their judges; cannot estimate the tokens ({why})"
+    return (f"{cells} arm cells and about {packets} judge packets, about {_tok(total.raw_tokens)} raw tokens "
+            f"({_tok(total.cost_equivalent_tokens)} cost-equivalent), {_usd(total.cost_usd)}")

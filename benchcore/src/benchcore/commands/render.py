@@ -26,6 +26,7 @@ from ..errors import BenchError
 from ..harness.files import locked_folder, read_text, write_all_atomic
 from ..harness.rundir import read_run
 from ..model import SkillResult
+from ..estimate import run_usage
 from ..results import build_results
 
 EXAMPLE_REPORTS = "benchcore-example"
@@ -152,7 +153,7 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
     corrupt_path = reports / f"{skill}.history.corrupt.jsonl"
     if corrupt and seed_history is None:
         warnings.append(f"the corrupt history lines were moved to {corrupt_path}")
-    entries = hist.append(entries, hist.entry_for(result, data.run))
+    entries = hist.append(entries, hist.entry_for(result, data.run, run_usage(data)))
 
     from ..report.index import LeaderboardEntry, build_index_view
     from ..report.render import render_index, render_report

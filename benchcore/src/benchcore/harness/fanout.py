@@ -19,6 +19,8 @@ from typing import Callable, Iterable, Optional
 
 from ..errors import BenchError
 from .files import write_atomic
+from ..estimate import reached
+from ..model import Budget
 from .planfile import Cell, Packet
 
 SCRIPT = "workflow/bench-fanout.js"
@@ -28,12 +30,18 @@ BOUND_LINE = "const BOUND = null"
 MAX_AGENTS = 1000
 
 
-def arm_tasks(cells: Iterable[Cell]) -> list[dict]:
+def arm_tasks(cells: Iterable[Cell], costs: Optional[Callable[[Cell], Optional[dict]]] = None) -> list[dict]:
+    """One task per cell. ``costs`` (cell -> {"pool", "group", "raw", "usd", "output"} or None) adds what
+    the script reserves against a ceiling before launching the cell's group."""
     out = []
     for c in cells:
         t = {"id": c.id, "prompt": c.prompt}
         if c.agent_type:
             t["agentType"] = c.agent_type
+        if c.model:
+            t["model"] = c.model
+        if costs is not None and (cost := costs(c)) is not None:
+            t["cost"] = cost
         out.append(t)
     return out
 
@@ -50,12 +58,15 @@ def judge_tasks(packets: Iterable[Packet], inline: Optional[Callable[[str, str],
             except OSError:
                 raise BenchError(p.path, "the judge packet is missing",
                                  fix="run 'benchcore collect' again; it rewrites the packets") from None
-        out.append({"id": p.id, "prompt": prompt, "judge": True})
+        t = {"id": p.id, "prompt": prompt, "judge": True}
+        if p.model:
+            t["model"] = p.model
+        out.append(t)
     return out
 
 
 def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict],
-                       schema: Optional[dict] = None) -> Path:
+                       schema: Optional[dict] = None, ceilings: Optional[dict] = None) -> Path:
     """Write ``dest`` (…/bench-fanout.js) with the tasks bound in; returns its path."""
     src = skill_dir / SCRIPT
     try:
@@ -68,6 +79,8 @@ def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict
     data: dict = {"phase": phase, "tasks": tasks}
     if schema is not None:
         data["schema"] = schema
+    if ceilings:
+        data["ceilings"] = ceilings
     bound = json.dumps(data, ensure_ascii=False, indent=1)
     new = text.replace(BOUND_LINE, f"const BOUND = {bound}")
     if not (dest.is_file() and dest.read_text(encoding="utf-8") == new):
@@ -76,7 +89,7 @@ def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict
 
 
 def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list[dict],
-                        schema: Optional[dict] = None) -> list[Path]:
+                        schema: Optional[dict] = None, ceilings: Optional[dict] = None) -> list[Path]:
     """Bound scripts for ``tasks``, at most MAX_AGENTS each: ``<kind_dir>/bench-fanout.js``, then
     ``<kind_dir>-2/bench-fanout.js`` ... (the file stem stays the workflow's name). Chunk folders left
     from an earlier, larger fan-out are removed, so no stale script lies beside the current ones."""
@@ -84,12 +97,56 @@ def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list
     out = []
     for n, chunk in enumerate(chunks, 1):
         folder = kind_dir if n == 1 else kind_dir.with_name(f"{kind_dir.name}-{n}")
-        out.append(write_bound_script(skill_dir, folder / "bench-fanout.js", phase, chunk, schema))
+        out.append(write_bound_script(skill_dir, folder / "bench-fanout.js", phase, chunk, schema, ceilings))
+        if ceilings:  # the next script starts from what this one reserved, and stays stopped once stopped
+            _, after = launches(chunk, ceilings)
+            ceilings = {pool: {**ce, **after[pool]} for pool, ce in ceilings.items()}
     n = len(chunks) + 1
     while (stale := kind_dir.with_name(f"{kind_dir.name}-{n}")).is_dir():
         shutil.rmtree(stale)
         n += 1
     return out
+
+
+BUDGET_REACHED = "budget reached"
+
+
+def launches(tasks: list[dict], ceilings: Optional[dict]) -> tuple[list[bool], dict]:
+    """What the workflow script launches under ``ceilings`` (its own counting; the same rule, in Python):
+    (per task, whether it is launched; pool -> {"spent_raw", "spent_usd", "stopped"} after).
+
+    Tasks are taken in order; the first task of a group (``cost.group`` within ``cost.pool``) reserves the
+    group's summed estimate against its pool's ceiling; a group that would pass the ceiling stops that pool:
+    it and every later group of the pool are not launched. A pool with ``stopped`` set launches nothing."""
+    ceilings = ceilings or {}
+    group_cost: dict[tuple, list[float]] = {}
+    for t in tasks:
+        c = t.get("cost")
+        if c:
+            g = group_cost.setdefault((c["pool"], c["group"]), [0.0, 0.0])
+            g[0] += c.get("raw") or 0.0
+            g[1] += c.get("usd") or 0.0
+    state = {pool: {"spent_raw": float(ce.get("spent_raw", 0)), "spent_usd": float(ce.get("spent_usd", 0)),
+                    "stopped": bool(ce.get("stopped"))} for pool, ce in ceilings.items()}
+    decided: dict[tuple, bool] = {}
+    launched = []
+    for t in tasks:
+        c = t.get("cost")
+        ok = True
+        if c and c["pool"] in ceilings:
+            key = (c["pool"], c["group"])
+            if key not in decided:
+                st, ce = state[c["pool"]], ceilings[c["pool"]]
+                raw, usd = st["spent_raw"] + group_cost[key][0], st["spent_usd"] + group_cost[key][1]
+                if st["stopped"] or reached(Budget(raw_tokens=ce.get("raw_tokens"), usd=ce.get("usd")), raw, usd):
+                    st["stopped"] = True
+                    decided[key] = False
+                else:
+                    st["spent_raw"], st["spent_usd"] = raw, usd
+                    decided[key] = True
+            ok = decided[key]
+        launched.append(ok)
+    return launched, state
 
 
 def workflow_calls(scripts: list[Path]) -> str:

@@ -12,6 +12,7 @@ from typing import Optional
 from attrs import field, frozen
 
 from .. import serde
+from ..model import Budget, CellCost
 from ..errors import BenchError
 from .files import read_text, write_atomic
 
@@ -31,6 +32,10 @@ class Cell:
     agent_type: Optional[str] = None
     # Extension: how many times this cell was planned afresh (collect --rerun).
     attempt: int = 1
+    # Extensions (issue 13): the model to run the cell on (None: the session default); why the cell
+    # is not to be launched (the budget), or None.
+    model: Optional[str] = None
+    skip: Optional[str] = None
 
 
 @frozen
@@ -44,6 +49,8 @@ class Packet:
     prompt: str = ""
     ref: str = ""
     round: int = 1
+    # Extension (issue 13): the model the judge runs on (benchmark.yaml judge_model; None: session default).
+    model: Optional[str] = None
 
 
 @frozen
@@ -65,6 +72,12 @@ class Plan:
     # "<case>/t<N>/<comparison>" -> {"A": arm, "B": arm}, drawn from the seed at plan time.
     orders: dict[str, dict[str, str]] = field(factory=dict)
     planned_at: str = ""
+    # Extensions (issue 13): the arms' model, the judges' model, the ceiling and each arm's (and the
+    # judges', key "judges") estimated cost per cell, which the fan-outs reserve before each launch.
+    model: Optional[str] = None
+    judge_model: Optional[str] = None
+    budget: Optional[Budget] = None
+    cell_costs: dict[str, CellCost] = field(factory=dict)
     marker: str = "cells: the world path in the prompt; packets: 'Packet id: <run_id>:<packet id>'"
 
     def cell_map(self) -> dict[str, Cell]:
@@ -88,3 +101,8 @@ def write_plan(run_dir: Path, plan: Plan) -> None:
     path, text = plan_path(run_dir), serde.dumps(plan)
     if not (path.is_file() and read_text(path) == text):
         write_atomic(path, text)
+
+
+serde._omit_when_empty(Cell, ("model", "skip"))
+serde._omit_when_empty(Packet, ("model",))
+serde._omit_when_empty(Plan, ("model", "judge_model", "budget", "cell_costs"))

@@ -126,6 +126,15 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
         if cpath.is_file():
             comparisons[comp] = _load_json_file(ComparisonRecord, cpath)
             _check_order(comparisons[comp], info.comparisons[comp], cpath)
+    judge_usage = []
+    jdir = tdir / "judges"
+    if jdir.is_dir():
+        from .transcript_io import transcript_usage
+        for p in sorted(jdir.glob("*.jsonl")):
+            u, skipped = transcript_usage(p, prices)
+            judge_usage.append(u)
+            if skipped and warnings is not None:
+                warnings.append(f"{p}: skipped {skipped} truncated or malformed line{'s' if skipped != 1 else ''}")
     invalid = None
     apath = tdir / "audit.json"
     if apath.is_file():
@@ -133,7 +142,7 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
         if audit.invalid:
             invalid = "; ".join(f"{p.arm}: {p.problem}" for p in audit.problems) or "marked invalid by the audit"
     return TrialData(case=case_id, trial=trial, outputs=outputs, usage=usage, assertions=assertions,
-                     comparisons=comparisons, invalid=invalid)
+                     comparisons=comparisons, invalid=invalid, judge_usage=tuple(judge_usage))
 
 
 def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> RunData:

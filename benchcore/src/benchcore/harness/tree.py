@@ -26,7 +26,8 @@ from ..errors import BenchError, CaseError
 from ..model import Case
 from .files import read_text
 
-OPTION_KEYS = ("temperature",)
+OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models")
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
 
 
 @frozen
@@ -265,6 +266,33 @@ def load_options(root: Path, skill: SkillInfo) -> dict:
             raise BenchError(rel, f"temperature {t!r} is not a number from 0 to 2", line=_key_line(path, "temperature"),
                              fix="write e.g. 'temperature: 0' (mechanical task) or 'temperature: 1.0' (realistic)")
         opts["temperature"] = float(t)
+    if "budget_tokens" in data:
+        b = data["budget_tokens"]
+        if isinstance(b, bool) or not isinstance(b, int) or b <= 0:
+            raise BenchError(rel, f"budget_tokens {b!r} is not a positive whole number of raw tokens",
+                             line=_key_line(path, "budget_tokens"), fix="write e.g. 'budget_tokens: 2000000'")
+        opts["budget_tokens"] = b
+    if "budget_usd" in data:
+        b = data["budget_usd"]
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b) or b <= 0:
+            raise BenchError(rel, f"budget_usd {b!r} is not a positive number of dollars",
+                             line=_key_line(path, "budget_usd"), fix="write e.g. 'budget_usd: 5'")
+        opts["budget_usd"] = float(b)
+    if "judge_model" in data:
+        jm = data["judge_model"]
+        if not isinstance(jm, str) or not _MODEL_ID.match(jm):
+            raise BenchError(rel, f"judge_model {jm!r} is not a model name", line=_key_line(path, "judge_model"),
+                             fix="write e.g. 'judge_model: claude-haiku-4-5' (a name the Agent tool's model accepts)")
+        opts["judge_model"] = jm
+    if "models" in data:
+        ms = data["models"]
+        if not isinstance(ms, list) or not ms or not all(isinstance(x, str) and _MODEL_ID.match(x) for x in ms):
+            raise BenchError(rel, f"models {ms!r} is not a list of model names", line=_key_line(path, "models"),
+                             fix="write e.g. 'models: [claude-haiku-4-5, claude-sonnet-4-6]'")
+        if len(set(ms)) != len(ms):
+            raise BenchError(rel, "models lists a model twice", line=_key_line(path, "models"),
+                             fix="list each model once")
+        opts["models"] = list(ms)
     return opts
 
 

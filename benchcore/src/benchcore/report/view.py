@@ -14,6 +14,7 @@ from attrs import frozen
 
 from .. import __version__
 from ..model import (
+    ArmUsage,
     LOSS,
     TIE,
     WIN,
@@ -85,10 +86,27 @@ class RatioItem:
 
 
 @frozen
+class EstimateRow:
+    """Estimate against actual for one arm, the judges or the total."""
+
+    label: str
+    cells: str  # "30 planned, 30 run"
+    estimated_raw: str
+    actual_raw: str
+    error: str  # "+3.2%" (actual against estimate), or "—"
+    estimated_cost: str
+    actual_cost: str
+
+
+@frozen
 class CostTable:
     rows: tuple[CostRow, ...]
     ratios: tuple[RatioItem, ...]
     footnote: str
+    # Extensions (issue 13): estimate against actual, where the estimate came from, and the budget.
+    estimate: tuple[EstimateRow, ...] = ()
+    estimate_note: Optional[str] = None
+    budget_note: Optional[str] = None
 
 
 @frozen
@@ -109,7 +127,7 @@ class OutputPane:
 
 @frozen
 class JudgeNote:
-    label: str  # "Judge 1"
+    label: str  # "Judge 1", or "Judge 1 (claude-haiku-4-5)" with the model its transcript shows
     verdict: str  # "preferred no skill (clear)"
     rationale: str
     quote: Optional[str]
@@ -205,7 +223,7 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
         headline=result.headline,
         counts=_counts(result, two_arm),
         notices=_notices(result, run),
-        cost=_cost_table(result, two_arm),
+        cost=_cost_table(result, two_arm, run),
         cases=tuple(_case_panel(c, descriptions.get(c.id, c.description), trials, run, two_arm)
                     for c in result.cases),
         generated_at=generated_at,
@@ -283,6 +301,13 @@ def _meta(result: SkillResult, run: RunData) -> tuple[MetaItem, ...]:
                                                           info.temperature.applied)))
     items.append(MetaItem("Seed", str(info.seed)))
     items.extend(_models(result, run))
+    if result.model:
+        items.append(MetaItem("Arms asked to run on", result.model))
+    judge_models = result.judges.models if result.judges else ()
+    if result.judge_model or judge_models:
+        asked = f"asked for {result.judge_model}" if result.judge_model else "session default"
+        ran = f"; ran on {', '.join(judge_models)}" if judge_models else ""
+        items.append(MetaItem("Judges", asked + ran))
     return tuple(items)
 
 
@@ -373,7 +398,7 @@ def _notices(result: SkillResult, run: RunData) -> tuple[str, ...]:
 # cost -----------------------------------------------------------------------
 
 
-def _cost_table(result: SkillResult, two_arm: bool) -> CostTable:
+def _cost_table(result: SkillResult, two_arm: bool, run: Optional[RunData] = None) -> CostTable:
     arms = ["new"] + ([] if two_arm else ["previous"]) + ["baseline"]
     rows = []
     for arm in arms:
@@ -395,7 +420,96 @@ def _cost_table(result: SkillResult, two_arm: bool) -> CostTable:
     ratios = [RatioItem("new / no-skill", fmt.ratio(result.ratios.new_vs_baseline))]
     if not two_arm:
         ratios.append(RatioItem("new / previous", fmt.ratio(result.ratios.new_vs_previous)))
-    return CostTable(rows=tuple(rows), ratios=tuple(ratios), footnote=COST_FOOTNOTE)
+    if result.judges is not None:
+        rows.append(_cost_row("judges", result.judges))
+    cells_run: dict[str, int] = {}
+    for t in (run.trials if run is not None else ()):
+        for arm in t.usage:
+            cells_run[arm] = cells_run.get(arm, 0) + 1
+        cells_run["judges"] = cells_run.get("judges", 0) + len(t.judge_usage)
+    est_rows, est_note = _estimate_rows(result, arms, cells_run)
+    return CostTable(rows=tuple(rows), ratios=tuple(ratios), footnote=COST_FOOTNOTE, estimate=est_rows,
+                     estimate_note=est_note, budget_note=_budget_note(result))
+
+
+def _cost_row(label: str, usage: ArmUsage) -> CostRow:
+    if usage.cost_usd is None:
+        unpriced = usage.unpriced_models or usage.models
+        cost = "no price for " + (", ".join(unpriced) if unpriced else "its model")
+    else:
+        cost = fmt.dollars(usage.cost_usd)
+    return CostRow(label=label, turns=fmt.count(usage.turns), raw_tokens=fmt.count(usage.raw_tokens),
+                   cost_equivalent=fmt.tokens(usage.cost_equivalent_tokens), cost=cost,
+                   priced=usage.cost_usd is not None, models=", ".join(usage.models))
+
+
+def _error(estimated: Optional[float], actual: Optional[float]) -> str:
+    if not estimated or actual is None:
+        return "—"
+    return f"{(actual - estimated) / estimated * 100:+.1f}%"
+
+
+def _money(x: Optional[float]) -> str:
+    return "—" if x is None else fmt.dollars(x)
+
+
+def _estimate_rows(result: SkillResult, arms: list[str],
+                   cells_run: dict[str, int]) -> tuple[tuple[EstimateRow, ...], Optional[str]]:
+    """Estimate against actual per arm, for the judges and in all (absent when plan made no estimate)."""
+    est = result.estimate
+    if est is None:
+        return (), None
+    if est.basis == "none":
+        return (), f"No estimate before launch: {est.source}."
+    rows = []
+    tot_raw, tot_usd, usd_known = 0, 0.0, True
+    for key in [a for a in arms if a in est.arms] + (["judges"] if est.judges else []):
+        e = est.arms.get(key) if key != "judges" else est.judges
+        actual = result.arms.get(key) if key != "judges" else result.judges
+        run_cells = fmt.count(cells_run.get(key, 0))
+        raw = actual.raw_tokens if actual is not None else 0
+        usd = actual.cost_usd if actual is not None else 0.0
+        tot_raw += raw
+        if usd is None:
+            usd_known = False
+        else:
+            tot_usd += usd
+        label = "judges" if key == "judges" else fmt.arm_label(key)
+        rows.append(EstimateRow(label=label, cells=f"{fmt.count(e.cells)} planned, {run_cells} run",
+                                estimated_raw=fmt.count(round(e.raw_tokens)), actual_raw=fmt.count(raw),
+                                error=_error(e.raw_tokens, raw), estimated_cost=_money(e.cost_usd),
+                                actual_cost=_money(usd)))
+    rows.append(EstimateRow(label="in all", cells="", estimated_raw=fmt.count(round(est.raw_tokens or 0)),
+                            actual_raw=fmt.count(tot_raw), error=_error(est.raw_tokens, tot_raw),
+                            estimated_cost=_money(est.cost_usd), actual_cost=_money(tot_usd if usd_known else None)))
+    note = (f"Estimated before launch from {est.source}: per arm, the planned cells times the median cost "
+            "of a cell in those runs; the error is the actual raw tokens against the estimate.")
+    return tuple(rows), note
+
+
+def _budget_note(result: SkillResult) -> Optional[str]:
+    b = result.budget
+    if b is None:
+        return None
+    parts = []
+    if b.raw_tokens is not None:
+        parts.append(f"{fmt.count(b.raw_tokens)} raw tokens")
+    if b.usd is not None:
+        parts.append(fmt.dollars(b.usd))
+    text = f"Budget: a ceiling of {' or '.join(parts)}" + (f" ({b.source})" if b.source else "") + "."
+    if result.not_run:
+        trials = sorted(k for k in result.not_run if k.count("/") == 1)
+        judges = sorted(k for k in result.not_run if k.count("/") == 2)
+        left = []
+        if trials:
+            left.append(fmt.plural(len(trials), "trial") + " of arm cells")
+        if judges:
+            left.append(fmt.plural(len(judges), "judge packet"))
+        text += (" It was reached: " + " and ".join(left) + " were never launched (budget reached); "
+                 "they are reported as incomplete, never scored.")
+    else:
+        text += " It was not reached: everything planned was launched."
+    return text
 
 
 # cases ----------------------------------------------------------------------
@@ -519,6 +633,7 @@ def _judges(record: ComparisonRecord) -> tuple[JudgeNote, ...]:
             verdict = "preferred " + (fmt.arm_label(arm) if arm else f"output {j.verdict}")
             if j.strength:
                 verdict += f" ({j.strength})"
-        notes.append(JudgeNote(label=f"Judge {i}", verdict=verdict, rationale=j.rationale,
+        notes.append(JudgeNote(label=f"Judge {i} ({j.model})" if j.model else f"Judge {i}",
+                               verdict=verdict, rationale=j.rationale,
                                quote=j.quote or None))
     return tuple(notes)

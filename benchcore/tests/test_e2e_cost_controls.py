@@ -1,0 +1,141 @@
+"""End to end, issue 13: the pre-launch estimate, the budget that stops launches, the judges' model and
+several arm models, through the real commands and the stand-in (tests/standin) playing Claude Code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from standin import repo as R
+from standin.agent import Script
+from test_e2e_benchmark import CASE1, CASE2, GREET, Bench, greet_files, greet_repo, next_script
+
+NODE = shutil.which("node")
+
+
+@pytest.fixture
+def bench(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    greet_repo(tmp_path)
+    return b
+
+
+def full_run(b: Bench, *plan_args: str, script: Script | None = None) -> tuple[Path, str]:
+    """plan -> arms -> collect -> judges -> collect -> render; returns the run and what plan printed."""
+    script = script or Script(files=greet_files())
+    before = set(b.runs()) if (b.repo / "tests/.reports/runs").is_dir() else set()
+    rc, plan_out, err = b.plan("greet", *plan_args)
+    assert rc == 0, err
+    [run_dir] = sorted(set(b.runs()) - before)
+    b.arms(next_script(plan_out), script)
+    rc, out, _ = b.run("collect", str(run_dir))
+    b.judges(run_dir, script)
+    rc, out, _ = b.run("collect", str(run_dir))
+    assert "next: run: benchcore render" in out, out
+    b.run("render", str(run_dir))
+    return run_dir, plan_out
+
+
+def history(b: Bench, skill: str = "greet") -> list[dict]:
+    return [json.loads(l) for l in (b.repo / f"tests/.reports/{skill}.history.jsonl").read_text().splitlines()]
+
+
+def results(b: Bench, name: str = "greet") -> dict:
+    return json.loads((b.repo / f"tests/.reports/{name}.results.json").read_text())
+
+
+def actual_raw(r: dict) -> int:
+    return sum(a["raw_tokens"] for a in r["arms"].values()) + (r["judges"]["raw_tokens"] if r.get("judges") else 0)
+
+
+def test_the_first_run_cannot_estimate_and_the_second_is_estimated_from_it(bench):
+    run1, out1 = full_run(bench, "--seed", "3")
+    assert "estimate: cannot estimate: no earlier run of any skill recorded its usage" in out1
+    assert "estimate: 30 arm cells and their judges; cannot estimate the tokens" in out1
+    [line] = history(bench)
+    # The history line records each arm's and the judges' usage, with the median cell.
+    assert set(line["usage"]) == {"new", "baseline", "previous", "judges"}
+    assert line["usage"]["new"]["cells"] == 10 and line["usage"]["judges"]["cells"] == 20
+    assert line["usage"]["new"]["median_cell"]["raw_tokens"] > 0
+    r1 = results(bench)
+    assert r1["judges"]["raw_tokens"] == line["usage"]["judges"]["raw_tokens"]
+    report1 = (bench.repo / "tests/.reports/greet.html").read_text()
+    assert "No estimate before launch: cannot estimate" in report1
+
+    run2, out2 = full_run(bench, "--seed", "4")
+    assert "(from greet's 1 earlier run)" in out2
+    est = json.loads((run2 / "run.json").read_text())["estimate"]
+    assert est["basis"] == "this skill" and est["arms"]["new"]["cells"] == 10 and est["judges"]["cells"] == 20
+    r2 = results(bench)
+    # Nothing changed between the runs: the estimate is within 10% of what the run really used.
+    assert abs(actual_raw(r2) - est["raw_tokens"]) <= 0.10 * actual_raw(r2)
+    report2 = (bench.repo / "tests/.reports/greet.html").read_text()
+    assert "Estimate against actual" in report2 and "greet&#39;s 1 earlier run" in report2
+    assert history(bench)[-1]["estimate"]["raw_tokens"] == est["raw_tokens"]
+
+
+def test_a_skill_with_no_runs_is_estimated_from_the_other_skills(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    greet_repo(tmp_path)
+    full_run(b, "--seed", "5")
+    R.case(b.repo, "docs/untested", "01-first")
+    rc, out, err = b.plan("untested", "--seed", "5")
+    assert rc == 0, err
+    assert "from the median of 1 other skill (greet)" in out
+
+
+def test_the_judges_run_on_the_judge_model_and_the_report_shows_the_model_each_really_ran_on(bench):
+    R.write(bench.repo / "tests" / GREET / "benchmark.yaml", "judge_model: claude-haiku-4-5\n")
+    R.commit_all(bench.repo, "judge model")
+    R.skill(bench.repo, GREET, "Greet the reader by name, warmly.")  # edited again after the commit
+    run_dir, out = full_run(bench, "--seed", "6")
+    assert "judges run on claude-haiku-4-5" in out
+    plan = bench.plan_json(run_dir)
+    assert {p["model"] for p in plan["packets"]} == {"claude-haiku-4-5"}
+    assert all("model" not in c for c in plan["cells"])  # the arms stay on the session default
+    eff = json.loads((run_dir / "cases" / CASE1 / "t1" / "efficacy.json").read_text())
+    assert eff["judgments"][0]["model"] == "claude-haiku-4-5"  # read from the judge's transcript
+    assert (run_dir / "cases" / CASE1 / "t1" / "judges" / "efficacy-1.jsonl").is_file()
+    r = results(bench)
+    assert r["judge_model"] == "claude-haiku-4-5" and r["judges"]["models"] == ["claude-haiku-4-5"]
+    assert r["arms"]["new"]["models"] == ["claude-sonnet-4-6"]
+    html = (bench.repo / "tests/.reports/greet.html").read_text()
+    assert "asked for claude-haiku-4-5; ran on claude-haiku-4-5" in html
+    assert '<th scope="row">judges</th>' in html
+
+
+@pytest.mark.skipif(NODE is None, reason="node runs the workflow script's budget logic")
+def test_a_ceiling_stops_the_launches_and_the_report_says_so(bench):
+    full_run(bench, "--seed", "7")  # the history the estimate comes from
+    r1 = results(bench)
+    per_trial = sum(history(bench)[-1]["usage"][a]["median_cell"]["raw_tokens"] for a in ("new", "baseline", "previous"))
+    ceiling = int(per_trial * 3.5)  # room for 3 whole trials of arm cells, and no judges after them
+    rc, out, err = bench.plan("greet", "--seed", "8", "--budget-tokens", str(ceiling))
+    assert rc == 0, err
+    run_dir = bench.runs()[-1]
+    assert f"budget: ceiling {ceiling:,} raw tokens (plan flag) reached: 7 of 10 trials (21 cells) will not be launched" in out
+    plan = bench.plan_json(run_dir)
+    skipped = [c["id"] for c in plan["cells"] if c.get("skip")]
+    assert len(skipped) == 21 and all(c.startswith(CASE1 + "/t4") or c.startswith(CASE1 + "/t5") or
+                                       c.startswith(CASE2) for c in skipped)
+    bench.arms(next_script(out), Script(files=greet_files()))
+    # Only what the script launched has a transcript.
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "9/9 cells collected" not in out  # skipped cells are neither collected nor missing
+    assert "missing transcripts" not in out and "--rerun" not in out
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["not_run"][f"{CASE2}/t1"] == "budget reached"
+    # The arms spent the ceiling's worth: the judges are held back too.
+    assert "not run (budget reached" in out
+    rc, out, _ = bench.run("render", str(run_dir))
+    assert rc == 1
+    r = results(bench)
+    assert r["incomplete"] is True
+    c2 = {c["id"]: c for c in r["cases"]}[CASE2]
+    assert c2["efficacy"]["outcomes"] == [None] * 5
+    assert "trials 1, 2, 3, 4, 5 not run: budget reached" in c2["efficacy"]["reason"]
+    html = (bench.repo / "tests/.reports/greet.html").read_text()
+    assert "It was reached" in html and "never launched (budget reached)" in html
