@@ -74,7 +74,7 @@ render_fixture three-arm 1
 h=$work/three-arm/commit-message.html
 contains "$h" '<span class="badge fail"><span class="badge-axis">Efficacy</span><span class="badge-status">fail</span>' "efficacy badge is red"
 contains "$h" '<span class="badge fail"><span class="badge-axis">Regression</span><span class="badge-status">fail</span>' "regression badge is red"
-contains "$h" 'Jump to the first failure' "jump-to-failure link is shown"
+contains "$h" 'Jump to the first failure: 02-breaking-api-change' "jump-to-failure link goes to the first failing case"
 count "$h" '<div class="ribbon ribbon-' 2 "two trend ribbons"
 count "$h" '<circle class="ring"' 2 "the current run is ringed on both ribbons"
 contains "$h" '<th scope="row">new skill</th>' "cost row: new skill"
@@ -98,6 +98,9 @@ contains "$h" '<span class="badge na"><span class="badge-axis">Regression</span>
 contains "$h" '<a class="chip"' "the green badge carries its fragility chip"
 lacks "$h" 'Jump to the first failure' "no jump link on a green run"
 lacks "$h" '<th scope="row">previous version</th>' "no previous-version row on a two-arm run"
+lacks "$h" 'Regression: n/a</span>' "no empty regression half in the case panels of a two-arm run"
+lacks "$h" 'new / previous' "the cost note of a two-arm run speaks of new / no-skill only"
+count "$h" '<span class="so-what so-what-pass">' 4 "every case says its result while collapsed"
 count "$h" '<div class="ribbon ribbon-' 2 "two trend ribbons"
 expanded=$(field "$fixtures/two-arm/expected.results.json" 'sum(1 for c in d["cases"] if c["expanded"])')
 count "$h" ' open>' "$expanded" "$expanded panels open (the flagged cases)"

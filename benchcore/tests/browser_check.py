@@ -4,6 +4,10 @@
     python benchcore/tests/browser_check.py REPORT.html [--screenshot OUT.png]
     python benchcore/tests/browser_check.py A.html B.html [--screenshot-dir DIR]
 
+Every page is opened at each of ``--widths`` (default 420, 900 and 1280 CSS
+pixels: a phone, a narrow window, a desktop), and a screenshot is taken at each
+(``<page>-<width>.png``).
+
 Exit 0 when every page loaded cleanly, 1 when the browser saw a problem on any
 page, 2 when the check itself could not run (no Chromium, no such file).
 
@@ -20,7 +24,10 @@ standard library only) and listens to the page's own events:
 - ``Network.requestWillBeSent`` for anything but the page itself or a
   ``data:`` URL: the report must be one self-contained file;
 - and after the load, from the DOM: no ``<script>`` element, no resource
-  entries in the Performance timeline.
+  entries in the Performance timeline, and nothing wider than the window:
+  the page must not scroll sideways, and no element may clip or scroll its
+  content sideways (a table cut off on a phone), except a fenced block of an
+  output, which keeps its lines and scrolls by design.
 
 Then it captures a full-page PNG (``Page.captureScreenshot`` with
 ``captureBeyondViewport``) for a person to look at.
@@ -180,54 +187,82 @@ DOM_PROBE = """JSON.stringify({
   resources: performance.getEntriesByType('resource').map(r => r.name),
   title: document.title,
   details: document.querySelectorAll('details').length,
-  open: document.querySelectorAll('details[open]').length
+  open: document.querySelectorAll('details[open]').length,
+  overflow: (() => {
+    const root = document.documentElement, vw = root.clientWidth, out = [];
+    const name = el => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).trim().split(/\\s+/).join('.') : '');
+    if (root.scrollWidth > vw + 1) out.push('the page is ' + root.scrollWidth + ' px wide in a ' + vw + ' px window');
+    const seen = [];  // report an element, not each of its descendants too
+    for (const el of document.querySelectorAll('body *')) {
+      if (el.closest('.output-body') || el.closest('svg') || seen.some(s => s.contains(el))) continue;
+      const x = getComputedStyle(el).overflowX;
+      if (x !== 'visible' && el.scrollWidth > el.clientWidth + 1) {
+        out.push(name(el) + ' cuts off its content: ' + el.scrollWidth + ' px of content in ' + el.clientWidth + ' px');
+        seen.push(el);
+      } else if (x === 'visible' && el.getBoundingClientRect().right > vw + 1) {
+        out.push(name(el) + ' reaches ' + Math.round(el.getBoundingClientRect().right) + ' px in a ' + vw + ' px window');
+        seen.push(el);
+      }
+    }
+    return out.slice(0, 12);
+  })()
 })"""
 
+WIDTHS = (420, 900, 1280)
 
-def check(html: Path, screenshot: Path | None, width: int, height: int,
-          binary: str, full_page: bool = True, from_y: int = 0, dark: bool = False,
-          media: str = "") -> tuple[list[str], dict]:
+
+def check(html: Path, shots: dict, height: int, binary: str, full_page: bool = True,
+          from_y: int = 0, dark: bool = False, media: str = "") -> list[tuple[int, list[str], dict]]:
+    """Open one page at each width of ``shots`` (width -> screenshot path or None) in one browser;
+    (width, problems, probe) per width."""
     page_url = html.resolve().as_uri()
+    widths = list(shots)
+    results = []
     with tempfile.TemporaryDirectory(prefix="benchcore-chromium-") as profile:
-        browser = Browser(binary, profile, width, height)
+        browser = Browser(binary, profile, widths[0], height)
         try:
             target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
             session = browser.send("Target.attachToTarget",
                                    {"targetId": target, "flatten": True})["sessionId"]
             for domain in ("Runtime", "Log", "Network", "Page"):
                 browser.send(f"{domain}.enable", session=session)
-            browser.send("Emulation.setDeviceMetricsOverride",
-                         {"width": width, "height": height, "deviceScaleFactor": 1,
-                          "mobile": False}, session=session)
             if dark or media:
                 browser.send("Emulation.setEmulatedMedia", {
                     "media": media,
                     "features": [{"name": "prefers-color-scheme", "value": "dark"}] if dark else [],
                 }, session=session)
-            browser.events.clear()  # about:blank's own events are not the report's
-            browser.send("Page.navigate", {"url": page_url}, session=session)
-            if not browser.wait_for("Page.loadEventFired", timeout=30):
-                return [f"the page did not finish loading in 30s: {page_url}"], {}
-            browser.drain(0.5)  # late console messages and CSP reports
-            probe = json.loads(browser.send(
-                "Runtime.evaluate", {"expression": DOM_PROBE, "returnByValue": True},
-                session=session)["result"]["value"])
-            problems = problems_in(browser.events, page_url)
-            if probe["scripts"]:
-                problems.append(f"the page has {probe['scripts']} <script> element(s)")
-            problems += [f"resource loaded: {r}" for r in probe["resources"]]
-            if screenshot is not None:
-                size = browser.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
-                if full_page:
-                    size = {"width": size["width"], "height": max(1, size["height"] - from_y)}
-                else:
-                    size = {"width": width, "height": height}
-                shot = browser.send("Page.captureScreenshot", {
-                    "format": "png", "captureBeyondViewport": True,
-                    "clip": {"x": 0, "y": from_y, "width": size["width"],
-                             "height": size["height"], "scale": 1}}, session=session)
-                screenshot.write_bytes(base64.b64decode(shot["data"]))
-            return problems, probe
+            for width in widths:
+                browser.send("Emulation.setDeviceMetricsOverride",
+                             {"width": width, "height": height, "deviceScaleFactor": 1,
+                              "mobile": False}, session=session)
+                browser.events.clear()  # the previous page's events are not this load's
+                browser.send("Page.navigate", {"url": page_url}, session=session)
+                if not browser.wait_for("Page.loadEventFired", timeout=30):
+                    results.append((width, [f"the page did not finish loading in 30s: {page_url}"], {}))
+                    continue
+                browser.drain(0.5)  # late console messages and CSP reports
+                probe = json.loads(browser.send(
+                    "Runtime.evaluate", {"expression": DOM_PROBE, "returnByValue": True},
+                    session=session)["result"]["value"])
+                problems = problems_in(browser.events, page_url)
+                if probe["scripts"]:
+                    problems.append(f"the page has {probe['scripts']} <script> element(s)")
+                problems += [f"resource loaded: {r}" for r in probe["resources"]]
+                problems += [f"overflow at {width} px: {o}" for o in probe["overflow"]]
+                screenshot = shots[width]
+                if screenshot is not None:
+                    size = browser.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
+                    if full_page:
+                        size = {"width": size["width"], "height": max(1, size["height"] - from_y)}
+                    else:
+                        size = {"width": width, "height": height}
+                    shot = browser.send("Page.captureScreenshot", {
+                        "format": "png", "captureBeyondViewport": True,
+                        "clip": {"x": 0, "y": from_y, "width": size["width"],
+                                 "height": size["height"], "scale": 1}}, session=session)
+                    screenshot.write_bytes(base64.b64decode(shot["data"]))
+                results.append((width, problems, probe))
+            return results
         finally:
             browser.close()
 
@@ -239,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     shots.add_argument("--screenshot", type=Path, help="write a full-page PNG here (one page)")
     shots.add_argument("--screenshot-dir", type=Path,
                        help="write <page name>.png for every page into this folder")
-    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--widths", default=",".join(str(w) for w in WIDTHS),
+                        help="window widths in CSS pixels, comma-separated (default: %(default)s)")
+    parser.add_argument("--width", type=int, default=None, help="one width only (instead of --widths)")
     parser.add_argument("--height", type=int, default=900)
     parser.add_argument("--viewport", action="store_true",
                         help="screenshot one screen (--height) only, not the whole page")
@@ -260,29 +297,45 @@ def main(argv: list[str] | None = None) -> int:
         print("browser-check: no Chromium found; install it (apt-get install chromium) "
               "or set CHROMIUM=/path/to/chrome", file=sys.stderr)
         return 2
+    try:
+        widths = [args.width] if args.width else [int(w) for w in args.widths.split(",") if w.strip()]
+    except ValueError:
+        parser.error(f"--widths takes numbers separated by commas, not {args.widths!r}")
     if args.screenshot_dir:
         args.screenshot_dir.mkdir(parents=True, exist_ok=True)
     failed = False
     for html in args.html:
-        shot = args.screenshot or (args.screenshot_dir / (html.stem + ".png")
-                                   if args.screenshot_dir else None)
+        shots = {w: _shot_path(args.screenshot, args.screenshot_dir, html, w, len(widths) > 1)
+                 for w in widths}
         try:
-            problems, probe = check(html, shot, args.width, args.height, binary,
-                                    full_page=not args.viewport, from_y=args.from_y,
-                                    dark=args.dark, media=args.media)
+            results = check(html, shots, args.height, binary, full_page=not args.viewport,
+                            from_y=args.from_y, dark=args.dark, media=args.media)
         except (RuntimeError, TimeoutError, OSError) as err:
             print(f"browser-check: could not drive Chromium: {err}", file=sys.stderr)
             return 2
-        if problems:
-            failed = True
-            print(f"browser-check: FAIL {html}", file=sys.stderr)
-            for p in problems:
-                print(f"  - {p}", file=sys.stderr)
-            continue
-        note = f", screenshot {shot}" if shot else ""
-        print(f"browser-check: ok {html}: no errors, no requests, no scripts; "
-              f"{probe.get('details', 0)} panels, {probe.get('open', 0)} open{note}")
+        for width, problems, probe in results:
+            shot = shots[width]
+            if problems:
+                failed = True
+                print(f"browser-check: FAIL {html} at {width} px", file=sys.stderr)
+                for p in problems:
+                    print(f"  - {p}", file=sys.stderr)
+                continue
+            note = f", screenshot {shot}" if shot else ""
+            print(f"browser-check: ok {html} at {width} px: no errors, no requests, no scripts, "
+                  f"no overflow; {probe.get('details', 0)} panels, {probe.get('open', 0)} open{note}")
     return 1 if failed else 0
+
+
+def _shot_path(screenshot: Path | None, folder: Path | None, html: Path, width: int,
+               several: bool) -> Path | None:
+    """Where the screenshot of one page at one width goes: <name>-<width>.png when there are several."""
+    suffix = f"-{width}" if several else ""
+    if screenshot is not None:
+        return screenshot.with_name(f"{screenshot.stem}{suffix}{screenshot.suffix}")
+    if folder is not None:
+        return folder / f"{html.stem}{suffix}.png"
+    return None
 
 
 if __name__ == "__main__":

@@ -118,7 +118,10 @@ def failing_three_arm():
                                  position_bias=PositionBias(9, 14), sign_test_p=0.0313),
             regression=AxisVerdict("fail", net=-3, fragile_case=None,
                                    position_bias=PositionBias(3, 5), sign_test_p=0.375)),
-        headline="Not yet effective, and this edit regressed 1 case.",
+        headline=("Fails efficacy on 02-breaking-change (a hard assertion failed on trial 2); regression on "
+                  "02-breaking-change (2 losses to the previous version: allows at most 1). Not final: "
+                  "03-hostile efficacy (no judgment yet for trial 5); 02-breaking-change regression (the judges "
+                  "split; trials 1, 2, 3, 4, 5 await two more judges)."),
         cases=(c1, c2, c3),
         arms={"new": usage(61, 1_234_567, 180_000.4, 1.2345),
               "baseline": usage(48, 900_000, 100_000.0, 0.75),
@@ -207,7 +210,7 @@ def clean_two_arm():
             efficacy=AxisVerdict("pass", net=8, fragile_case="01-alpha", fragile_flips=2,
                                  position_bias=PositionBias(4, 8), sign_test_p=0.0078),
             regression=AxisVerdict("n/a")),
-        headline="Effective: the skill beats no skill on every case.",
+        headline="Passes: the skill beats no skill on all 2 cases.",
         cases=cases,
         arms={"new": usage(20, 300_000, 40_000.0, 0.31),
               "baseline": usage(18, 250_000, 30_000.0, 0.22)},

@@ -106,6 +106,56 @@ def test_a_missing_judgment_makes_the_case_incomplete(run_copy, capsys):
     assert "incomplete" in out
 
 
+def test_an_incomplete_run_is_not_filed_as_a_failure(run_copy, capsys):
+    # Bug: a run that lacked judgments rendered a red FAIL badge and "Jump to the first failure" above
+    # "Not final", the leaderboard filed it as regressed, and its history line counted as a red run.
+    run, reports = run_copy("two-arm")
+    (run / "cases" / "01-choose-database" / "t4" / "efficacy.json").unlink()
+    code, out, _ = render(capsys, run, "--reports", reports)
+    assert code == 1  # still not green: an incomplete axis does not pass
+    assert "efficacy:   incomplete (not final; it does not pass yet)  net +14" in out
+    results = json.loads((reports / "adr-writer.results.json").read_text())
+    assert results["verdicts"]["efficacy"]["status"] == "fail" and results["verdicts"]["efficacy"]["incomplete"]
+    assert results["headline"] == "Not final: 01-choose-database efficacy (no judgment yet for trial 4)."
+    html = (reports / "adr-writer.html").read_text()
+    assert ('<span class="badge incomplete"><span class="badge-axis">Efficacy</span>'
+            '<span class="badge-status">incomplete</span><span class="badge-net">net +14 so far</span>') in html
+    assert "badge fail" not in html and "Jump to the first failure" not in html
+    assert '<span class="pill incomplete">Efficacy: not final</span>' in html
+    index = (reports / "index.html").read_text()
+    assert '<tr class="row-incomplete">' in index and "standing-incomplete" in index
+    assert "badge fail" not in index and "regressed" not in index
+    [line] = (reports / "adr-writer.history.jsonl").read_text().splitlines()
+    assert json.loads(line)["efficacy"] == {"net": 14, "pass": False, "wins": 15, "ties": 3, "losses": 1,
+                                            "incomplete": True}
+
+
+def test_a_complete_run_writes_no_incomplete_keys(run_copy, capsys):
+    # The extension is written only when true: complete runs' files are as they were.
+    run, reports = run_copy("two-arm")
+    render(capsys, run, "--reports", reports)
+    assert '"incomplete": true' not in (reports / "adr-writer.results.json").read_text()
+    assert "incomplete" not in (reports / "adr-writer.history.jsonl").read_text()
+
+
+def test_a_case_that_fails_without_a_loss_shows_the_trials_that_kept_it_from_passing(run_copy, capsys):
+    # Bug: win, win, tie, tie, tie opened its case but showed no evidence.
+    run, reports = run_copy("two-arm")
+    t1 = run / "cases" / "02-supersede-decision" / "t1" / "efficacy.json"  # a win; 02 is W W W T T
+    record = json.loads(t1.read_text())
+    record["judgments"] = [{"verdict": "TIE", "rationale": "both name the superseded ADR"}]
+    t1.write_text(json.dumps(record))
+    code, _, _ = render(capsys, run, "--reports", reports)
+    assert code == 1
+    case = json.loads((reports / "adr-writer.results.json").read_text())["cases"][1]
+    assert case["efficacy"]["outcomes"] == ["TIE", "WIN", "WIN", "TIE", "TIE"] and case["expanded"]
+    html = (reports / "adr-writer.html").read_text()
+    assert "Jump to the first failure: 02-supersede-decision" in html
+    for n in (1, 4, 5):
+        assert f"Trial {n}: tied with no skill (a win was needed)" in html
+    assert "both name the superseded ADR" in html
+
+
 def test_an_invalid_trial_is_not_scored(run_copy, capsys):
     run, reports = run_copy("two-arm")
     (run / "cases" / "02-supersede-decision" / "t2" / "audit.json").write_text(json.dumps(

@@ -18,11 +18,29 @@ def test_sample_pages_load_cleanly_and_screenshot(tmp_path, capsys):
     shot = tmp_path / "report.png"
     assert browser_check.main([str(tmp_path / "sample-skill.html"), "--screenshot",
                                str(shot)]) == 0
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "3 panels, 3 open" in capsys.readouterr().out
-    assert browser_check.main([str(tmp_path / "clean-skill.html")]) == 0
-    assert "2 panels, 0 open" in capsys.readouterr().out
-    assert browser_check.main([str(tmp_path / "index.html")]) == 0
+    out = capsys.readouterr().out
+    for width in (420, 900, 1280):  # a phone, a narrow window, a desktop: no overflow at any
+        assert (tmp_path / f"report-{width}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"sample-skill.html at {width} px: no errors, no requests, no scripts, no overflow; " \
+               "3 panels, 3 open" in out
+    assert browser_check.main([str(tmp_path / "clean-skill.html"), str(tmp_path / "index.html"),
+                               "--widths", "420,900"]) == 0
+    out = capsys.readouterr().out
+    assert "clean-skill.html at 420 px" in out and "2 panels, 0 open" in out
+    assert "index.html at 900 px: no errors, no requests, no scripts, no overflow" in out
+
+
+def test_the_check_fails_on_a_page_wider_than_the_window(tmp_path, capsys):
+    # The old leaderboard and cost table: a table in a sideways-scrolling box, cut off on a phone.
+    page = tmp_path / "wide.html"
+    cells = "".join(f"<td>column {i} with words</td>" for i in range(12))
+    page.write_text("<!DOCTYPE html><html><head><title>x</title><style>.wrap{overflow-x:auto}</style></head>"
+                    f"<body><div class=\"wrap\"><table><tr>{cells}</tr></table></div>"
+                    "<p style=\"width:2000px\">too wide</p></body></html>", encoding="utf-8")
+    assert browser_check.main([str(page), "--width", "420"]) == 1
+    err = capsys.readouterr().err
+    assert "overflow at 420 px: div.wrap cuts off its content" in err
+    assert "overflow at 420 px: the page is" in err
 
 
 @pytest.mark.parametrize("body, expected", [

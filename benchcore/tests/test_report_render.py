@@ -118,10 +118,11 @@ def test_green_badge_chip_links_to_the_fragile_case(clean):
 
 
 def test_jump_link_only_when_something_failed(failing, clean):
+    # 01-small-diff has a regression loss but passes: the first failure is 02's.
     [jump] = Page(failing).find("p", "jump")
-    assert "01-small-diff" in text(jump)
-    href = Page(failing).find("a", href="#case-01-small-diff")
-    assert href and Page(failing).find("details", id="case-01-small-diff")
+    assert text(jump) == "Jump to the first failure: 02-breaking-change"
+    href = Page(failing).find("a", href="#case-02-breaking-change")
+    assert href and Page(failing).find("details", id="case-02-breaking-change")
     assert Page(clean).find("p", "jump") == []
 
 
@@ -148,7 +149,10 @@ def test_ribbons_are_inline_svg_with_one_ringed_dot_each(failing):
 def test_headline_counts_and_notices(failing):
     page = Page(failing)
     assert text(page.find("p", "headline")[0]) == (
-        "Not yet effective, and this edit regressed 1 case.")
+        "Fails efficacy on 02-breaking-change (a hard assertion failed on trial 2); regression on "
+        "02-breaking-change (2 losses to the previous version: allows at most 1). Not final: 03-hostile "
+        "efficacy (no judgment yet for trial 5); 02-breaking-change regression (the judges split; trials 1, 2, "
+        "3, 4, 5 await two more judges).")
     assert text(page.find("p", "counts")[0]) == (
         "Efficacy: 1 of 3 cases pass · Regression: 2 of 3 cases hold")
     notices = [text(n) for n in page.find("p", "notice")]
@@ -197,9 +201,29 @@ def test_a_clean_run_rests_fully_collapsed(clean):
     assert not any("open" in d["attrs"] for d in details)
 
 
-def test_two_arm_regression_column_says_na(clean):
-    assert [text(p) for p in Page(clean).find("p", "axis-na")] == [
-        "n/a: two-arm run, there is no previous version"] * 2
+def test_a_two_arm_run_has_no_empty_regression_half(clean):
+    # Bug: each panel kept an empty "Regression n/a" half, and the cost note spoke of new / previous.
+    page = Page(clean)
+    assert page.find("p", "axis-na") == []
+    assert [text(h) for h in page.find("h3")] == ["Efficacy", "Efficacy"]
+    assert [text(p) for p in page.find("span", "pill")] == ["Efficacy: pass"] * 4
+    footnote = text(page.find("p", "footnote")[0])
+    assert "new / no-skill" in footnote and "previous" not in footnote
+
+
+def test_each_case_says_its_result_while_collapsed(failing, clean):
+    # The design's one-line "so what" per case, in the summary line a collapsed panel still shows.
+    page = Page(failing)
+    assert [(s["attrs"]["class"], text(s)) for s in page.find("span", "so-what")] == [
+        ("so-what so-what-pass", "Beats no skill (3 wins, 1 tie, 1 loss); holds against the previous version "
+                                 "(1 loss)."),
+        ("so-what so-what-fail", "Does not beat no skill: a hard assertion failed on trial 2; regressed: 2 losses "
+                                 "to the previous version: allows at most 1."),
+        ("so-what so-what-incomplete", "Efficacy not final: no judgment yet for trial 5; holds against the previous "
+                                       "version (1 loss)."),
+    ]
+    assert [text(s) for s in Page(clean).find("span", "so-what")] == [
+        "Beats no skill (4 wins, 1 tie, 0 losses)."] * 2
 
 
 def test_trial_strip_and_summaries(failing):
@@ -216,7 +240,7 @@ def test_trial_strip_and_summaries(failing):
         "Efficacy: fail gated: a hard assertion failed on trial 2",
         "Regression: fail 0 wins, 3 ties, 2 losses: fails (holds with <= 1 loss)",
     ]
-    assert summaries[4] == "Efficacy: fail incomplete: no judgment for trial 5"
+    assert summaries[4] == "Efficacy: not final incomplete: no judgment for trial 5"
 
 
 def test_losing_trial_outputs_and_judges_are_shown(failing):
@@ -263,7 +287,7 @@ def test_hostile_text_is_escaped_everywhere(failing):
 def test_a_hostile_case_id_cannot_break_out_of_attributes():
     result, run, history = failing_three_arm()
     bad = '"><img src=x onerror=alert(1)>'
-    cases = tuple(evolve(c, id=bad) if c.id == "01-small-diff" else c for c in result.cases)
+    cases = tuple(evolve(c, id=bad) if c.id == "02-breaking-change" else c for c in result.cases)
     html = report_html(cases=cases)
     page = Page(html)
     assert page.find("img") == []

@@ -94,11 +94,21 @@ def test_green_regression_badge_names_the_first_case_at_one_loss():
     assert view.badges[1].chip == "narrowest: 01-small-diff, at 1 loss: 1 more loss fails it"
 
 
-def test_jump_link_targets_the_first_case_that_failed_or_lost_on_regression():
+def test_jump_link_targets_the_first_case_that_fails():
     view = view_of(failing_three_arm)
-    # 01 passes both axes but has a regression loss: it is the first to look at.
-    assert view.jump_href == "#case-01-small-diff"
+    assert (view.jump_href, view.jump_label) == ("#case-02-breaking-change",
+                                                 "Jump to the first failure: 02-breaking-change")
     assert view_of(clean_two_arm).jump_href is None
+
+
+def test_no_jump_link_on_a_run_whose_verdicts_are_green():
+    # Bug: one regression loss in a passing case put "Jump to the first failure" on a green run.
+    result, run, history = failing_three_arm()
+    green = (evolve(result.cases[0]),)  # 01-small-diff: passes both axes, one regression loss
+    result = evolve(result, cases=green, verdicts=evolve(result.verdicts, efficacy=evolve(
+        result.verdicts.efficacy, status="pass"), regression=evolve(result.verdicts.regression, status="pass")))
+    view = build_report_view(result, run, history, generated_at=GENERATED_AT)
+    assert view.jump_href is None and view.jump_label is None
 
 
 def test_meta_names_branch_commit_trials_and_models():
@@ -184,7 +194,7 @@ def test_sign_test_without_decisive_trials():
 
 def test_counts_and_notices_back_the_headline():
     view = view_of(failing_three_arm)
-    assert view.headline == "Not yet effective, and this edit regressed 1 case."
+    assert view.headline == failing_three_arm()[0].headline  # the results' sentence, as written
     assert view.counts == "Efficacy: 1 of 3 cases pass · Regression: 2 of 3 cases hold"
     assert view.notices == (
         "This run is incomplete: no judgment for 03-hostile efficacy (trial 5). "
@@ -294,12 +304,47 @@ def test_missing_and_invalid_trials():
     assert case.invalid[0].startswith("trial 3 is invalid and must be re-run: the arm read")
 
 
-def test_two_arm_case_regression_column_is_na():
+def test_a_two_arm_case_shows_efficacy_only():
     case = view_of(clean_two_arm).cases[0]
-    regression = case.axes[1]
-    assert (regression.applicable, regression.na_text) == (
-        False, "n/a: two-arm run, there is no previous version")
-    assert [p.text for p in case.pills] == ["Efficacy: pass", "Regression: n/a"]
+    assert [a.axis for a in case.axes] == ["Efficacy"]
+    assert [p.text for p in case.pills] == ["Efficacy: pass"]
+    assert view_of(clean_two_arm).cost.footnote.endswith("the trustworthy figure is the ratio new / no-skill, "
+                                                         "in cost-equivalent tokens.")
+
+
+def test_a_failed_predicate_shows_the_comment_above_it_in_case_md():
+    # The README says the comment above a predicate is what a reader sees; the report showed the command only.
+    from benchcore.model import HardAssertion
+    result, run, history = failing_three_arm()
+    cases = tuple(evolve(c, hard_assertions=(HardAssertion("grep -q 'BREAKING CHANGE' \"$OUTPUT\"", 9,
+                                                           comment="the message has a BREAKING CHANGE footer"),))
+                  if c.id == "02-breaking-change" else c for c in run.cases)
+    view = build_report_view(result, evolve(run, cases=cases), history, generated_at=GENERATED_AT)
+    [gate] = panel(view, "02-breaking-change").axes[0].gates
+    assert [(c.comment, c.outcome) for c in gate.commands] == [
+        ("the message has a BREAKING CHANGE footer", "exit 1"), (None, "timed out")]
+
+
+def test_a_fenced_block_keeps_its_lines_and_prose_wraps():
+    from benchcore.report.view import segments
+    text = "Here it is:\n```text\nfix(billing): round once\n\n" + "x" * 72 + "\n```\nCommit it yourself."
+    assert [(s.css, s.text) for s in segments(text)] == [
+        ("prose", "Here it is:"),
+        ("code", "```text\nfix(billing): round once\n\n" + "x" * 72 + "\n```"),
+        ("prose", "Commit it yourself."),
+    ]
+    assert [s.css for s in segments("~~~\nunclosed")] == ["code"]
+
+
+def test_an_incomplete_run_in_the_history_is_not_a_red_dot():
+    from benchcore.model import AxisSummary, HistoryEntry
+    result, _, history = clean_two_arm()
+    waiting = HistoryEntry(run_id="20261201T100000Z-wait", at="x", shape="two-arm", default_branch_commit=None,
+                           efficacy=AxisSummary(4, False, 4, 0, 0, incomplete=True))
+    ribbon = build_ribbon("efficacy", result, (*history[:-1], waiting, history[-1]))
+    dot = next(d for d in ribbon.dots if d.title.startswith("20261201T100000Z-wait"))
+    assert dot.css == "incomplete" and dot.title.endswith("not final")
+    assert "(1 not final)" in ribbon.green and "+4 not final" in ribbon.description
 
 
 def test_a_missing_output_is_said_not_left_blank():

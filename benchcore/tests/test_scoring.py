@@ -129,23 +129,18 @@ def test_regression_fragile(cases, expected):
     assert scoring.regression_fragile(cases) == expected
 
 
-@pytest.mark.parametrize("shape,n,eff_failed,reg_failed,expected", [
-    ("three-arm", 4, 0, 0, "Safe and valuable: the skill beats no skill on all 4 cases and this edit regressed none."),
-    ("three-arm", 4, 0, 1, "Still valuable, but this edit regressed 1 case."),
-    ("three-arm", 4, 0, 2, "Still valuable, but this edit regressed 2 cases."),
-    ("three-arm", 4, 1, 0, "Adds nothing: the skill fails to beat no skill on 1 of 4 cases, though this edit did not make it worse."),
-    ("three-arm", 4, 2, 1, "Adds nothing and this edit made it worse: the skill fails to beat no skill on 2 of 4 cases and regressed 1 case."),
-    ("two-arm", 1, 0, None, "Valuable: the skill beats no skill on all 1 case."),
-    ("two-arm", 3, 3, None, "Adds nothing: the skill fails to beat no skill on 3 of 3 cases."),
-], ids=["safe", "regressed-1", "regressed-2", "adds-nothing-steady", "both-red", "two-arm-green", "two-arm-red"])
-def test_headline(shape, n, eff_failed, reg_failed, expected):
-    assert scoring.headline(shape, n, eff_failed, reg_failed) == expected
+@pytest.mark.parametrize("wins,losses,missing,gated,expected", [
+    (2, 0, 1, False, True),    # W W T T -: a win on the last trial passes it
+    (1, 0, 1, False, False),   # a win on the one missing trial still leaves 2
+    (3, 2, 1, False, False),   # two losses already
+    (4, 0, 1, True, False),    # gated
+    (4, 0, 0, False, False),   # complete: decided, nothing to wait for
+], ids=["could-pass", "short-of-wins", "two-losses", "gated", "complete"])
+def test_efficacy_undecided(wins, losses, missing, gated, expected):
+    assert scoring.efficacy_undecided(wins, losses, missing, gated) is expected
 
 
-@pytest.mark.parametrize("incomplete,expected", [
-    (1, "Not final: 1 of 4 cases still lacks judgments or must be re-run, so neither verdict can be read yet."),
-    (2, "Not final: 2 of 4 cases still lack judgments or must be re-run, so neither verdict can be read yet."),
-], ids=["one", "two"])
-def test_headline_of_an_incomplete_run(incomplete, expected):
-    # Regression test: an incomplete run once read "regressed 1 case" for a case that merely lacked a judgment.
-    assert scoring.headline("three-arm", 4, 1, 1, incomplete) == expected
+@pytest.mark.parametrize("losses,missing,expected", [(1, 1, True), (2, 1, False), (0, 0, False)],
+                         ids=["one-loss-could-hold", "two-losses", "complete"])
+def test_regression_undecided(losses, missing, expected):
+    assert scoring.regression_undecided(losses, missing) is expected

@@ -255,6 +255,7 @@ def _hard_assertions(heading: int, body, err) -> tuple[HardAssertion, ...]:
     fence = ""
     block_start = heading
     pending: Optional[tuple[int, str]] = None
+    comment: list[str] = []  # the comment lines right above the next predicate
     for no, line in body:
         stripped = line.strip()
         if not in_block:
@@ -271,21 +272,27 @@ def _hard_assertions(heading: int, body, err) -> tuple[HardAssertion, ...]:
                 raise err("the last predicate ends with a continuation backslash", pending[0],
                           "remove the trailing '\\' or add the continued line")
             in_block = False
+            comment = []
             continue
         if pending is not None:
             start, acc = pending
             if stripped.endswith("\\"):
                 pending = (start, acc + "\n" + line)
             else:
-                out.append(HardAssertion(command=acc + "\n" + line, line=start))
-                pending = None
+                out.append(HardAssertion(command=acc + "\n" + line, line=start, comment="\n".join(comment) or None))
+                pending, comment = None, []
             continue
-        if not stripped or stripped.startswith("#"):
+        if not stripped:
+            comment = []
+            continue
+        if stripped.startswith("#"):
+            comment.append(stripped.lstrip("#").strip())
             continue
         if stripped.endswith("\\"):
             pending = (no, line.strip())
         else:
-            out.append(HardAssertion(command=stripped, line=no))
+            out.append(HardAssertion(command=stripped, line=no, comment="\n".join(comment) or None))
+            comment = []
     if in_block:
         raise err(f"a {fence}sh block is not closed", block_start, f"close the block with a line '{fence}'")
     return tuple(out)

@@ -12,11 +12,12 @@ from .model import AxisResult, AxisSummary, HistoryEntry, RunInfo, SkillResult
 KEEP = 50
 
 
-def summarize(cases_axes: Sequence[AxisResult], passed: bool, net: int) -> AxisSummary:
-    """One axis of one run, summed over its cases."""
+def summarize(cases_axes: Sequence[AxisResult], passed: bool, net: int, incomplete: bool = False) -> AxisSummary:
+    """One axis of one run, summed over its cases; ``incomplete`` when it did not pass only for want of
+    judgments (so the trend does not count it as a red run)."""
     return AxisSummary(net=net, passed=passed,
                        wins=sum(a.wins for a in cases_axes), ties=sum(a.ties for a in cases_axes),
-                       losses=sum(a.losses for a in cases_axes))
+                       losses=sum(a.losses for a in cases_axes), incomplete=incomplete and not passed)
 
 
 def entry_for(result: SkillResult, run: RunInfo, usage: Optional[dict] = None) -> HistoryEntry:
@@ -25,11 +26,12 @@ def entry_for(result: SkillResult, run: RunInfo, usage: Optional[dict] = None) -
     ``usage``: per arm and for the judges, the run's usage and median cell
     (:func:`benchcore.estimate.run_usage`), which later estimates are made from."""
     v = result.verdicts
-    eff = summarize([c.efficacy for c in result.cases], v.efficacy.status == "pass", v.efficacy.net or 0)
+    eff = summarize([c.efficacy for c in result.cases], v.efficacy.status == "pass", v.efficacy.net or 0,
+                    v.efficacy.incomplete)
     reg: Optional[AxisSummary] = None
     if v.regression.status != "n/a":
         reg = summarize([c.regression for c in result.cases if c.regression is not None],
-                        v.regression.status == "pass", v.regression.net or 0)
+                        v.regression.status == "pass", v.regression.net or 0, v.regression.incomplete)
     return HistoryEntry(run_id=result.run_id, at=run.started_at, shape=result.shape,
                         default_branch_commit=run.default_branch.commit if run.default_branch else None,
                         efficacy=eff, regression=reg, model=run.model, usage=dict(usage or {}),

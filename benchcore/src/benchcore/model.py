@@ -40,6 +40,9 @@ class HardAssertion:
 
     command: str
     line: int
+    # The '#' comment lines right above the predicate (what it checks, in words); the report shows it
+    # above a failed command.
+    comment: Optional[str] = None
 
 
 @frozen
@@ -312,6 +315,10 @@ class AxisVerdict:
     sign_test_p: Optional[float] = None
     # Extension: flips_to_fail of the fragile case (the chip on the badge).
     fragile_flips: Optional[int] = None
+    # Extension: the axis does not pass only because trials are still unjudged or must be re-run (no case
+    # fails it whatever they turn out to be). ``status`` stays "fail" (an incomplete axis does not pass);
+    # the report, leaderboard and trend show it as incomplete, not red. Written only when true.
+    incomplete: bool = False
 
 
 @frozen
@@ -398,6 +405,8 @@ class AxisSummary:
     wins: int
     ties: int
     losses: int
+    # Extension: not passed only because trials were unjudged (AxisVerdict.incomplete); written only when true.
+    incomplete: bool = False
 
 
 @frozen

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from . import scoring
 from .model import (
@@ -248,21 +248,29 @@ def build_results(data: RunData) -> SkillResult:
     judge_cells = [u for t in data.trials if t.case in run.cases for u in t.judge_usage]
     judges = _round_usage(sum_usage(judge_cells)) if judge_cells else None
 
-    eff_failed = sum(1 for c in cases if not c.efficacy.passed)
     incomplete_cases = sum(1 for c in cases
                            if c.efficacy.incomplete or (c.regression is not None and c.regression.incomplete))
     incomplete = incomplete_cases > 0
+    # An axis that fails only for want of judgments is incomplete, not red (its status stays "fail").
+    if efficacy.status == "fail" and all(c.efficacy.passed or undecided("efficacy", c.efficacy) for c in cases):
+        efficacy = evolve(efficacy, incomplete=True)
+    if regression.status == "fail" and all(c.regression.passed or undecided("regression", c.regression)
+                                           for c in cases if c.regression is not None):
+        regression = evolve(regression, incomplete=True)
+    gated_trials = {case.id: _gated_trials([tm.get((case.id, n)) for n in range(1, run.trials + 1)])
+                    for case in data.cases}
+    escs = escalations(data)
     return SkillResult(
         run_id=run.run_id,
         skill=run.skill.name,
         shape=run.shape,
         verdicts=Verdicts(efficacy=efficacy, regression=regression),
-        headline=scoring.headline(run.shape, len(cases), eff_failed, reg_failed, incomplete_cases),
+        headline=headline(run.shape, cases, gated_trials, escs),
         cases=tuple(cases),
         arms=arms,
         ratios=ratios,
         incomplete=incomplete,
-        escalations=escalations(data),
+        escalations=escs,
         model=run.model,
         judges=judges,
         judge_model=run.judge_model,
@@ -270,6 +278,102 @@ def build_results(data: RunData) -> SkillResult:
         budget=run.budget,
         not_run=dict(run.not_run),
     )
+
+
+def _gated_trials(trials: list[Optional[TrialData]]) -> tuple[int, ...]:
+    return tuple(n for n, td in enumerate(trials, start=1)
+                 if td is not None and not td.invalid and scoring.failed_assertions(td.assertions))
+
+
+def unjudged(axis: AxisResult) -> tuple[int, ...]:
+    """The trials of an axis with no outcome (unjudged, or invalid and to be re-run)."""
+    return tuple(n for n, o in enumerate(axis.outcomes, start=1) if o is None)
+
+
+def undecided(key: str, axis: AxisResult) -> bool:
+    """The axis of a case fails only because trials are missing: favourable outcomes could still pass it."""
+    missing = len(unjudged(axis))
+    if key == "efficacy":
+        return scoring.efficacy_undecided(axis.wins, axis.losses, missing, bool(axis.gated))
+    return scoring.regression_undecided(axis.losses, missing)
+
+
+def _n(n: int, one: str, many: Optional[str] = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def counts_phrase(axis: AxisResult) -> str:
+    """'3 wins, 1 tie, 1 loss'."""
+    return f"{_n(axis.wins, 'win')}, {_n(axis.ties, 'tie')}, {_n(axis.losses, 'loss', 'losses')}"
+
+
+def why_fails(key: str, axis: AxisResult, gated_trials: tuple[int, ...] = ()) -> str:
+    """How a case fails one axis, in a few words backed by its trial strip ('2 wins, 3 ties, 0 losses:
+    needs 3 wins'); for an axis still missing trials, which ones."""
+    if key == "efficacy" and (axis.gated or gated_trials):
+        return "a hard assertion failed on " + _trials_phrase(list(gated_trials)) if gated_trials else \
+            "a hard assertion failed"
+    missing = unjudged(axis)
+    unjudged_note = f" ({_trials_phrase(list(missing))} not judged yet)" if missing else ""
+    if undecided(key, axis):
+        return f"no judgment yet for {_trials_phrase(list(missing))}"
+    if key == "efficacy":
+        needs = []
+        if axis.wins + len(missing) < 3:  # not even a win on every unjudged trial would do
+            needs.append("needs at least 3 wins")
+        if axis.losses > 1:
+            needs.append("allows at most 1 loss")
+        return f"{counts_phrase(axis)}{unjudged_note}: {' and '.join(needs) or 'fails'}"
+    return f"{_n(axis.losses, 'loss', 'losses')} to the previous version{unjudged_note}: allows at most 1"
+
+
+HEADLINE_CASES = 3  # cases named per axis in the headline; the rest are counted
+
+
+def headline(shape: str, cases: list[CaseResult], gated_trials: dict[str, tuple[int, ...]],
+             escs: tuple[Escalation, ...] = ()) -> str:
+    """What the verdicts found, case by case: which cases fail which axis and how, then what is not final
+    yet. Nothing else: every clause is backed by a case's trial strip or a badge on the same page."""
+    n = len(cases)
+    failed: dict[str, list[str]] = {"efficacy": [], "regression": []}
+    waiting: list[str] = []
+    for c in cases:
+        for key, axis in (("efficacy", c.efficacy), ("regression", c.regression)):
+            if axis is None or axis.passed:
+                continue
+            if undecided(key, axis):
+                waiting.append(f"{c.id} {key} ({why_fails(key, axis)})")
+            else:
+                failed[key].append(f"{c.id} ({why_fails(key, axis, gated_trials.get(c.id, ()))})")
+    for e in escs:
+        waiting.append(f"{e.case} {e.comparison} (the judges split; {_trials_phrase(list(e.trials))} "
+                       f"{'awaits' if len(e.trials) == 1 else 'await'} two more judges)")
+    sentences = []
+    parts = []
+    for key in ("efficacy", "regression"):
+        named = failed[key]
+        if not named:
+            continue
+        shown = named[:HEADLINE_CASES]
+        if len(named) > len(shown):
+            shown.append(_n(len(named) - len(shown), "more case"))
+        parts.append(f"{key} on {_list(shown)}")
+    if parts:
+        sentences.append("Fails " + "; ".join(parts) + ".")
+    if waiting:
+        shown = waiting[:HEADLINE_CASES] + ([_n(len(waiting) - HEADLINE_CASES, "more")]
+                                            if len(waiting) > HEADLINE_CASES else [])
+        sentences.append("Not final: " + "; ".join(shown) + ".")
+    if not sentences:
+        every = "its 1 case" if n == 1 else f"all {n} cases"
+        if shape == "two-arm":
+            return f"Passes: the skill beats no skill on {every}."
+        return f"Passes: the skill beats no skill on {every}, and this edit regressed none."
+    return " ".join(sentences)
 
 
 def _round_p(p: Optional[float]) -> Optional[float]:

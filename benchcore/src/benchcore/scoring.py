@@ -67,6 +67,16 @@ def regression_pass(losses: int, incomplete: bool) -> bool:
     return not incomplete and losses <= 1
 
 
+def efficacy_undecided(wins: int, losses: int, missing: int, gated: bool) -> bool:
+    """An incomplete efficacy case is undecided when it would pass if every missing trial were a win."""
+    return missing > 0 and not gated and wins + missing >= 3 and losses <= 1
+
+
+def regression_undecided(losses: int, missing: int) -> bool:
+    """An incomplete regression case is undecided when its losses so far still allow it to hold."""
+    return missing > 0 and losses <= 1
+
+
 def flips_to_fail(wins: int, losses: int, passed: bool) -> Optional[int]:
     """How many trial flips turn a passing efficacy case into a failure: min(wins - 2, 2 - losses)."""
     return min(wins - 2, 2 - losses) if passed else None
@@ -118,28 +128,3 @@ def regression_fragile(cases: Sequence[tuple[str, int]]) -> Optional[str]:
 def plural(n: int, word: str) -> str:
     """'1 case', '2 cases'."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def headline(shape: str, n_cases: int, efficacy_failed: int, regression_failed: Optional[int],
-             incomplete_cases: int = 0) -> str:
-    """The sentence that reads both badges together (four crossings; two for a two-arm run).
-
-    A run with unjudged or invalid trials gets its own sentence: its red badges are not a finding yet.
-    """
-    if incomplete_cases:
-        return (f"Not final: {incomplete_cases} of {plural(n_cases, 'case')} still "
-                f"{'lacks' if incomplete_cases == 1 else 'lack'} judgments or must be re-run, "
-                "so neither verdict can be read yet.")
-    if shape == "two-arm" or regression_failed is None:
-        if efficacy_failed == 0:
-            return f"Valuable: the skill beats no skill on all {plural(n_cases, 'case')}."
-        return f"Adds nothing: the skill fails to beat no skill on {efficacy_failed} of {plural(n_cases, 'case')}."
-    if efficacy_failed == 0 and regression_failed == 0:
-        return f"Safe and valuable: the skill beats no skill on all {plural(n_cases, 'case')} and this edit regressed none."
-    if efficacy_failed == 0:
-        return f"Still valuable, but this edit regressed {plural(regression_failed, 'case')}."
-    if regression_failed == 0:
-        return (f"Adds nothing: the skill fails to beat no skill on {efficacy_failed} of {plural(n_cases, 'case')}, "
-                "though this edit did not make it worse.")
-    return (f"Adds nothing and this edit made it worse: the skill fails to beat no skill on {efficacy_failed} of "
-            f"{plural(n_cases, 'case')} and regressed {plural(regression_failed, 'case')}.")

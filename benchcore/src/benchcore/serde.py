@@ -87,6 +87,18 @@ def _rename_pass(cls):
 _rename_pass(m.AxisSummary)
 _rename_pass(m.AxisResult)
 
+_axis_summary_out = converter.get_unstructure_hook(m.AxisSummary)
+
+
+def _unstructure_axis_summary(a: m.AxisSummary) -> dict:
+    d = _axis_summary_out(a)
+    if not a.incomplete:  # an extension: history lines of complete runs stay as they were
+        d.pop("incomplete", None)
+    return d
+
+
+converter.register_unstructure_hook(m.AxisSummary, _unstructure_axis_summary)
+
 _axis_result_out = converter.get_unstructure_hook(m.AxisResult)
 
 
@@ -123,6 +135,8 @@ def _unstructure_verdict(v: m.AxisVerdict) -> dict:
     if v.status == "n/a":
         for key in ("position_bias", "sign_test_p", "fragile_flips"):
             d.pop(key, None)
+    if not v.incomplete:
+        d.pop("incomplete", None)
     return d
 
 

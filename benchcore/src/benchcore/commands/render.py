@@ -245,14 +245,17 @@ def run(args) -> int:
         return code
     v = result.verdicts
     print(f"{skill}  run {result.run_id}  ({result.shape})")
-    print(f"  efficacy:   {v.efficacy.status}  net {v.efficacy.net:+d}")
+    def status(verdict) -> str:
+        return "incomplete (not final; it does not pass yet)" if verdict.incomplete else verdict.status
+
+    print(f"  efficacy:   {status(v.efficacy)}  net {v.efficacy.net:+d}")
     if v.regression.status == "n/a":
         print("  regression: n/a (two-arm run)")
     else:
-        print(f"  regression: {v.regression.status}  net {v.regression.net:+d}")
+        print(f"  regression: {status(v.regression)}  net {v.regression.net:+d}")
     print(f"  {result.headline}")
     if result.incomplete:
-        print("  the run is incomplete: some trials have no judgment or must be re-run (see the report's red cases)")
+        print("  the run is incomplete: some trials have no judgment or must be re-run (the report names them)")
     for e in result.escalations:
         trials = ", ".join(str(t) for t in e.trials)
         print(f"  judges split on {e.case} {e.comparison}: add two more judges to trials {trials} "

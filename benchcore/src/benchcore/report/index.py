@@ -1,7 +1,8 @@
 """Every skill's latest result -> IndexView, the leaderboard of ``index.html``. Pure.
 
-Order: regression-red first, then efficacy-red, then fragile, then clean
-green; ties by skill name. Skills that have no result yet come last.
+Order: regression-red first, then efficacy-red, then incomplete (a run that
+fails only for want of judgments: not a finding, so not red), then fragile,
+then clean green; ties by skill name. Skills that have no result yet come last.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from ..model import SkillResult
 from . import fmt
 from .view import Badge, axis_badge, efficacy_flips
 
-CATEGORIES = ("regression-red", "efficacy-red", "fragile", "green", "no-run")
+CATEGORIES = ("regression-red", "efficacy-red", "incomplete", "fragile", "green", "no-run")
 CATEGORY_LABELS = {
     "regression-red": "regressed",
     "efficacy-red": "not yet effective",
+    "incomplete": "not final",
     "fragile": "fragile",
     "green": "clean",
     "no-run": "not run",
@@ -64,10 +66,13 @@ def category(result: Optional[SkillResult]) -> str:
     """Where a skill sorts on the leaderboard."""
     if result is None:
         return "no-run"
-    if result.verdicts.regression.status == "fail":
+    eff, reg = result.verdicts.efficacy, result.verdicts.regression
+    if reg.status == "fail" and not reg.incomplete:
         return "regression-red"
-    if result.verdicts.efficacy.status == "fail":
+    if eff.status == "fail" and not eff.incomplete:
         return "efficacy-red"
+    if eff.incomplete or reg.incomplete or result.incomplete or result.escalations:
+        return "incomplete"
     if fragile_note(result) is not None:
         return "fragile"
     return "green"

@@ -25,7 +25,7 @@ WIDTH = PAD_X * 2 + STEP * (SHOWN_RUNS - 1)
 class SparkDot:
     cx: str
     cy: str
-    css: str  # "pass" | "fail"
+    css: str  # "pass" | "fail" | "incomplete"
     current: bool
     title: str
 
@@ -93,9 +93,9 @@ def build_ribbon(key: str, result: SkillResult, history: Sequence[HistoryEntry])
         if value is None:
             continue  # a two-arm run: no dot, and the line breaks here
         current = entry.run_id == result.run_id and i == len(shown) - 1
-        state = "green" if value.passed else "red"
+        state = _state(value)
         dots.append(SparkDot(
-            cx=_num(x(i)), cy=_num(y(value.net)), css="pass" if value.passed else "fail",
+            cx=_num(x(i)), cy=_num(y(value.net)), css={"green": "pass", "red": "fail"}.get(state, "incomplete"),
             current=current,
             title=f"{entry.run_id}: net {fmt.signed(value.net)}, {state}"
                   + (" (this run)" if current else "")))
@@ -140,12 +140,22 @@ def _current_and_change(key, verdict, result, shown, values) -> tuple[str, str]:
     return current, "first three-arm run"
 
 
+def _state(value: AxisSummary) -> str:
+    """green, red, or not final (a run that did not pass only for want of judgments)."""
+    if value.passed:
+        return "green"
+    return "not final" if value.incomplete else "red"
+
+
 def _green(key: str, values) -> str:
     present = [v for v in values if v is not None]
     if not present:
         return ""
     green = sum(1 for v in present if v.passed)
     text = f"{green} of {len(present)} green"
+    unfinished = sum(1 for v in present if _state(v) == "not final")
+    if unfinished:
+        text += f" ({unfinished} not final)"
     skipped = len(values) - len(present)
     if skipped:
         text += f"; {fmt.plural(skipped, 'two-arm run')} without one"
@@ -185,7 +195,7 @@ def _describe(axis: str, shown, values) -> str:
         if value is None:
             parts.append("n/a")
         else:
-            parts.append(f"{fmt.signed(value.net)} {'green' if value.passed else 'red'}")
+            parts.append(f"{fmt.signed(value.net)} {_state(value)}")
     if not parts:
         return f"{axis} net margin: no runs yet"
     return f"{axis} net margin over the last {fmt.plural(len(parts), 'run')}, oldest first: " \

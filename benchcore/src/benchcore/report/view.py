@@ -13,6 +13,7 @@ from typing import Optional, Sequence
 from attrs import frozen
 
 from .. import __version__
+from ..results import counts_phrase, undecided, unjudged, why_fails
 from ..model import (
     ArmUsage,
     LOSS,
@@ -36,6 +37,11 @@ COST_FOOTNOTE = (
     "the session's context); the trustworthy figures are the two ratios, new / no-skill "
     "and new / previous, in cost-equivalent tokens."
 )
+COST_FOOTNOTE_TWO_ARM = (
+    "Absolute cost is inflated by shared-context cache overhead (every subagent re-reads "
+    "the session's context); the trustworthy figure is the ratio new / no-skill, in "
+    "cost-equivalent tokens."
+)
 INFORMATIVE_NOTE = "informative only, never gating"
 
 
@@ -48,14 +54,14 @@ class Pill:
     """A pass/fail marker: ``css`` picks the colour, ``text`` says it in words."""
 
     text: str
-    css: str  # "pass" | "fail" | "na"
+    css: str  # "pass" | "fail" | "na" | "incomplete"
 
 
 @frozen
 class Badge:
     axis: str
-    text: str  # "pass" | "fail" | "n/a"
-    css: str  # "pass" | "fail" | "na"
+    text: str  # "pass" | "fail" | "n/a" | "incomplete"
+    css: str  # "pass" | "fail" | "na" | "incomplete"
     net: str  # "net +14", or "" on n/a
     chip: Optional[str]  # narrowest margin, green badges only
     chip_href: Optional[str]
@@ -119,10 +125,20 @@ class TrialCell:
 
 
 @frozen
+class Segment:
+    """A stretch of an output: prose (wrapped to the pane) or a fenced block, fences included, kept
+    line for line (a 72-column commit message scrolls rather than re-wraps)."""
+
+    text: str
+    css: str  # "prose" | "code"
+
+
+@frozen
 class OutputPane:
     label: str
     text: str  # the output, or a sentence saying it is missing
     missing: bool
+    segments: tuple[Segment, ...] = ()
 
 
 @frozen
@@ -143,6 +159,7 @@ class LossDetail:
 
 @frozen
 class GateCommand:
+    comment: Optional[str]  # the comment above the predicate in case.md: what it checks
     command: str
     outcome: str  # "exit 1" | "timed out"
     stderr: str
@@ -166,6 +183,7 @@ class AxisPanel:
     summary: str
     gates: tuple[GateDetail, ...]
     losses: tuple[LossDetail, ...]
+    evidence_title: str = ""  # heading above the gates and losses, under the axes
 
 
 @frozen
@@ -173,6 +191,8 @@ class CasePanel:
     anchor: str
     id: str
     description: str
+    so_what: str  # the case's result in one line, shown while the panel is collapsed
+    so_what_css: str  # "pass" | "fail" | "incomplete"
     open: bool
     pills: tuple[Pill, ...]
     invalid: tuple[str, ...]
@@ -208,7 +228,7 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
     trials = {(t.case, t.trial): t for t in run.trials}
     descriptions = {c.id: c.description for c in run.cases}
     two_arm = result.verdicts.regression.status == "n/a"
-    jump = _first_failure(result)
+    jump = first_failure(result)
     return ReportView(
         title=f"{result.skill}: benchmark run {result.run_id}",
         skill=result.skill,
@@ -231,12 +251,13 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
     )
 
 
-def _first_failure(result: SkillResult) -> Optional[str]:
-    """The first case, in case order, that fails an axis or has a regression loss."""
+def first_failure(result: SkillResult) -> Optional[str]:
+    """The first case, in case order, that fails an axis whatever its missing trials turn out to be; None
+    when no verdict is red (a loss in a passing case, or a trial still unjudged, is not a failure)."""
     for case in result.cases:
-        reg = case.regression
-        if not case.efficacy.passed or (reg is not None and (not reg.passed or reg.losses > 0)):
-            return case.id
+        for key, axis in (("efficacy", case.efficacy), ("regression", case.regression)):
+            if axis is not None and not axis.passed and not undecided(key, axis):
+                return case.id
     return None
 
 
@@ -244,6 +265,9 @@ def _first_failure(result: SkillResult) -> Optional[str]:
 
 
 def axis_badge(axis: str, verdict: AxisVerdict, chip: Optional[tuple[str, str]]) -> Badge:
+    if verdict.incomplete:  # fails only for want of judgments: not a finding yet, so not red
+        net = "" if verdict.net is None else f"net {fmt.signed(verdict.net)} so far"
+        return Badge(axis=axis, text="incomplete", css="incomplete", net=net, chip=None, chip_href=None)
     css = {"pass": "pass", "fail": "fail"}.get(verdict.status, "na")
     net = "" if verdict.net is None or verdict.status == "n/a" else f"net {fmt.signed(verdict.net)}"
     green = verdict.status == "pass"
@@ -428,7 +452,8 @@ def _cost_table(result: SkillResult, two_arm: bool, run: Optional[RunData] = Non
             cells_run[arm] = cells_run.get(arm, 0) + 1
         cells_run["judges"] = cells_run.get("judges", 0) + len(t.judge_usage)
     est_rows, est_note = _estimate_rows(result, arms, cells_run)
-    return CostTable(rows=tuple(rows), ratios=tuple(ratios), footnote=COST_FOOTNOTE, estimate=est_rows,
+    return CostTable(rows=tuple(rows), ratios=tuple(ratios), footnote=COST_FOOTNOTE_TWO_ARM if two_arm else COST_FOOTNOTE,
+                     estimate=est_rows,
                      estimate_note=est_note, budget_note=_budget_note(result))
 
 
@@ -521,18 +546,57 @@ def _case_panel(case: CaseResult, description: str, trials: dict, run: RunData,
     invalid = tuple(f"trial {t.trial} is invalid and must be re-run: {t.invalid}"
                     for t in own if t.invalid)
     invalid_trials = {t.trial for t in own if t.invalid}
-    efficacy = _axis_panel("efficacy", case.id, case.efficacy, trials, run, invalid_trials)
-    if case.regression is None or two_arm:
-        regression = AxisPanel(axis="Regression", applicable=False,
-                               na_text="n/a: two-arm run, there is no previous version",
-                               pill=Pill("Regression: n/a", "na"), cells=(), summary="",
-                               gates=(), losses=())
-    else:
-        regression = _axis_panel("regression", case.id, case.regression, trials, run,
-                                 invalid_trials)
+    comments = _assertion_comments(run, case.id)
+    efficacy = _axis_panel("efficacy", case.id, case.efficacy, trials, run, invalid_trials, comments)
+    axes = [efficacy]
+    if case.regression is not None and not two_arm:  # a two-arm run has no regression half to show
+        axes.append(_axis_panel("regression", case.id, case.regression, trials, run, invalid_trials,
+                                comments))
+    text, css = so_what(case, [n for n in range(1, len(case.efficacy.outcomes) + 1)
+                               if gate_failures(trials.get((case.id, n)))], two_arm)
     return CasePanel(anchor=fmt.case_anchor(case.id), id=case.id, description=description,
-                     open=case.expanded, pills=(efficacy.pill, regression.pill),
-                     invalid=invalid, axes=(efficacy, regression))
+                     so_what=text, so_what_css=css,
+                     open=case.expanded, pills=tuple(a.pill for a in axes),
+                     invalid=invalid, axes=tuple(axes))
+
+
+def so_what(case: CaseResult, gated_trials: Sequence[int], two_arm: bool) -> tuple[str, str]:
+    """The case's result in one line, read from its trial strips: what each axis found, and why a
+    failing one fails. Returns (text, css)."""
+    parts, states = [], []
+    eff = case.efficacy
+    if eff.passed:
+        parts.append(f"beats no skill ({counts_phrase(eff)})")
+        states.append("pass")
+    elif undecided("efficacy", eff):
+        parts.append(f"efficacy not final: {why_fails('efficacy', eff)}")
+        states.append("incomplete")
+    else:
+        parts.append(f"does not beat no skill: {why_fails('efficacy', eff, tuple(gated_trials))}")
+        states.append("fail")
+    reg = case.regression
+    if reg is not None and not two_arm:
+        if reg.passed:
+            parts.append("holds against the previous version ("
+                         + fmt.plural(reg.losses, "loss", "losses") + ")")
+            states.append("pass")
+        elif undecided("regression", reg):
+            parts.append(f"regression not final: {why_fails('regression', reg)}")
+            states.append("incomplete")
+        else:
+            parts.append(f"regressed: {why_fails('regression', reg)}")
+            states.append("fail")
+    text = "; ".join(parts)
+    css = "fail" if "fail" in states else ("incomplete" if "incomplete" in states else "pass")
+    return text[0].upper() + text[1:] + ".", css
+
+
+def _assertion_comments(run: RunData, case_id: str) -> dict[str, str]:
+    """command -> the comment above it in the case as run, for the predicates that have one."""
+    case = next((c for c in run.cases if c.id == case_id), None)
+    if case is None:
+        return {}
+    return {h.command: h.comment for h in case.hard_assertions if h.comment}
 
 
 def gate_failures(trial: Optional[TrialData]) -> tuple[AssertionResult, ...]:
@@ -543,24 +607,31 @@ def gate_failures(trial: Optional[TrialData]) -> tuple[AssertionResult, ...]:
 
 
 def _axis_panel(key: str, case_id: str, axis: AxisResult, trials: dict, run: RunData,
-                invalid_trials: set) -> AxisPanel:
+                invalid_trials: set, comments: Optional[dict] = None) -> AxisPanel:
     name = "Efficacy" if key == "efficacy" else "Regression"
     gated_trials = []
     if key == "efficacy":
         gated_trials = [n for n in range(1, len(axis.outcomes) + 1)
                         if gate_failures(trials.get((case_id, n)))]
-    word = ("pass" if key == "efficacy" else "hold") if axis.passed else "fail"
+    waiting = not axis.passed and undecided(key, axis)
+    word = ("pass" if key == "efficacy" else "hold") if axis.passed else ("not final" if waiting else "fail")
+    css = "pass" if axis.passed else ("incomplete" if waiting else "fail")
     cells = tuple(_cell(n, o, n in gated_trials, n in invalid_trials)
                   for n, o in enumerate(axis.outcomes, start=1))
-    gates = tuple(_gate_detail(n, trials[(case_id, n)]) for n in gated_trials)
+    gates = tuple(_gate_detail(n, trials[(case_id, n)], comments or {}) for n in gated_trials)
     other = run.run.comparisons.get(key, ("new", "baseline" if key == "efficacy" else "previous"))
-    losses = tuple(_loss_detail(n, key, other, trials.get((case_id, n)))
+    # The evidence: every lost trial; and when efficacy fails for want of wins (not gated, not merely
+    # unjudged), the tied trials too, since they are what kept it from passing.
+    short_of_wins = (key == "efficacy" and not axis.passed and not waiting and not gated_trials
+                     and axis.wins < 3)
+    losses = tuple(_loss_detail(n, key, other, trials.get((case_id, n)), tie=(o != LOSS))
                    for n, o in enumerate(axis.outcomes, start=1)
-                   if o == LOSS and n not in gated_trials)
+                   if n not in gated_trials and (o == LOSS or (short_of_wins and o == TIE)))
     return AxisPanel(axis=name, applicable=True, na_text="",
-                     pill=Pill(f"{name}: {word}", "pass" if axis.passed else "fail"),
+                     pill=Pill(f"{name}: {word}", css),
                      cells=cells, summary=axis_summary(key, axis, gated_trials),
-                     gates=gates, losses=losses)
+                     gates=gates, losses=losses,
+                     evidence_title=f"{name}: the trials behind \u201c{word}\u201d" if gates or losses else "")
 
 
 def axis_summary(key: str, axis: AxisResult, gated_trials: Sequence[int] = ()) -> str:
@@ -595,17 +666,46 @@ def _cell(n: int, outcome: Optional[str], gated: bool, invalid: bool) -> TrialCe
     return TrialCell(trial=str(n), text=text, css=css, note=note, title=title)
 
 
+def segments(text: str) -> tuple[Segment, ...]:
+    """Split an output into prose and fenced blocks (``` or ~~~, fence lines kept in the block)."""
+    out: list[Segment] = []
+    buf: list[str] = []
+    fence: Optional[str] = None
+
+    def flush(css: str) -> None:
+        if buf:
+            out.append(Segment(text="\n".join(buf), css=css))
+            buf.clear()
+
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        if fence is None and (stripped.startswith("```") or stripped.startswith("~~~")):
+            flush("prose")
+            fence = stripped[:3]
+            buf.append(line)
+        elif fence is not None and stripped.startswith(fence) and not stripped.strip(fence[0]).strip():
+            buf.append(line)
+            flush("code")
+            fence = None
+        else:
+            buf.append(line)
+    flush("code" if fence is not None else "prose")
+    return tuple(out)
+
+
 def _output(trial: Optional[TrialData], arm: str) -> OutputPane:
     text = None if trial is None else trial.outputs.get(arm)
     if text is None:
-        return OutputPane(label=fmt.arm_label(arm), missing=True,
-                          text=f"no output.md was collected for the {fmt.arm_label(arm)} arm")
-    return OutputPane(label=fmt.arm_label(arm), text=text, missing=False)
+        note = f"no output.md was collected for the {fmt.arm_label(arm)} arm"
+        return OutputPane(label=fmt.arm_label(arm), missing=True, text=note,
+                          segments=(Segment(text=note, css="prose"),))
+    return OutputPane(label=fmt.arm_label(arm), text=text, missing=False,
+                      segments=segments(text.rstrip("\n")))
 
 
-def _gate_detail(n: int, trial: TrialData) -> GateDetail:
+def _gate_detail(n: int, trial: TrialData, comments: dict) -> GateDetail:
     commands = tuple(
-        GateCommand(command=a.command,
+        GateCommand(comment=comments.get(a.command), command=a.command,
                     outcome="timed out" if a.timed_out else f"exit {a.exit}",
                     stderr=a.stderr, has_stderr=bool(a.stderr.strip()))
         for a in gate_failures(trial))
@@ -613,12 +713,15 @@ def _gate_detail(n: int, trial: TrialData) -> GateDetail:
                       commands=commands, output=_output(trial, "new"))
 
 
-def _loss_detail(n: int, key: str, pair: Sequence[str], trial: Optional[TrialData]) -> LossDetail:
+def _loss_detail(n: int, key: str, pair: Sequence[str], trial: Optional[TrialData],
+                 tie: bool = False) -> LossDetail:
     other = pair[1] if len(pair) > 1 else ("baseline" if key == "efficacy" else "previous")
     record = None if trial is None else trial.comparisons.get(key)
     judges = () if record is None else _judges(record)
     note = None if judges else "no judgments on disk for this trial"
-    return LossDetail(title=f"Trial {n}: lost to {fmt.arm_label(other)}",
+    title = (f"Trial {n}: tied with {fmt.arm_label(other)} (a win was needed)" if tie
+             else f"Trial {n}: lost to {fmt.arm_label(other)}")
+    return LossDetail(title=title,
                       outputs=(_output(trial, "new"), _output(trial, other)),
                       judges=judges, note=note)
 
