@@ -39,6 +39,7 @@
         b.skills
         // {
           inherit (b) benchcore;
+          benchmark-skill-plugin = b.benchmarkPlugin;
           skills = b.all;
           default = b.all;
         }

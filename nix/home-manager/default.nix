@@ -10,7 +10,8 @@
 #     CLAUDE_CONFIG_DIR when it is not ~/.claude, and Claude Code and
 #     benchcore read that). Ours are defaults: a definition of the same name
 #     in programs.claude-code is yours and wins, and an assertion asks you to
-#     keep one of the two.
+#     keep one of the two. With benchmarkAsPlugin, benchmark-skill and its
+#     agent types go as one plugin, programs.claude-code.plugins.
 #   - not enabled: home.file links, <targetDir>/<name> for each skill and
 #     <agentsDir>/<name>.md for each agent type (defaults ~/.claude/skills and
 #     ~/.claude/agents).
@@ -69,8 +70,12 @@ let
     + "). Keep one: remove programs.claude-code.${kind}s.${name}, or leave "
     + (if kind == "skill" then "`${name}`" else "`${cfg.availableAgents.${name}.skill}`")
     + " out of programs.claude-skills.skills.";
-  ourSkills = chosenSkills;
-  ourAgents = lib.mapAttrs (_: a: a.source) chosenAgents;
+  # benchmarkAsPlugin: benchmark-skill and its agent types go as one plugin instead.
+  asPlugin = viaClaudeCode && cfg.benchmarkAsPlugin && lib.elem "benchmark-skill" selection.selected;
+  ourSkills = if asPlugin then removeAttrs chosenSkills [ "benchmark-skill" ] else chosenSkills;
+  ourAgents = lib.mapAttrs (_: a: a.source) (
+    if asPlugin then lib.filterAttrs (_: a: a.skill != "benchmark-skill") chosenAgents else chosenAgents
+  );
 in
 {
   imports = [ ./options.nix ];
@@ -92,6 +97,14 @@ in
               inherit message;
             }) dirMessages
           )
+          ++ lib.optional (cfg.benchmarkAsPlugin && !viaClaudeCode) {
+            assertion = false;
+            message =
+              "programs.claude-skills.benchmarkAsPlugin installs the benchmark through home-manager's "
+              + "programs.claude-code.plugins (claude --plugin-dir), so it needs programs.claude-code.enable = true "
+              + "(with its package). Enable programs.claude-code, or turn benchmarkAsPlugin off to install "
+              + "benchmark-skill as a skill with its agent types.";
+          }
           ++ lib.optionals viaClaudeCode (
             map (name: {
               assertion = false;
@@ -134,6 +147,7 @@ in
 
       (lib.optionalAttrs hasClaudeCode {
         programs.claude-code = lib.mkIf viaClaudeCode {
+          plugins = lib.mkIf asPlugin [ cfg.benchmarkPlugin ];
           skills = lib.mapAttrs (_: lib.mkDefault) ourSkills;
           agents = lib.mkIf (cc.agentsDir == null) (lib.mapAttrs (_: lib.mkDefault) ourAgents);
         };

@@ -15,6 +15,7 @@ in
   # `availableSkills.<name> = ...` then adds a skill or replaces that one
   # only (a default on the whole set would be dropped by any definition).
   programs.claude-skills.availableSkills = lib.mapAttrs (_: lib.mkDefault) built.skills;
+  programs.claude-skills.benchmarkPlugin = lib.mkDefault built.benchmarkPlugin;
   programs.claude-skills.availableAgents = lib.mapAttrs (
     _: a:
     lib.mkDefault {

@@ -53,6 +53,27 @@ in
       '';
     };
 
+    benchmarkAsPlugin = lib.mkOption {
+      type = types.bool;
+      default = false;
+      description = ''
+        Install `benchmark-skill` as a Claude Code plugin through
+        home-manager's {option}`programs.claude-code.plugins` (which passes
+        it to {command}`claude --plugin-dir` in its wrapper, so it needs
+        {option}`programs.claude-code.enable` and its `package`), instead of
+        as a skill with its agent types beside. As a plugin, its skill is
+        `/benchmark-skill:benchmark-skill` and its agent types
+        `benchmark-skill:<name>`; `benchcore plan` finds them under those
+        names. Only when `benchmark-skill` is among the chosen skills.
+      '';
+    };
+
+    benchmarkPlugin = mkOption {
+      type = types.package;
+      defaultText = literalExpression "the flake's packages.<system>.benchmark-skill-plugin, built with your pkgs";
+      description = "The benchmark plugin folder {option}`benchmarkAsPlugin` installs.";
+    };
+
     availableAgents = mkOption {
       type = types.attrsOf (
         types.submodule {

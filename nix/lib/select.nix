@@ -98,6 +98,7 @@ let
   # Package attribute names the flake uses itself; a skill cannot take them.
   reservedNames = [
     "benchcore"
+    "benchmark-skill-plugin"
     "default"
     "skills"
   ];

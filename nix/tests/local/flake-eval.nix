@@ -81,6 +81,8 @@ let
     makeWrapper = fakeDrv "make-wrapper-hook" { };
     nixfmt-tree = fakeDrv "nixfmt-tree" { meta.mainProgram = "treefmt"; };
     claude-code = fakeDrv "claude-code" { meta.mainProgram = "claude"; };
+    bash = fakeDrv "bash" { };
+    symlinkJoin = a: fakeDrv a.name a;
     formats.json = _: {
       type = lib.types.attrsOf lib.types.anything;
       generate = name: value: builtins.toFile name (builtins.toJSON value);
@@ -267,6 +269,7 @@ in
   skillScripts = lib.mapAttrs (_: p: p.script) (
     lib.removeAttrs self.packages.${system} [
       "benchcore"
+      "benchmark-skill-plugin"
       "skills"
       "default"
     ]
@@ -279,6 +282,7 @@ in
     lib.mapAttrsToList (n: p: "${n}=${p}") (
       lib.removeAttrs self.packages.${system} [
         "benchcore"
+        "benchmark-skill-plugin"
         "skills"
         "default"
       ]
@@ -309,6 +313,7 @@ in
       # The user names commit-message in programs.claude-code.skills too, as a folder of their own.
       clash = homeWithClaudeCode { skills.commit-message = ../../../skills/git/commit-message; } { };
       agentsDirClash = homeWithClaudeCode { agentsDir = ../../../skills/benchmark-skill/agents; } { };
+      asPlugin = homeWithClaudeCode { package = pkgs.claude-code; } { benchmarkAsPlugin = true; };
       movedTarget = homeWithClaudeCode { } {
         skills = chosen;
         targetDir = ".config/claude/skills";
@@ -328,6 +333,14 @@ in
       );
       agentsDirMessages = failedMessages agentsDirClash;
       movedTargetWarnings = movedTarget.config.warnings;
+      plugin = {
+        plugins = map (p: p.name) asPlugin.config.programs.claude-code.plugins;
+        pluginScript = (lib.head asPlugin.config.programs.claude-code.plugins).script;
+        skills = lib.attrNames asPlugin.config.programs.claude-code.skills;
+        agents = lib.attrNames asPlugin.config.programs.claude-code.agents;
+        wrapper = asPlugin.config.programs.claude-code.finalPackage.postBuild;
+        withoutClaudeCode = failedMessages (homeWith { benchmarkAsPlugin = true; });
+      };
     };
 
   home = {

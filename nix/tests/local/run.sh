@@ -127,3 +127,31 @@ import json, sys
 w = json.load(sys.stdin)
 assert len(w) == 1 and "targetDir" in w[0], w
 print("ok   targetDir set beside programs.claude-code: a warning")'
+
+echo
+echo "== benchmarkAsPlugin: benchmark-skill and its agent types as one plugin, through programs.claude-code.plugins"
+ev claudeCode.plugin | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+assert p["plugins"] == ["claude-plugin-benchmark-skill"], p["plugins"]
+assert "benchmark-skill" not in p["skills"] and p["agents"] == [], p
+assert "--plugin-dir /nix/store/" in p["wrapper"] and "-claude-plugin-benchmark-skill" in p["wrapper"], p["wrapper"]
+assert len(p["withoutClaudeCode"]) == 1 and "programs.claude-code.enable" in p["withoutClaudeCode"][0], p
+print("ok   the plugin replaces the skill and its agent types, and the claude wrapper passes it to --plugin-dir")'
+# The plugin folder, built by its own script; with the real CLI (BENCH_CLAUDE_BIN), validated and loaded.
+plugin="$T/plugin"
+ev claudeCode.plugin | python3 -c 'import json,sys; print(json.load(sys.stdin)["pluginScript"])' >"$T/plugin.sh"
+out="$plugin" bash "$T/plugin.sh"
+test -f "$plugin/skills/benchmark-skill/SKILL.md" && test -f "$plugin/skills/benchmark-skill/agents/bench-baseline.md"
+echo "ok   the plugin folder holds the skill and its agent types at the paths its manifest names"
+if [ -n "${BENCH_CLAUDE_BIN:-}" ]; then
+  chmod -R u+w "$plugin"
+  HOME="$T/claude-home" DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "$BENCH_CLAUDE_BIN" plugin validate --strict "$plugin" >"$T/validate.log" 2>&1 ||
+    { cat "$T/validate.log"; exit 1; }
+  grep -E "agents: benchmark-skill:bench-baseline" "$T/validate.log"
+  (cd "$T" && HOME="$T/claude-home" DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+    ANTHROPIC_BASE_URL=http://127.0.0.1:9 ANTHROPIC_API_KEY=offline timeout 20 \
+    "$BENCH_CLAUDE_BIN" -p hello --plugin-dir "$plugin" --debug-file "$T/session.log" >/dev/null 2>&1) || true
+  grep -q "Loaded agent from plugin benchmark-skill .*/agents/bench-baseline.md" "$T/session.log"
+  echo "ok   claude --plugin-dir loads it: agent type benchmark-skill:bench-baseline"
+fi
