@@ -93,3 +93,52 @@ def test_plan_gives_baseline_cells_the_installed_plugins_agent_type(tmp_path, mo
     rc, out = run("plan", "greet", "--seed", "1", "--temp-dir", str(tmp_path / "t2"))
     assert rc == 0
     assert "note: the 'bench-baseline' agent type is not installed" in out
+
+
+# ----------------------------------------------------------------------------- the skill's wrapper, first use
+
+WRAPPER = REPO / "skills" / "benchmark-skill" / "scripts" / "benchcore"
+
+
+def plugin_copy(root: Path, with_source: bool) -> Path:
+    """A benchmark plugin laid out as Claude Code's cache holds it: <plugins>/cache/<market>/<plugin>/<version>/."""
+    import shutil
+    skill = root / "skills" / "benchmark-skill"
+    (skill / "scripts").mkdir(parents=True)
+    shutil.copy2(WRAPPER, skill / "scripts" / "benchcore")
+    if with_source:
+        (root / "benchcore").mkdir()
+        (root / "benchcore" / "pyproject.toml").write_text((REPO / "benchcore" / "pyproject.toml").read_text())
+    return skill / "scripts" / "benchcore"
+
+
+def run_wrapper(wrapper: Path, tmp: Path, path: str) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+    env = {"PATH": path, "HOME": str(tmp / "home")}
+    return subprocess.run(["/bin/sh", str(wrapper), "--version"], env=env, capture_output=True, text=True)
+
+
+def test_the_wrapper_without_benchcore_or_its_source_names_the_fix(tmp_path):
+    wrapper = plugin_copy(tmp_path / "cache" / "m" / "benchmark-skill" / "0.1.0", with_source=False)
+    r = run_wrapper(wrapper, tmp_path, "/usr/bin:/bin")
+    assert r.returncode == 127
+    assert "benchcore not found" in r.stderr
+    assert "fix: install the plugin" in r.stderr and "pip install ./benchcore" in r.stderr
+
+
+def test_the_wrapper_without_python_3_11_says_so_and_installs_nothing(tmp_path):
+    # A PATH with the tools the wrapper uses but no python at all.
+    import os
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("dirname", "basename", "find", "sort", "xargs", "cat", "cksum", "tr", "mkdir", "sh"):
+        for d in ("/usr/bin", "/bin"):
+            if os.path.exists(f"{d}/{tool}"):
+                os.symlink(f"{d}/{tool}", bin_dir / tool)
+                break
+    root = tmp_path / "plugins" / "cache" / "m" / "benchmark-skill" / "0.1.0"
+    wrapper = plugin_copy(root, with_source=True)
+    r = run_wrapper(wrapper, tmp_path, str(bin_dir))
+    assert r.returncode == 127, r.stderr
+    assert "needs Python 3.11 or newer" in r.stderr
+    assert not (tmp_path / "plugins" / "data").exists()
