@@ -139,3 +139,53 @@ def test_a_ceiling_stops_the_launches_and_the_report_says_so(bench):
     assert "trials 1, 2, 3, 4, 5 not run: budget reached" in c2["efficacy"]["reason"]
     html = (bench.repo / "tests/.reports/greet.html").read_text()
     assert "It was reached" in html and "never launched (budget reached)" in html
+
+
+def test_each_model_gets_its_own_run_verdicts_ribbons_and_cost_rows_in_one_report(bench):
+    R.write(bench.repo / "tests" / GREET / "benchmark.yaml",
+            "models: [claude-haiku-4-5, claude-opus-4-6]\njudge_model: claude-sonnet-4-6\n")
+    R.commit_all(bench.repo, "two models")
+    R.skill(bench.repo, GREET, "Greet the reader by name, warmly.")
+    rc, out, err = bench.plan("greet", "--seed", "11")
+    assert rc == 0, err
+    assert "greet on claude-haiku-4-5: three-arm" in out and "greet on claude-opus-4-6: three-arm" in out
+    runs = bench.runs()
+    assert len(runs) == 2
+    by_model = {json.loads((r / "run.json").read_text())["model"]: r for r in runs}
+    assert set(by_model) == {"claude-haiku-4-5", "claude-opus-4-6"}
+    for model, r in by_model.items():
+        assert {c["model"] for c in bench.plan_json(r)["cells"]} == {model}
+    bench.arms(next_script(out), Script(files=greet_files()))
+    # The skill helps the small model and not the large one: each run is judged on its own.
+    helps = Script(files=greet_files(), verdict=lambda c, t, comp, r: "WIN")
+    nothing = Script(files=greet_files(), verdict=lambda c, t, comp, r: "TIE")
+    for model, script in (("claude-haiku-4-5", helps), ("claude-opus-4-6", nothing)):
+        bench.run("collect", str(by_model[model]))
+        bench.judges(by_model[model], script)
+        rc, out, _ = bench.run("collect", str(by_model[model]))
+        assert "next: run: benchcore render" in out
+    codes = {m: bench.run("render", str(r))[0] for m, r in sorted(by_model.items())}
+    assert codes == {"claude-haiku-4-5": 0, "claude-opus-4-6": 1}
+    small, large = results(bench, "greet@claude-haiku-4-5"), results(bench, "greet@claude-opus-4-6")
+    assert (small["model"], large["model"]) == ("claude-haiku-4-5", "claude-opus-4-6")
+    assert small["verdicts"]["efficacy"]["status"] == "pass" and large["verdicts"]["efficacy"]["status"] == "fail"
+    # The transcripts' models: each run's arms ran on its model, the judges on the judge model.
+    assert {m for a in small["arms"].values() for m in a["models"]} == {"claude-haiku-4-5"}
+    assert {m for a in large["arms"].values() for m in a["models"]} == {"claude-opus-4-6"}
+    assert small["judges"]["models"] == large["judges"]["models"] == ["claude-sonnet-4-6"]
+    assert not (bench.repo / "tests/.reports/greet.results.json").exists()
+    html = (bench.repo / "tests/.reports/greet.html").read_text()
+    assert html.count('<h2 class="model-title">Arms on ') == 2
+    assert html.index('id="model-claude-haiku-4-5"') < html.index('id="model-claude-opus-4-6"')
+    assert html.count('<section class="cost"') == 2 and html.count('class="ribbon ribbon-efficacy"') == 2
+    assert 'id="model-claude-opus-4-6-cost-h"' in html  # ids stay unique on the page
+    assert len(set(__import__("re").findall(r'\sid="([^"]+)"', html))) == len(__import__("re").findall(r'\sid="([^"]+)"', html))
+    index = (bench.repo / "tests/.reports/index.html").read_text()
+    assert "greet on claude-haiku-4-5" in index and "greet on claude-opus-4-6" in index
+    assert 'href="greet.html#model-claude-opus-4-6"' in index
+    lines = history(bench)
+    assert [l["model"] for l in lines] == ["claude-haiku-4-5", "claude-opus-4-6"]
+    # The next plan estimates each model from its own earlier run.
+    rc, out, _ = bench.plan("greet", "--seed", "12")
+    assert "(from greet's 1 earlier run on claude-haiku-4-5)" in out
+    assert "(from greet's 1 earlier run on claude-opus-4-6)" in out

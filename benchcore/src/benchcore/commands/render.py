@@ -71,23 +71,54 @@ def _example_run() -> tuple[Path, str]:
     return run_dir, history
 
 
+def results_name(result: SkillResult) -> str:
+    """``<skill>`` for a run on the session's model, ``<skill>@<model>`` for a run of a multi-model skill."""
+    from ..report.fmt import model_slug
+
+    return result.skill if result.model is None else f"{result.skill}@{model_slug(result.model)}"
+
+
 def _latest_results(reports: Path, current: SkillResult, warnings: list[str]) -> list[SkillResult]:
-    """Every skill's latest results.json in the reports folder, the current run replacing its own."""
-    out = {current.skill: current}
+    """Every skill's (and skill x model's) latest results.json in the reports folder, the current run
+    replacing its own."""
+    out = {results_name(current): current}
     for path in sorted(reports.glob("*.results.json")):
-        skill = path.name[: -len(".results.json")]
-        if skill == current.skill:
+        name = path.name[: -len(".results.json")]
+        if name == results_name(current):
             continue
         try:
             other = serde.loads(SkillResult, read_text(path), source=str(path))
         except BenchError as err:
-            warnings.append(f"left {skill} out of index.html: {err.message}")
+            warnings.append(f"left {name} out of index.html: {err.message}")
             continue
-        if other.skill != skill:  # a copied or renamed file would list a skill twice, or link a missing page
-            warnings.append(f"left {path.name} out of index.html: it holds the results of {other.skill!r}")
+        if results_name(other) != name:  # a copied or renamed file would list a skill twice, or link a missing page
+            warnings.append(f"left {path.name} out of index.html: it holds the results of {results_name(other)!r}")
             continue
-        out[skill] = other
+        out[name] = other
     return [out[k] for k in sorted(out)]
+
+
+def _model_sections(reports: Path, result: SkillResult, data, entries, stamp: str, warnings: list[str]):
+    """(model, ReportView) for every model of a multi-model skill: this run, and each other model's latest
+    rendered run read again from ``<reports>/runs/<run-id>``."""
+    from ..report.view import build_report_view
+
+    views = {}
+    for other in _latest_results(reports, result, []) if reports.is_dir() else [result]:
+        if other.skill != result.skill or other.model is None:
+            continue
+        if other is result:
+            other_data = data
+        else:
+            rd = reports / "runs" / other.run_id
+            if not (rd / "run.json").is_file():
+                warnings.append(f"left {other.model} out of {result.skill}.html: its run {other.run_id} is not "
+                                f"in {reports / 'runs'}")
+                continue
+            other_data = read_run(rd)
+        mine = [e for e in entries if e.model == other.model]
+        views[other.model] = build_report_view(other, other_data, mine, generated_at=stamp)
+    return sorted(views.items())
 
 
 def _ungated_trials(data) -> list[str]:
@@ -160,8 +191,16 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
     from ..report.view import build_report_view
 
     stamp = generated_at()
-    html = render_report(build_report_view(result, data, entries, generated_at=stamp))
-    newer = _newer_rendered_run(reports / f"{skill}.results.json", data.run.started_at)
+    if result.model is None:
+        html = render_report(build_report_view(result, data, [e for e in entries if e.model is None],
+                                               generated_at=stamp))
+    else:
+        from .. import __version__
+        from ..report.render import render_models
+
+        html = render_models(f"{skill}: benchmark runs on several models", skill,
+                             _model_sections(reports, result, data, entries, stamp, warnings), stamp, __version__)
+    newer = _newer_rendered_run(reports / f"{results_name(result)}.results.json", data.run.started_at)
     if newer is not None and run_dir is not None:
         # An older run than the one the reports show: the leaderboard and <skill>.html follow the runs' own
         # times, not the order of rendering, so they stay; this run's page and results go into its folder.
@@ -173,10 +212,10 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
     else:
         latest = _latest_results(reports, result, warnings) if reports.is_dir() else [result]
         index_html = render_index(build_index_view(
-            [LeaderboardEntry(skill=r.skill, result=r, report_file=f"{r.skill}.html") for r in latest],
+            [LeaderboardEntry(skill=r.skill, result=r, report_file=f"{r.skill}.html", model=r.model) for r in latest],
             generated_at=stamp))
         files = {
-            "results": reports / f"{skill}.results.json",
+            "results": reports / f"{results_name(result)}.results.json",
             "report": reports / f"{skill}.html",
             "history": hist_path,
             "index": reports / "index.html",

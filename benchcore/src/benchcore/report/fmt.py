@@ -109,3 +109,13 @@ def case_href(case_id: str) -> str:
 def file_href(name: str) -> str:
     """A relative link to a sibling file; percent-encoded so it can never become a scheme."""
     return quote(name, safe="")
+
+
+def model_slug(model: str) -> str:
+    """A model name as a file-name and anchor part: letters, digits, dot, dash and underscore kept."""
+    return "".join(ch if ch.isascii() and (ch.isalnum() or ch in "._-") else "-" for ch in model)
+
+
+def model_anchor(model: str) -> str:
+    """The id of a model's section on a multi-model report."""
+    return "model-" + model_slug(model)

@@ -37,6 +37,8 @@ class LeaderboardEntry:
     skill: str
     result: Optional[SkillResult]
     report_file: str  # "<skill>.html", relative to index.html
+    # Extension (issue 13): the arms' model of a multi-model run; the row then links to its section.
+    model: Optional[str] = None
 
 
 @frozen
@@ -96,9 +98,11 @@ def build_index_view(entries: Sequence[LeaderboardEntry], generated_at: str) -> 
     """The leaderboard, sorted worst first."""
     rows = sorted((_row(e) for e in entries),
                   key=lambda r: (CATEGORIES.index(r.category), r.skill))
+    skills = len({e.skill for e in entries})
     counts = {c: sum(1 for r in rows if r.category == c) for c in CATEGORIES}
     parts = [f"{counts[c]} {CATEGORY_LABELS[c]}" for c in CATEGORIES if counts[c]]
-    summary = f"{fmt.plural(len(rows), 'skill')}" + (": " + ", ".join(parts) if parts else "")
+    summary = f"{fmt.plural(skills, 'skill')}" + (f" ({len(rows)} skill x model rows)" if len(rows) != skills else "") \
+        + (": " + ", ".join(parts) if parts else "")
     return IndexView(title="Skill benchmarks", summary=summary, rows=tuple(rows),
                      generated_at=generated_at, version=__version__)
 
@@ -112,8 +116,11 @@ def _row(entry: LeaderboardEntry) -> IndexRow:
                         regression_net="—", fragile=None,
                         headline="No benchmark run rendered yet.", run_id="")
     eff, reg = result.verdicts.efficacy, result.verdicts.regression
+    href = fmt.file_href(entry.report_file)
+    if entry.model:
+        href += "#" + fmt.model_anchor(entry.model)
     return IndexRow(
-        skill=entry.skill, href=fmt.file_href(entry.report_file), category=cat,
+        skill=f"{entry.skill} on {entry.model}" if entry.model else entry.skill, href=href, category=cat,
         category_label=CATEGORY_LABELS[cat],
         badges=(axis_badge("Efficacy", eff, None), axis_badge("Regression", reg, None)),
         efficacy_net=_net(eff.net, eff.status), regression_net=_net(reg.net, reg.status),

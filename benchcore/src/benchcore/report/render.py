@@ -15,11 +15,31 @@ import functools
 from importlib import resources
 
 import jinja2
+import markupsafe
+from attrs import frozen
+
+from . import fmt
 
 from .index import IndexView
 from .view import ReportView
 
 _PACKAGE = "benchcore.report"
+
+
+@frozen
+class ModelSection:
+    model: str
+    anchor: str
+    html: object  # markupsafe.Markup: a report body rendered (and escaped) by report.html.j2
+
+
+@frozen
+class ModelsView:
+    title: str
+    skill: str
+    sections: tuple[ModelSection, ...]
+    generated_at: str
+    version: str
 
 
 def _load(name: str) -> str:
@@ -49,6 +69,27 @@ def _environment() -> jinja2.Environment:
 def render_report(view: ReportView) -> str:
     """``<skill>.html``."""
     return _environment().get_template("report.html.j2").render(v=view)
+
+
+def render_models(title: str, skill: str, sections, generated_at: str, version: str) -> str:
+    """``<skill>.html`` of a multi-model skill: one report body per model (``sections`` = (model, ReportView)),
+    each under its model's heading, with the ids of each body prefixed by its model's anchor so that links
+    inside one section stay inside it."""
+    import re
+
+    env = _environment()
+    body = env.get_template("report.html.j2")
+    parts = []
+    for model, view in sections:
+        anchor = fmt.model_anchor(model)
+        ctx = body.new_context({"v": view})
+        html = "".join(body.blocks["body"](ctx))
+        # Only the template writes id=", aria-labelledby=" and href="#: every value in a view is escaped.
+        html = re.sub(r'(\s(?:id|aria-labelledby)=")', r"\g<1>" + anchor + "-", html)
+        html = html.replace('href="#', 'href="#' + anchor + "-")
+        parts.append(ModelSection(model=model, anchor=anchor, html=markupsafe.Markup(html)))
+    return env.get_template("models.html.j2").render(v=ModelsView(
+        title=title, skill=skill, sections=tuple(parts), generated_at=generated_at, version=version))
 
 
 def render_index(view: IndexView) -> str:
