@@ -190,10 +190,19 @@ def test_baseline_contamination(tmp_path):
         assert len(problems) == 1 and problems[0].startswith(message), (block, problems)
 
 
-def test_skill_attributed_records_in_the_baseline(tmp_path):
-    t = cell(tmp_path, extra=[rec("assistant", "c", 50, attributionSkill="greet",
-                                  message={"id": "mq", "role": "assistant", "model": "m", "content": []})])
-    assert audit("baseline", t) == ["has records attributed to the skill(s) greet"]
+def test_attribution_inherited_from_the_orchestrators_turn_is_not_contamination(tmp_path):
+    # Claude Code 2.1.328 writes attributionSkill: "benchmark-skill" on every record of every subagent
+    # launched during the /benchmark-skill turn; it says nothing about what the arm did.
+    t = cell(tmp_path, tool("Bash", "t", command=f"cd {WORLD} && cat README.md"),
+             extra=[rec("assistant", "c", 50, attributionSkill="benchmark-skill",
+                        message={"id": "mq", "role": "assistant", "model": "m", "content": []})])
+    assert audit("baseline", t) == []
+
+
+def test_a_skill_body_loaded_into_the_baseline(tmp_path):
+    body = {"role": "user", "content": [{"type": "text", "text": "Base directory for this skill: /x/greet\n\nGreet."}]}
+    t = cell(tmp_path, extra=[rec("user", "c", 50, isMeta=True, sourceToolUseID="toolu_1", message=body)])
+    assert audit("baseline", t) == ["loaded a skill's body (an isMeta record after a Skill call)"]
 
 
 def test_engagement_of_a_with_skill_arm(tmp_path):

@@ -275,9 +275,13 @@ class RunCollector:
         if pid in packets:
             return
         path = self.tdir(case, trial) / f"{comp}.packet.md"
+        judge_type = self.plan.judge_agent_type
+        # The tool-less judge type cannot open a file: its prompt holds the packet.
+        prompt = (self.templates.judge_prompt_inline(read_text(path), self.ref(pid)) if judge_type
+                  else self.templates.judge_prompt(str(path), self.ref(pid)))
         packets[pid] = Packet(id=pid, case=case, trial=trial, comparison=comp, path=str(path),
-                              prompt=self.templates.judge_prompt(str(path), self.ref(pid)), ref=self.ref(pid),
-                              round=round_, model=self.plan.judge_model)
+                              prompt=prompt, ref=self.ref(pid), round=round_, model=self.plan.judge_model,
+                              agent_type=judge_type)
 
     def write_packets(self, audits: dict, gated: dict) -> dict[str, Packet]:
         packets = {p.id: p for p in self.plan.packets}

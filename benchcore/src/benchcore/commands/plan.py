@@ -45,6 +45,7 @@ from ..harness.worlds import make_temp_root, make_world, run_setup, token
 RUNS_DIR = "tests/.reports/runs"
 REPORTS_DIR = "tests/.reports"
 BASELINE_AGENT = "bench-baseline"
+JUDGE_AGENT = "bench-judge"
 
 
 def add_arguments(p) -> None:
@@ -174,6 +175,7 @@ def _now() -> datetime:
 
 def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int, now: datetime,
                templates: Templates, skill_dir: Path, temp_base: Optional[Path], baseline_agent: Optional[str],
+               judge_agent: Optional[str],
                created: list[Path], model: Optional[str] = None) -> tuple[Path, Plan]:
     run_id = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}"
     run_dir = root / RUNS_DIR / run_id
@@ -224,6 +226,7 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), world_root=str(world_root),
                 skill_copies={k: str(v) for k, v in copies.items()}, baseline_agent_type=baseline_agent,
+                judge_agent_type=judge_agent,
                 orders=_draw_orders(seed, d.cases, comparisons), planned_at=info.started_at,
                 model=model, judge_model=d.judge_model, budget=d.budget)
     write_plan(run_dir, plan)
@@ -268,6 +271,7 @@ def run(args) -> int:
     templates = Templates(skill_dir)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     baseline_agent = _baseline_agent(root, args.baseline_agent)
+    judge_agent = _installed_agent(root, JUDGE_AGENT)
     now = _now()
     histories = read_histories(root / REPORTS_DIR)
     prices = price_table()
@@ -278,7 +282,7 @@ def run(args) -> int:
         for d in decisions:
             for model in d.models:
                 run_dir, plan = _build_run(root, d, branch, seed, now, templates, skill_dir, args.temp_dir,
-                                           baseline_agent, created, model)
+                                           baseline_agent, judge_agent, created, model)
                 runs.append((d, run_dir, plan))
         runs = [(d, r, _with_estimate(r, p, d, histories, prices)) for d, r, p in runs]
         tasks, not_launched = _arm_tasks(runs)
@@ -309,7 +313,7 @@ def run(args) -> int:
                       "not_launched": [c.id for c in p.cells if c.skip]}
                      for (d, r, p), e in zip(runs, ests)],
             "estimate": _estimate_line(runs, ests, total),
-            "untested": untested, "baseline_agent_type": baseline_agent,
+            "untested": untested, "baseline_agent_type": baseline_agent, "judge_agent_type": judge_agent,
             "arms_workflow": str(scripts[0]), "arms_workflows": [str(s) for s in scripts], "next": nxt,
         }, indent=1))
         return 0
@@ -340,6 +344,10 @@ def run(args) -> int:
     if baseline_agent is None:
         print(f"note: the '{BASELINE_AGENT}' agent type is not installed, so baseline cells run as the default type "
               f"(which has the Skill tool); install it from {skill_dir}/agents/{BASELINE_AGENT}.md into .claude/agents/")
+    if judge_agent is None:
+        print(f"note: the '{JUDGE_AGENT}' agent type is not installed, so judges run as the default type (which has "
+              f"tools; collect re-asks a judge that used one); install it from {skill_dir}/agents/{JUDGE_AGENT}.md "
+              f"into .claude/agents/")
     print(f"next: {nxt}")
     return 0
 

@@ -2,8 +2,8 @@
 
 A trial is invalid (re-run, not scored) when:
 
-- the baseline invoked any skill (a Skill tool call, or records attributed to
-  a skill) or read any SKILL.md, anything under the repository's ``skills/``,
+- the baseline invoked any skill (a Skill tool call, or the record carrying a
+  skill's body; ``attributionSkill`` is not read: it names the parent's skill) or read any SKILL.md, anything under the repository's ``skills/``,
   ``tests/`` or ``.claude/skills/`` (or any ``.claude/skills/``), or a skill copy;
 - a with-skill arm never read its own copy's SKILL.md, invoked an installed
   skill instead of its copy, or read the other arm's copy (then the skill
@@ -19,6 +19,7 @@ flagged trial costs one re-run, a missed one a wrong verdict.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Iterable
 
@@ -120,9 +121,15 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
                 problems.append(f"read the repository's skills or tests: {use.name} {_short(blob)}{where}")
 
     if arm == "baseline":
-        attributed = sorted({str(r.get("attributionSkill")) for r in t.records if r.get("attributionSkill")})
-        if attributed:
-            problems.append(f"has records attributed to the skill(s) {', '.join(attributed)}")
+        # attributionSkill is not evidence: Claude Code writes the skill of the *parent's* turn on every
+        # record of a subagent launched in it ("benchmark-skill" for every cell launched by the protocol),
+        # and none on a subagent that used a skill itself (CLAUDE-CODE.md section 0, measured). A skill the
+        # arm loaded shows as its Skill tool_use (above) and the isMeta record carrying the skill's body.
+        for r in t.records:
+            if r.get("type") == "user" and r.get("isMeta") and r.get("sourceToolUseID") and \
+                    "Base directory for this skill:" in json.dumps(r.get("message", {}).get("content", "")):
+                problems.append("loaded a skill's body (an isMeta record after a Skill call)")
+                break
         for r in t.records:
             att = r.get("attachment")
             if isinstance(att, dict) and att.get("type") in ("invoked_skills", "dynamic_skill"):

@@ -61,6 +61,8 @@ def judge_tasks(packets: Iterable[Packet], inline: Optional[Callable[[str, str],
         t = {"id": p.id, "prompt": prompt, "judge": True}
         if p.model:
             t["model"] = p.model
+        if p.agent_type:
+            t["agentType"] = p.agent_type
         out.append(t)
     return out
 

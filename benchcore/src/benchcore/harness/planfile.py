@@ -51,6 +51,8 @@ class Packet:
     round: int = 1
     # Extension (issue 13): the model the judge runs on (benchmark.yaml judge_model; None: session default).
     model: Optional[str] = None
+    # Extension: the Claude Code agent type the judge runs as (the tool-less bench-judge when installed).
+    agent_type: Optional[str] = None
 
 
 @frozen
@@ -69,6 +71,7 @@ class Plan:
     world_root: str = ""
     skill_copies: dict[str, str] = field(factory=dict)  # arm -> copy path
     baseline_agent_type: Optional[str] = None
+    judge_agent_type: Optional[str] = None
     # "<case>/t<N>/<comparison>" -> {"A": arm, "B": arm}, drawn from the seed at plan time.
     orders: dict[str, dict[str, str]] = field(factory=dict)
     planned_at: str = ""
