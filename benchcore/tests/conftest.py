@@ -23,6 +23,7 @@ NEEDS_REPO = [
     "test_render.py",          # checks/fixtures/benchmark-core
     "test_readme.py",          # README.md
     "test_plugin.py",          # .claude-plugin/, skills/
+    "test_realcli.py",         # skills/benchmark-skill, installed into the real CLI's project
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)

@@ -1,0 +1,314 @@
+"""The scripted model behind the real-CLI rig: it plays every conversation Claude Code opens.
+
+A brain is a pure function of the request, as a model is: it reads the
+conversation Claude Code sent (the first user records name the role, the
+last record says where it is) and decides the next response. Roles:
+
+- the orchestrator: the session where the user typed ``/benchmark-skill``. It
+  follows what SKILL.md tells an agent to do and, after each benchcore
+  command, the command's ``next:`` line, parsed, never a fixed list;
+- an arm: a subagent whose prompt says "Your working directory for this task
+  is <world>". A with-skill arm reads its copy's SKILL.md, then does the task
+  with Bash in its world and answers; a baseline does the task and answers;
+- a judge: "You are a blind judge". It answers the verdict the scenario
+  chooses for the new arm, through StructuredOutput when offered, else as
+  plain JSON;
+- anything else Claude Code asks (a title, a summary): a short text.
+
+Planted misbehaviour (a baseline that reads an installed SKILL.md or calls
+Skill, a with-skill arm that ignores its copy, a judge that reads the run
+folder) is chosen per cell or packet by the scenario, and happens only on a
+cell's first attempt, as a flaky model would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from server import Reply, Text, ToolUse
+
+ARM_MARK = "Your working directory for this task is "
+JUDGE_MARK = "You are a blind judge"
+# What each arm's answer ends with, so a judge can tell them apart by content alone.
+STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style: old house."}
+NEXT_RE = re.compile(r"^next: (.*)$", re.M)
+SCRIPT_RE = re.compile(r'Workflow \{"scriptPath": "([^"]+)"\}')
+
+
+def text_of(content) -> str:
+    """All text in a message's content (strings, text blocks, tool_result contents)."""
+    if isinstance(content, str):
+        return content
+    out = []
+    for b in content or []:
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "text":
+            out.append(b.get("text", ""))
+        elif b.get("type") == "tool_result":
+            out.append(text_of(b.get("content")))
+    return "\n".join(out)
+
+
+def user_texts(body: dict) -> str:
+    """The conversation's opening: every user record before the first response (where Claude Code puts
+    the task, wrapped or not, after its own reminders; in a Workflow agent launched in the user's turn,
+    the relay of the user's command comes first)."""
+    out = []
+    for m in body.get("messages", []):
+        if m.get("role") != "user":
+            break
+        out.append(text_of(m.get("content")))
+    return "\n".join(out)
+
+
+def unindent(text: str) -> str:
+    """Undo the Workflow harness's two-space indentation of a computed task."""
+    return re.sub(r"(?m)^  ", "", text)
+
+
+def tool_results(msg: dict) -> list[dict]:
+    c = msg.get("content")
+    return [b for b in c if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(c, list) else []
+
+
+def tool_uses(msg: dict) -> list[dict]:
+    c = msg.get("content")
+    return [b for b in c if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(c, list) else []
+
+
+def offered(body: dict) -> set[str]:
+    return {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+
+
+@dataclass
+class Scenario:
+    """What the scripted model does. Keys of the sets are cell ids (``case/tN/arm``) or packet ids."""
+
+    # The new arm's outcome per packet id ("WIN" | "LOSS" | "TIE"); the judge answers the matching letter.
+    verdict: Callable[[str], str] = lambda packet_id: "WIN"
+    output: Callable[[str, str], str] = lambda cell_id, world: f"Done: wrote greeting.txt in {world}."
+    files: dict = field(default_factory=lambda: {"greeting.txt": "Hello, reader!\n"})
+    baseline_reads_skill: set = field(default_factory=set)
+    baseline_calls_skill: set = field(default_factory=set)
+    arm_ignores_copy: set = field(default_factory=set)
+    judge_reads_run: set = field(default_factory=set)
+    # Agent-tool path: launch at most this many Agent calls in one message (SKILL.md says 10).
+    batch: int = 10
+    use_workflow: bool = True
+
+
+class Brain:
+    """Callable for :class:`server.MessagesServer`. ``repo`` is the repository the session works in."""
+
+    def __init__(self, repo: Path, scenario: Scenario, *, wrapper: str = "", skill_under_test: str = "greet"):
+        self.repo = Path(repo)
+        self.s = scenario
+        self.wrapper = wrapper
+        self.skill = skill_under_test
+        self.lock = threading.Lock()
+        self.first_world: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ dispatch
+    def __call__(self, body: dict) -> Reply:
+        first = user_texts(body)
+        if JUDGE_MARK in first:
+            return self.judge(body, unindent(first))
+        if ARM_MARK in first:
+            return self.arm(body, unindent(first))
+        if "<command-name>/benchmark-skill" in first or "# Benchmark a skill" in first:
+            return self.orchestrator(body)
+        return Reply([Text("OK.")], who="aux")
+
+    # ------------------------------------------------------------------ plan lookups
+    def plans(self) -> list[dict]:
+        out = []
+        for p in sorted((self.repo / "tests/.reports/runs").glob("*/plan.json")):
+            try:
+                out.append(json.loads(p.read_text()))
+            except ValueError:
+                pass
+        return out
+
+    def cell_for(self, prompt: str) -> Optional[dict]:
+        for plan in self.plans():
+            for c in plan.get("cells", []):
+                if c["world"] in prompt:
+                    return c
+        return None
+
+    # ------------------------------------------------------------------ arms
+    def first_attempt(self, cid: str, world: str) -> bool:
+        """A cell's first attempt is the first world seen for it; a re-run gets a fresh world."""
+        with self.lock:
+            return self.first_world.setdefault(cid, world) == world
+
+    def arm(self, body: dict, first: str) -> Reply:
+        world = first.split(ARM_MARK, 1)[1].split()[0].rstrip(".")
+        cell = self.cell_for(first)
+        cid = cell["id"] if cell else f"?{world}"
+        skill_dir = cell.get("skill_dir") if cell else None
+        planted = lambda chosen: cid in chosen and self.first_attempt(cid, world)
+        self.first_attempt(cid, world)
+        steps: list = []
+        if skill_dir:
+            if not planted(self.s.arm_ignores_copy):
+                steps.append(ToolUse("Read", {"file_path": f"{skill_dir}/SKILL.md"}))
+        else:
+            if planted(self.s.baseline_reads_skill):
+                steps.append(ToolUse("Bash", {"command": f"cat .claude/skills/{self.skill}/SKILL.md",
+                                              "description": "Look for house rules"}))
+            if planted(self.s.baseline_calls_skill):
+                steps.append(ToolUse("Skill", {"skill": self.skill}))
+        writes = " && ".join(f"printf %s {shlex.quote(v)} > {shlex.quote(k)}" for k, v in self.s.files.items())
+        steps.append(ToolUse("Bash", {"command": f"cd {world} && {writes}", "description": "Write the answer files"}))
+        step = sum(1 for m in body["messages"] if m.get("role") == "assistant" and tool_uses(m))
+        if step < len(steps):
+            return Reply([steps[step]], who=f"{cid}@{world}")
+        arm = cid.rsplit("/", 1)[-1]
+        return Reply([Text(self.s.output(cid, world) + f"\n{STYLE[arm]}")], who=f"{cid}@{world}")
+
+    # ------------------------------------------------------------------ judges
+    def judge(self, body: dict, first: str) -> Reply:
+        m = re.search(r"Packet id: (\S+)", first)
+        ref = m.group(1) if m else "?"
+        pid = ref.split(":", 1)[1] if ":" in ref else ref
+        who = f"judge:{pid}"
+        msgs = body["messages"]
+        step = sum(1 for mm in msgs if mm.get("role") == "assistant" and tool_uses(mm))
+        if pid in self.s.judge_reads_run and step == 0 and "Read" in offered(body):
+            plans = sorted((self.repo / "tests/.reports/runs").glob("*/plan.json"))
+            return Reply([ToolUse("Read", {"file_path": str(plans[-1])})], who=who)
+        packet = first
+        if "## Output A" not in packet:  # the prompt points at a packet file: read it first
+            pm = re.search(r"Read the file (\S+?)(?: and|\s)", first)
+            if step == 0 and pm:
+                return Reply([ToolUse("Read", {"file_path": pm.group(1)})], who=who)
+            packet = "\n".join(text_of(mm.get("content")) for mm in msgs if mm.get("role") == "user")
+        letter = self.letter_for(packet, self.s.verdict(pid))
+        answer = {"packet_id": ref, "verdict": letter, "rationale": "It meets the criteria better."}
+        if letter != "TIE":
+            answer["strength"] = "clear"
+        if "StructuredOutput" in offered(body):
+            if not any(u.get("name") == "StructuredOutput" for mm in msgs for u in tool_uses(mm)):
+                return Reply([ToolUse("StructuredOutput", answer)], who=who)
+            return Reply([Text("Answered.")], who=who)
+        return Reply([Text(json.dumps(answer))], who=who)
+
+    @staticmethod
+    def letter_for(packet: str, outcome: str) -> str:
+        """The letter whose output is the new arm's, read from the outputs' content, as a judge would."""
+        if outcome == "TIE":
+            return "TIE"
+        a = packet.split("## Output A", 1)[1].split("## Output B", 1)[0]
+        new = "A" if STYLE["new"] in a else "B"
+        return new if outcome == "WIN" else ("A" if new == "B" else "B")
+
+    # ------------------------------------------------------------------ orchestrator
+    def orchestrator(self, body: dict) -> Reply:
+        msgs = body["messages"]
+        last = msgs[-1]
+        wrapper = self.wrapper or self._wrapper(msgs)
+        args = self._arguments(msgs)
+        # Find the newest benchcore output that carries a next: line.
+        nxt, since = None, 0
+        for i in range(len(msgs) - 1, -1, -1):
+            found = NEXT_RE.findall(text_of(msgs[i].get("content"))) if msgs[i].get("role") == "user" else []
+            if found and any(r.get("type") == "tool_result" for r in tool_results(msgs[i])):
+                nxt, since = found[-1], i
+                break
+        results = tool_results(last) if last.get("role") == "user" else []
+        if any(r.get("is_error") for r in results) and not NEXT_RE.search(text_of(last.get("content"))):
+            # SKILL.md: a command that failed without a next step is shown to the user, word for word; stop.
+            return Reply([Text("The benchmark stopped:\n" + text_of(last.get("content"))[:2000])], who="orchestrator")
+        if len(msgs) > 400:
+            return Reply([Text("The benchmark stopped: too many steps.")], who="orchestrator")
+        if nxt is None:
+            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {args or "--all"}',
+                                           "description": "benchcore plan"})], who="orchestrator")
+        # What has been launched since that next: line.
+        launched = [u for m in msgs[since + 1:] if m.get("role") == "assistant" for u in tool_uses(m)]
+        if nxt.startswith("run: "):
+            cmd = nxt[len("run: "):].split(" (", 1)[0].split(", then", 1)[0].strip()
+            return Reply([ToolUse("Bash", {"command": self._bc(wrapper, cmd), "description": cmd[:40]})], who="orchestrator")
+        if nxt.startswith("launch "):
+            scripts = SCRIPT_RE.findall(nxt)
+            then = nxt.rsplit("then run: ", 1)[-1].strip()
+            if self.s.use_workflow and scripts:
+                done = [u for u in launched if u.get("name") == "Workflow"]
+                notified = sum(text_of(m.get("content")).count("<task-notification>")
+                               for m in msgs[since + 1:] if m.get("role") == "user")
+                if len(done) > notified:
+                    return Reply([Text("Waiting for the workflow to finish.")], who="orchestrator")
+                if len(done) < len(scripts):
+                    return Reply([ToolUse("Workflow", {"scriptPath": scripts[len(done)]})], who="orchestrator")
+                return Reply([ToolUse("Bash", {"command": self._bc(wrapper, then), "description": "collect"})], who="orchestrator")
+            return self._agent_path(msgs, since, nxt, then, wrapper, launched)
+        if nxt.startswith("nothing"):
+            return Reply([Text(self._final(msgs))], who="orchestrator")
+        if "benchcore clean" in nxt or nxt.startswith("open "):
+            return Reply([ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
+                                           "description": "clean"})], who="orchestrator")
+        return Reply([Text(f"I do not know how to follow: {nxt}")], who="orchestrator")
+
+    def _agent_path(self, msgs, since, nxt, then, wrapper, launched) -> Reply:
+        # Read each run's plan.json / collect.json, then launch Agent calls in batches.
+        runs = then.split("benchcore collect ", 1)[1].split() if "benchcore collect " in then else []
+        runs = [r for r in runs if not r.startswith("--")]
+        reads = [u for u in launched if u.get("name") == "Read"]
+        if len(reads) < len(runs):
+            r = runs[len(reads)]
+            path = r if r.startswith("/") else str(self.repo / r)
+            return Reply([ToolUse("Read", {"file_path": f"{path}/plan.json"})], who="orchestrator")
+        tasks = []
+        judges = "judge" in nxt
+        rerun = "rerun_cells" in nxt
+        for r in runs:
+            d = Path(r if r.startswith("/") else self.repo / r)
+            plan = json.loads((d / "plan.json").read_text())
+            status = json.loads((d / "collect.json").read_text()) if (d / "collect.json").is_file() else {}
+            if judges:
+                want = set(status.get("pending_packets", []))
+                tasks += [{"prompt": p["prompt"], "subagent_type": p.get("agent_type") or "general-purpose"}
+                          for p in plan["packets"] if p["id"] in want]
+            else:
+                want = set(status.get("rerun_cells", [])) if rerun else None
+                tasks += [{"prompt": c["prompt"], "subagent_type": c.get("agent_type") or "general-purpose"}
+                          for c in plan["cells"] if want is None or c["id"] in want]
+        agents = [u for u in launched if u.get("name") == "Agent"]
+        if len(agents) < len(tasks):
+            batch = tasks[len(agents):len(agents) + self.s.batch]
+            return Reply([ToolUse("Agent", {"description": "benchmark cell", "prompt": t["prompt"],
+                                            "subagent_type": t["subagent_type"], "run_in_background": False})
+                          for t in batch], who="orchestrator")
+        return Reply([ToolUse("Bash", {"command": self._bc(wrapper, then), "description": "collect"})], who="orchestrator")
+
+    def _bc(self, wrapper: str, cmd: str) -> str:
+        cmd = cmd.strip().rstrip(".")
+        assert cmd.startswith("benchcore "), cmd
+        return f'"{wrapper}" {cmd[len("benchcore "):]}'
+
+    def _wrapper(self, msgs) -> str:
+        first = user_texts({"messages": msgs})
+        m = re.search(r"Base directory for this skill: (\S+)", first)
+        if not m:
+            raise RuntimeError("the skill body (Base directory for this skill) is not in the conversation")
+        return f"{m.group(1)}/scripts/benchcore"
+
+    def _arguments(self, msgs) -> str:
+        first = user_texts({"messages": msgs})
+        m = re.search(r"<command-args>(.*?)</command-args>", first, re.S)
+        return m.group(1).strip() if m else ""
+
+    def _final(self, msgs) -> str:
+        for m in reversed(msgs):
+            t = text_of(m.get("content"))
+            if "efficacy:" in t:
+                return "Benchmark finished.\n" + t.split("wrote:", 1)[0].strip()
+        return "Benchmark finished."

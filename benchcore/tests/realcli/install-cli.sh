@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the pinned Claude Code CLI (the version in CLI_VERSION beside this file) from npm
+# into a cache folder and prints the path of its native binary. Idempotent: a cached install
+# of the same version is reused. The real-CLI tests find the binary the same way.
+#   BENCH_CLI_CACHE  the cache folder (default: ~/.cache/benchcore-claude-cli)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+version=$(tr -d ' \n' < "$here/CLI_VERSION")
+cache=${BENCH_CLI_CACHE:-$HOME/.cache/benchcore-claude-cli}
+dest="$cache/$version"
+bin="$dest/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+case "$(uname -m)" in
+  aarch64|arm64) bin="$dest/node_modules/@anthropic-ai/claude-code-linux-arm64/claude" ;;
+esac
+if [ ! -x "$bin" ] || [ "$("$bin" --version 2>/dev/null | cut -d' ' -f1)" != "$version" ]; then
+  command -v npm >/dev/null 2>&1 || { echo "install-cli.sh: npm is needed (apt-get install -y npm)" >&2; exit 1; }
+  mkdir -p "$dest"
+  (cd "$dest" && npm install --silent --no-audit --no-fund --no-save "@anthropic-ai/claude-code@$version" >&2)
+fi
+"$bin" --version >&2
+echo "$bin"

@@ -1,0 +1,78 @@
+"""What the rig measures: tokens per arm (the server's oracle), what the orchestrator carried."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+KINDS = ("input_tokens", "output_tokens", "cache_read_input_tokens")
+
+
+def oracle_per_arm(billed: list, plan: dict) -> dict:
+    """Summed usage per arm over the responses billed to the cells the run kept (their final worlds)."""
+    kept = {f"{c['id']}@{c['world']}": c["arm"] for c in plan["cells"]}
+    out: dict = {}
+    for b in billed:
+        arm = kept.get(b.who)
+        if arm is None:
+            continue
+        u = b.usage
+        a = out.setdefault(arm, {"turns": 0, "input": 0, "output": 0, "cache_write_5m": 0, "cache_write_1h": 0,
+                                 "cache_read": 0})
+        a["turns"] += 1
+        a["input"] += u["input_tokens"]
+        a["output"] += u["output_tokens"]
+        a["cache_write_5m"] += u["cache_creation"]["ephemeral_5m_input_tokens"]
+        a["cache_write_1h"] += u["cache_creation"]["ephemeral_1h_input_tokens"]
+        a["cache_read"] += u["cache_read_input_tokens"]
+    return out
+
+
+def _text(block) -> str:
+    if isinstance(block, str):
+        return block
+    t = block.get("type")
+    if t == "text":
+        return block.get("text", "")
+    if t == "tool_use":
+        return json.dumps(block.get("input"), ensure_ascii=False)
+    if t == "tool_result":
+        c = block.get("content")
+        return c if isinstance(c, str) else "".join(_text(x) for x in c or [])
+    return ""
+
+
+def orchestration_bytes(request_log: Path) -> dict:
+    """What the orchestrating session carried by its last request: the skill body, every tool input it
+    wrote, every tool result and notification it read (Claude Code's own system reminders excluded)."""
+    last = None
+    for line in request_log.read_text().splitlines():
+        body = json.loads(line)["body"]
+        msgs = body.get("messages") or []
+        first = "".join(_text(b) for b in (msgs[0]["content"] if msgs and isinstance(msgs[0]["content"], list) else []))
+        if "<command-name>/benchmark-skill" in first or any(
+                "<command-name>/benchmark-skill" in "".join(_text(b) for b in (m["content"] if isinstance(m["content"], list) else [m["content"]]))
+                for m in msgs[:3] if m["role"] == "user"):
+            if "Your working directory for this task is" not in first and "You are a blind judge" not in first:
+                last = msgs
+    parts = {"skill_body": 0, "tool_inputs": 0, "tool_results": 0, "notifications": 0, "text": 0}
+    for m in last or []:
+        blocks = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+        for b in blocks:
+            n = len(_text(b).encode())
+            if b.get("type") == "tool_use":
+                parts["tool_inputs"] += n
+            elif b.get("type") == "tool_result":
+                parts["tool_results"] += n
+            elif b.get("type") == "text":
+                txt = b.get("text", "")
+                if txt.lstrip().startswith("<system-reminder>"):
+                    continue
+                if "<task-notification>" in txt:
+                    parts["notifications"] += n
+                elif "Base directory for this skill:" in txt or "<command-name>" in txt:
+                    parts["skill_body"] += n
+                else:
+                    parts["text"] += n
+    parts["total"] = sum(parts.values())
+    return parts

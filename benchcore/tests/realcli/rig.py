@@ -1,0 +1,149 @@
+"""Runs the real Claude Code CLI offline, in a throwaway HOME, against the scripted model.
+
+``Rig(tmp)`` builds a skills repository (the ``greet`` skill with two cases,
+committed on ``main``, so that an edit makes a three-arm run), installs the
+benchmark the way the dev shell does (the skill linked into the project's
+``.claude/skills/``, its agent types copied into ``.claude/agents/``), and
+``rig.run(scenario, "/benchmark-skill greet")`` runs ``claude -p`` there with
+the offline variables, returning what the CLI printed and the server's oracle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[2]
+BENCHMARK_SKILL = REPO_ROOT / "skills" / "benchmark-skill"
+sys.path.insert(0, str(HERE))
+
+from brain import Brain, Scenario  # noqa: E402
+from server import MessagesServer  # noqa: E402
+
+VERSION = (HERE / "CLI_VERSION").read_text().strip()
+
+
+def cli_binary() -> Path | None:
+    """The pinned CLI: $BENCH_CLAUDE_BIN, else the cache install-cli.sh fills. None when absent."""
+    env = os.environ.get("BENCH_CLAUDE_BIN")
+    if env:
+        return Path(env)
+    cache = Path(os.environ.get("BENCH_CLI_CACHE", Path.home() / ".cache" / "benchcore-claude-cli"))
+    for arch in ("x64", "arm64"):
+        p = cache / VERSION / "node_modules" / "@anthropic-ai" / f"claude-code-linux-{arch}" / "claude"
+        if p.is_file():
+            return p
+    return None
+
+
+def _benchcore_bin() -> str:
+    """The folder of the benchcore command the tests run with (the wrapper finds it on PATH, as a pip user's)."""
+    found = shutil.which("benchcore", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+    if not found:
+        raise RuntimeError("benchcore is not on PATH: pip install -e './benchcore[test]' in this environment")
+    return str(Path(found).parent)
+
+
+def git(repo: Path, *args: str, env: dict | None = None) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+SKILL_V1 = "---\nname: greet\ndescription: Writes greetings in the house style.\n---\nGreet the reader by name.\n"
+SKILL_V2 = SKILL_V1 + "End every greeting with an exclamation mark.\n"
+
+
+def case_md(prompt: str, hard: str) -> str:
+    return (f"---\ndescription: {prompt}\n---\n\n## Prompt\n{prompt}\n\n## Hard assertions\n```sh\n{hard}\n```\n\n"
+            "## Soft criteria\n- It greets the reader by name.\n- It is polite.\n")
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+    events: list
+    server: MessagesServer
+
+    @property
+    def result(self) -> dict:
+        return next((e for e in reversed(self.events) if e.get("type") == "result"), {})
+
+
+class Rig:
+    def __init__(self, tmp: Path, *, edited: bool = True, cases: int = 2):
+        self.tmp = Path(tmp)
+        self.home = self.tmp / "home"
+        self.repo = self.tmp / "repo"
+        self.home.mkdir(parents=True)
+        gitcfg = self.home / ".gitconfig"
+        gitcfg.write_text("[user]\n\tname = Rig\n\temail = rig@example.com\n[init]\n\tdefaultBranch = main\n")
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": f"{_benchcore_bin()}:{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+            "ANTHROPIC_API_KEY": "scripted-model",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "IS_SANDBOX": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "LANG": "C.UTF-8",
+            "TMPDIR": str(self.tmp / "tmp"),
+        }
+        (self.tmp / "tmp").mkdir()
+        self._build_repo(edited, cases)
+
+    def _build_repo(self, edited: bool, cases: int) -> None:
+        r = self.repo
+        (r / "skills/text/greet").mkdir(parents=True)
+        (r / "skills/text/greet/SKILL.md").write_text(SKILL_V1)
+        for i in range(1, cases + 1):
+            d = r / f"tests/text/greet/0{i}-hello-{i}"
+            (d / "fixture").mkdir(parents=True)
+            (d / "fixture/README.md").write_text(f"Project {i}: write greeting.txt for the reader.\n")
+            (d / "case.md").write_text(case_md(f"Write a greeting for reader {i} into greeting.txt.",
+                                                'test -s "$WORLD/greeting.txt"'))
+        (r / ".gitignore").write_text("tests/.reports/\n.claude/\n")
+        env = dict(os.environ, **self.env)
+        subprocess.run(["git", "init", "-q", "-b", "main", str(r)], check=True, env=env)
+        git(r, "add", "-A", env=env)
+        git(r, "commit", "-q", "-m", "greet", env=env)
+        if edited:
+            (r / "skills/text/greet/SKILL.md").write_text(SKILL_V2)
+        # Installed as the dev shell does: the skill linked, its agent types in .claude/agents/.
+        (r / ".claude/skills").mkdir(parents=True)
+        (r / ".claude/skills/benchmark-skill").symlink_to(BENCHMARK_SKILL)
+        (r / ".claude/agents").mkdir()
+        for f in sorted((BENCHMARK_SKILL / "agents").glob("*.md")):
+            shutil.copy(f, r / ".claude/agents" / f.name)
+
+    def run(self, scenario: Scenario, prompt: str, *, extra_args: tuple = (), timeout: float = 900,
+            log_requests: str | None = None) -> Result:
+        binary = cli_binary()
+        if binary is None:
+            raise RuntimeError(f"Claude Code {VERSION} is not installed: run {HERE}/install-cli.sh")
+        brain = Brain(self.repo, scenario)
+        with MessagesServer(brain, log_requests=log_requests) as srv:
+            env = dict(self.env, ANTHROPIC_BASE_URL=srv.url)
+            argv = [str(binary), "-p", prompt, "--output-format", "stream-json", "--verbose",
+                    "--dangerously-skip-permissions", *extra_args]
+            p = subprocess.run(argv, cwd=self.repo, env=env, capture_output=True, text=True, timeout=timeout,
+                               stdin=subprocess.DEVNULL)
+        events = []
+        for line in p.stdout.splitlines():
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                pass
+        return Result(p.returncode, p.stdout, p.stderr, events, srv)
+
+    def runs(self) -> list[Path]:
+        base = self.repo / "tests/.reports/runs"
+        return sorted(p for p in base.iterdir() if (p / "run.json").is_file()) if base.is_dir() else []

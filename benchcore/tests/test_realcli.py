@@ -1,0 +1,164 @@
+"""End to end on the real Claude Code CLI (the version in realcli/CLI_VERSION), offline.
+
+The CLI runs ``/benchmark-skill greet`` headless in a throwaway HOME and
+repository, against the scripted model of ``realcli/`` (a local Messages API
+server): the orchestrator follows SKILL.md and the ``next:`` lines, arms do
+the task in their worlds, judges answer. What is checked is what a user
+meets: the verdicts in results.json, which trials were re-run and why, each
+arm's tokens against what the server billed, the run's dollars against
+Claude Code's own ``total_cost_usd``, and the tools each arm was offered.
+
+Skipped when the CLI is not installed (``realcli/install-cli.sh`` installs
+it); CI sets ``BENCH_REQUIRE_REALCLI=1``, which turns that skip into a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
+
+from brain import STYLE, Scenario  # noqa: E402
+from measure import oracle_per_arm, orchestration_bytes  # noqa: E402
+from rig import Rig, cli_binary  # noqa: E402
+
+if cli_binary() is None:
+    if os.environ.get("BENCH_REQUIRE_REALCLI"):
+        raise RuntimeError("BENCH_REQUIRE_REALCLI is set but the pinned Claude Code CLI is not installed: "
+                           "run benchcore/tests/realcli/install-cli.sh")
+    pytest.skip("the pinned Claude Code CLI is not installed (benchcore/tests/realcli/install-cli.sh)",
+                allow_module_level=True)
+
+C1, C2 = "01-hello-1", "02-hello-2"
+ARM_FIELDS = ("turns", "input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+
+
+def verdicts(table: dict) -> callable:
+    """packet id -> the new arm's outcome, from {(case, trial, comparison): outcome}, default WIN."""
+    return lambda pid: table.get(tuple(pid.split("#")[0].rsplit("/", 2)[i] if i != 1 else int(pid.split("#")[0].rsplit("/", 2)[1][1:]) for i in range(3)), "WIN")
+
+
+def only_run(rig: Rig) -> Path:
+    runs = rig.runs()
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def collect_outputs(res) -> list[str]:
+    """Every benchcore collect output the orchestrator read, in order."""
+    outs = []
+    for e in res.events:
+        if e.get("type") != "user":
+            continue
+        for b in e["message"]["content"] if isinstance(e["message"]["content"], list) else []:
+            if b.get("type") == "tool_result":
+                text = b["content"] if isinstance(b["content"], str) else "".join(x.get("text", "") for x in b["content"])
+                if "cells collected" in text:
+                    outs.append(text)
+    return outs
+
+
+def session_transcripts(rig: Rig, session: str) -> list[Path]:
+    projects = rig.home / ".claude" / "projects"
+    main = list(projects.glob(f"*/{session}.jsonl"))
+    subs = sorted(projects.glob(f"*/{session}/subagents/**/agent-*.jsonl"))
+    return main + subs
+
+
+def benchcore_usage(rig: Rig, files: list[Path]) -> dict:
+    out = subprocess.run([sys.executable, "-m", "benchcore", "usage", "--json", *map(str, files)],
+                         capture_output=True, text=True, env=dict(os.environ, **{"HOME": str(rig.home)}))
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)["total"]
+
+
+def check_tokens_and_dollars(rig: Rig, res, run: Path) -> None:
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    plan = json.loads((run / "plan.json").read_text())
+    oracle = oracle_per_arm(res.server.oracle.billed, plan)
+    for arm, figures in oracle.items():
+        assert {k: results["arms"][arm][k] for k in ARM_FIELDS} == figures, arm
+    # Claude Code's own bill for the session (main thread and every subagent) equals benchcore's sum over
+    # the session's transcripts at the catalog's prices.
+    total = benchcore_usage(rig, session_transcripts(rig, res.result["session_id"]))
+    assert total["cost_usd"] == pytest.approx(res.result["total_cost_usd"], abs=5e-7)
+
+
+def check_offered_tools(res) -> None:
+    billed = res.server.oracle.billed
+    base = [b for b in billed if "/baseline@" in b.who]
+    assert base and all("Skill" not in b.tools_offered for b in base)
+    judges = [b for b in billed if b.who.startswith("judge:")]
+    assert judges and all(b.tools_offered == ["StructuredOutput"] for b in judges)
+
+
+def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_path):
+    rig = Rig(tmp_path, edited=True)
+    planted = {(C1, 2): "read a SKILL.md", (C2, 3): "invoked the skill 'greet'", (C1, 4): "never read its skill copy"}
+    scenario = Scenario(
+        verdict=verdicts({(C2, 5, "efficacy"): "TIE", (C2, 1, "regression"): "LOSS",
+                          **{(C1, t, "regression"): "TIE" for t in range(1, 6)}}),
+        baseline_reads_skill={f"{C1}/t2/baseline"}, baseline_calls_skill={f"{C2}/t3/baseline"},
+        arm_ignores_copy={f"{C1}/t4/new"})
+    res = rig.run(scenario, "/benchmark-skill greet", log_requests=str(tmp_path / "requests.jsonl"))
+    assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    assert not res.server.oracle.errors, res.server.oracle.errors[0]
+    run = only_run(rig)
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["shape"] == "three-arm"
+    assert results["verdicts"]["efficacy"]["status"] == "pass" and results["verdicts"]["efficacy"]["net"] == 9
+    assert results["verdicts"]["regression"]["status"] == "pass" and results["verdicts"]["regression"]["net"] == 3
+    cases = {c["id"]: c for c in results["cases"]}
+    assert cases[C2]["efficacy"]["outcomes"] == ["WIN", "WIN", "WIN", "WIN", "TIE"]
+    assert cases[C2]["regression"]["outcomes"] == ["LOSS", "WIN", "WIN", "WIN", "WIN"]
+    assert cases[C1]["regression"]["outcomes"] == ["TIE"] * 5
+    # Exactly the planted trials were invalid, each for its planted reason, and re-run once.
+    first = collect_outputs(res)[0]
+    invalid = [line for line in first.splitlines() if "INVALID trial" in line]
+    assert len(invalid) == len(planted), first
+    for (case, trial), reason in planted.items():
+        assert any(f"{case}/t{trial}" in line and reason in line for line in invalid), (case, trial, first)
+    plan = json.loads((run / "plan.json").read_text())
+    rerun = {(c["case"], c["trial"]) for c in plan["cells"] if c["attempt"] > 1}
+    assert rerun == set(planted)
+    assert "Benchmark finished" in res.result["result"] and "efficacy:   pass  net +9" in res.result["result"]
+    check_tokens_and_dollars(rig, res, run)
+    check_offered_tools(res)
+    # The worlds are gone, the reports stay.
+    assert not any(Path(c["world"]).exists() for c in plan["cells"])
+    assert (rig.repo / "tests/.reports/greet.html").is_file()
+    cost = orchestration_bytes(tmp_path / "requests.jsonl")
+    print(f"orchestration (2 cases, three-arm, Workflow path): {cost}")
+
+
+def test_agent_tool_path_two_arm_run(tmp_path):
+    rig = Rig(tmp_path, edited=False)
+    scenario = Scenario(use_workflow=False, arm_ignores_copy={f"{C2}/t1/new"},
+                        verdict=verdicts({(C1, 1, "efficacy"): "LOSS", (C1, 2, "efficacy"): "LOSS"}))
+    res = rig.run(scenario, "/benchmark-skill greet", extra_args=("--disallowedTools", "Workflow"),
+                  log_requests=str(tmp_path / "requests.jsonl"))
+    assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    assert not res.server.oracle.errors, res.server.oracle.errors[0]
+    run = only_run(rig)
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["shape"] == "two-arm" and results["verdicts"]["regression"]["status"] == "n/a"
+    cases = {c["id"]: c for c in results["cases"]}
+    assert cases[C1]["efficacy"]["outcomes"] == ["LOSS", "LOSS", "WIN", "WIN", "WIN"]
+    assert results["verdicts"]["efficacy"]["status"] == "fail" and results["verdicts"]["efficacy"]["net"] == 6
+    first = collect_outputs(res)[0]
+    assert [line for line in first.splitlines() if "INVALID trial" in line][0].count(f"{C2}/t1") == 1
+    plan = json.loads((run / "plan.json").read_text())
+    assert {(c["case"], c["trial"]) for c in plan["cells"] if c["attempt"] > 1} == {(C2, 1)}
+    check_tokens_and_dollars(rig, res, run)
+    check_offered_tools(res)
+    # No Workflow call: every cell and judge went through the Agent tool.
+    assert not any(b.get("name") == "Workflow" for e in res.events if e.get("type") == "assistant"
+                   for b in e["message"]["content"] if isinstance(b, dict) and b.get("type") == "tool_use")
+    cost = orchestration_bytes(tmp_path / "requests.jsonl")
+    print(f"orchestration (2 cases, two-arm, Agent-tool path): {cost}")
