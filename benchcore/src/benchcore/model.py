@@ -115,6 +115,9 @@ class RunInfo:
     estimate: Optional["Estimate"] = None
     budget: Optional["Budget"] = None
     not_run: dict[str, str] = field(factory=dict)
+    # Extension: the Claude Code agent type each arm really ran as, from its transcripts' .meta.json
+    # (arm -> agent types; "unknown" where Claude Code wrote no meta file).
+    agent_types: dict[str, tuple[str, ...]] = field(factory=dict)
 
 
 # --------------------------------------------------------------------------

@@ -57,6 +57,8 @@ def orchestration_bytes(request_log: Path) -> dict:
                 last = msgs
     parts = {"skill_body": 0, "tool_inputs": 0, "tool_results": 0, "notifications": 0, "text": 0}
     for m in last or []:
+        if m["role"] not in ("user", "assistant"):
+            continue  # Claude Code's environment block, not the harness's
         blocks = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
         for b in blocks:
             n = len(_text(b).encode())
@@ -66,10 +68,10 @@ def orchestration_bytes(request_log: Path) -> dict:
                 parts["tool_results"] += n
             elif b.get("type") == "text":
                 txt = b.get("text", "")
-                if txt.lstrip().startswith("<system-reminder>"):
-                    continue
-                if "<task-notification>" in txt:
+                if "<task-notification>" in txt or "[SYSTEM NOTIFICATION" in txt:
                     parts["notifications"] += n
+                elif txt.lstrip().startswith("<system-reminder>"):
+                    continue
                 elif "Base directory for this skill:" in txt or "<command-name>" in txt:
                     parts["skill_body"] += n
                 else:

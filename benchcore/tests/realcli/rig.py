@@ -105,7 +105,7 @@ class Rig:
         (r / "skills/text/greet").mkdir(parents=True)
         (r / "skills/text/greet/SKILL.md").write_text(SKILL_V1)
         for i in range(1, cases + 1):
-            d = r / f"tests/text/greet/0{i}-hello-{i}"
+            d = r / f"tests/text/greet/{i:02d}-hello-{i}"
             (d / "fixture").mkdir(parents=True)
             (d / "fixture/README.md").write_text(f"Project {i}: write greeting.txt for the reader.\n")
             (d / "case.md").write_text(case_md(f"Write a greeting for reader {i} into greeting.txt.",

@@ -194,6 +194,9 @@ class RunCollector:
             final = t.final_message()
             main_lines = tuple(l for l in t.lines[: _own_line_count(pick.path)])
             dirty = _write_bytes_if_changed(cdir / "transcript.jsonl", main_lines)
+            meta = transcripts.meta_path(pick.path)
+            if meta.is_file():
+                _write_if_changed(cdir / "meta.json", read_text(meta))
             for child in t.children:
                 src = self.index.by_id[child]
                 dirty |= _write_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl",
@@ -483,8 +486,14 @@ class RunCollector:
             if t is not None:
                 models.setdefault(cell.arm, set()).update(t.models())
         resolved = {arm: tuple(sorted(m)) for arm, m in sorted(models.items())}
-        if resolved != dict(self.info.resolved_models):
-            self.info = evolve(self.info, resolved_models=resolved)
+        types: dict[str, set] = {}
+        for cell in self.plan.cells:
+            if cell.id in found:
+                types.setdefault(cell.arm, set()).add(
+                    transcripts.agent_type(self.tdir(cell.case, cell.trial) / cell.arm / "meta.json") or "unknown")
+        agent_types = {arm: tuple(sorted(t)) for arm, t in sorted(types.items())}
+        if resolved != dict(self.info.resolved_models) or agent_types != dict(self.info.agent_types):
+            self.info = evolve(self.info, resolved_models=resolved, agent_types=agent_types)
             write_atomic(self.run_dir / "run.json", serde.dumps(self.info))
 
     def _status(self, found, audits, gated, answers, bad, escalated, redone) -> Status:

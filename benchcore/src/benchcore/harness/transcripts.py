@@ -291,3 +291,18 @@ def load(path: Path, agent_id: str, index: Index) -> Transcript:
             children.append(child)
             queue.append((child, index.by_id[child]))
     return Transcript(main_id=agent_id, lines=tuple(lines), records=tuple(records), children=tuple(children))
+
+
+def meta_path(transcript: Path) -> Path:
+    """Claude Code's ``agent-<id>.meta.json`` beside ``agent-<id>.jsonl``."""
+    return Path(transcript).with_name(Path(transcript).name.removesuffix(".jsonl") + ".meta.json")
+
+
+def agent_type(meta: Path) -> Optional[str]:
+    """The ``agentType`` a subagent ran as, from its meta file (None when absent or unreadable)."""
+    try:
+        data = json.loads(Path(meta).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("agentType") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else None

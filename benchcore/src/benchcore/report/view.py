@@ -332,7 +332,19 @@ def _meta(result: SkillResult, run: RunData) -> tuple[MetaItem, ...]:
         asked = f"asked for {result.judge_model}" if result.judge_model else "session default"
         ran = f"; ran on {', '.join(judge_models)}" if judge_models else ""
         items.append(MetaItem("Judges", asked + ran))
+    items.extend(_agent_types(run))
     return tuple(items)
+
+
+def _agent_types(run: RunData) -> list[MetaItem]:
+    """The Claude Code agent type each arm really ran as (from the transcripts' meta files)."""
+    per_arm = [(arm, ", ".join(run.run.agent_types[arm])) for arm in ("new", "previous", "baseline")
+               if arm in run.run.arms and run.run.agent_types.get(arm)]
+    if not per_arm:
+        return []
+    if len({t for _, t in per_arm}) == 1 and len(per_arm) == len(run.run.arms):
+        return [MetaItem("Agent type", f"{per_arm[0][1]} (every arm)")]
+    return [MetaItem(f"Agent type, {fmt.arm_label(arm)}", types) for arm, types in per_arm]
 
 
 def _models(result: SkillResult, run: RunData) -> list[MetaItem]:
