@@ -20,7 +20,8 @@ def round_trip(cls, data):
 
 def test_run_info():
     data = json.loads((RUN / "run" / "run.json").read_text())
-    info = round_trip(m.RunInfo, {**data, "resolved_models": {"new": ["claude-sonnet-4-6"]}})
+    info = round_trip(m.RunInfo, {**data, "resolved_models": {"new": ["claude-sonnet-4-6"]},
+                                  "agent_types": {"baseline": ["bench-baseline"], "new": ["workflow-subagent"]}})
     assert info.comparisons["efficacy"] == ("new", "baseline")
 
 

@@ -110,6 +110,12 @@ class Rig:
             (d / "fixture/README.md").write_text(f"Project {i}: write greeting.txt for the reader.\n")
             (d / "case.md").write_text(case_md(f"Write a greeting for reader {i} into greeting.txt.",
                                                 'test -s "$WORLD/greeting.txt"'))
+            # The samples that show the predicate can pass and fail (validate requires them).
+            (d / "samples/good/world").mkdir(parents=True)
+            (d / "samples/good/output.md").write_text("Wrote greeting.txt.\n")
+            (d / "samples/good/world/greeting.txt").write_text("Hello, reader!\n")
+            (d / "samples/bad-no-file").mkdir(parents=True)
+            (d / "samples/bad-no-file/output.md").write_text("Hello, reader!\n")
         (r / ".gitignore").write_text("tests/.reports/\n.claude/\n")
         env = dict(os.environ, **self.env)
         subprocess.run(["git", "init", "-q", "-b", "main", str(r)], check=True, env=env)
