@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from benchcore.model import (
+    ArmEstimate,
     ArmUsage,
     AssertionResult,
     AxisResult,
@@ -25,8 +26,10 @@ from benchcore.model import (
     BranchRef,
     Case,
     CaseResult,
+    CellCost,
     ComparisonRecord,
     Escalation,
+    Estimate,
     HistoryEntry,
     Judgment,
     PositionBias,
@@ -214,7 +217,13 @@ def clean_two_arm():
         cases=cases,
         arms={"new": usage(20, 300_000, 40_000.0, 0.31),
               "baseline": usage(18, 250_000, 30_000.0, 0.22)},
-        ratios=Ratios(new_vs_baseline=1.3333))
+        ratios=Ratios(new_vs_baseline=1.3333),
+        # plan's estimate (its table is the widest on the page: it must fit a phone too)
+        estimate=Estimate(
+            basis="this skill", source="the last 3 runs of clean-skill",
+            arms={"new": ArmEstimate(10, CellCost(29_000.0, 3_900.0, 0.03), 290_000.0, 39_000.0, 0.3),
+                  "baseline": ArmEstimate(10, CellCost(26_000.0, 3_100.0, 0.02), 260_000.0, 31_000.0, 0.2)},
+            raw_tokens=550_000.0, cost_equivalent_tokens=70_000.0, cost_usd=0.5))
     trials = tuple(
         TrialData(case=c.id, trial=n, outputs={"new": "ok", "baseline": "meh"},
                   assertions=(AssertionResult("true", 0),),

@@ -156,6 +156,19 @@ def test_a_case_that_fails_without_a_loss_shows_the_trials_that_kept_it_from_pas
     assert "both name the superseded ADR" in html
 
 
+def test_a_failed_predicate_is_shown_with_the_comment_above_it(run_copy, capsys):
+    # Bug: the README said the comment above a predicate "is what a reader sees"; the report showed the
+    # command only.
+    run, reports = run_copy("three-arm")
+    case_md = run / "cases" / "02-breaking-api-change" / "case.md"
+    case_md.write_text(case_md.read_text().replace(
+        "grep -q '^BREAKING CHANGE: '", "# the message names the break in a footer\ngrep -q '^BREAKING CHANGE: '"))
+    render(capsys, run, "--reports", reports)
+    html = (reports / "commit-message.html").read_text()
+    assert ('<p class="predicate-comment">the message names the break in a footer</p>\n'
+            '              <p><code>grep -q &#39;^BREAKING CHANGE: &#39; &#34;$OUTPUT&#34;</code>') in html
+
+
 def test_an_invalid_trial_is_not_scored(run_copy, capsys):
     run, reports = run_copy("two-arm")
     (run / "cases" / "02-supersede-decision" / "t2" / "audit.json").write_text(json.dumps(

@@ -170,7 +170,8 @@ def cost_rows(html):
 
 def test_cost_rows_present_or_absent_with_the_shape(failing, clean):
     assert cost_rows(failing) == ["new skill", "previous version", "no skill"]
-    assert cost_rows(clean) == ["new skill", "no skill"]
+    # the clean sample also carries plan's estimate, whose table follows with its own rows
+    assert cost_rows(clean) == ["new skill", "no skill", "new skill", "no skill", "in all"]
 
 
 def test_cost_ratios_formatted_and_unknown_price_never_zero(failing, clean):
@@ -205,7 +206,7 @@ def test_a_two_arm_run_has_no_empty_regression_half(clean):
     # Bug: each panel kept an empty "Regression n/a" half, and the cost note spoke of new / previous.
     page = Page(clean)
     assert page.find("p", "axis-na") == []
-    assert [text(h) for h in page.find("h3")] == ["Efficacy", "Efficacy"]
+    assert [text(h) for h in page.find("h3")] == ["Estimate against actual", "Efficacy", "Efficacy"]
     assert [text(p) for p in page.find("span", "pill")] == ["Efficacy: pass"] * 4
     footnote = text(page.find("p", "footnote")[0])
     assert "new / no-skill" in footnote and "previous" not in footnote
