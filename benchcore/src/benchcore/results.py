@@ -320,6 +320,9 @@ def why_fails(key: str, axis: AxisResult, gated_trials: tuple[int, ...] = ()) ->
     missing = unjudged(axis)
     unjudged_note = f" ({_trials_phrase(list(missing))} not judged yet)" if missing else ""
     if undecided(key, axis):
+        # The axis's own reason says why each trial is missing (unjudged, invalid, never launched).
+        if axis.reason and axis.reason.startswith("incomplete: "):
+            return axis.reason.removeprefix("incomplete: ")
         return f"no judgment yet for {_trials_phrase(list(missing))}"
     if key == "efficacy":
         needs = []
