@@ -503,12 +503,65 @@ class RunCollector:
                         if probs and not redone)
         pending = tuple(p.id for p in self.plan.packets if p.id not in answers and p.id not in self.info.not_run)
         not_started, unfinished = self._waiting(found, redone)
-        return Status(run_dir=self.run_dir, skill=self.info.skill.name, cells=len(self.plan.cells),
-                      cells_in=len(self.plan.cells) - len(missing), missing_cells=missing, invalid_trials=invalid,
+        planned = sum(1 for c in self.plan.cells if not c.skip)  # the budget's skips were never launched
+        return Status(run_dir=self.run_dir, skill=self.info.skill.name, cells=planned,
+                      cells_in=planned - len(missing), missing_cells=missing, invalid_trials=invalid,
                       gated=tuple(f"{c}/t{n}" for (c, n), g in sorted(gated.items()) if g),
                       packets=len(self.plan.packets), pending_packets=pending, bad_answers=tuple(sorted(bad.items())),
                       escalated=tuple(escalated), rerun=tuple(redone), not_started=not_started,
                       unfinished=unfinished, not_run=tuple(self.info.not_run.items()))
+
+
+def _spent_by_pool(collectors: list) -> dict[str, tuple]:
+    """skill -> (its budget, raw tokens and dollars its runs have spent so far, invalid attempts included)."""
+    pools: dict[str, tuple] = {}
+    for c in collectors:
+        if c.plan.budget is None:
+            continue
+        raw, usd = costs.spent(c.run_dir)
+        prev = pools.get(c.info.skill.name, (c.plan.budget, 0.0, 0.0))
+        pools[c.info.skill.name] = (prev[0], prev[1] + raw, prev[2] + usd)
+    return pools
+
+
+def _hold_arms_to_budget(collectors: list, statuses: list, cells: list[Cell]):
+    """Hold the arm cells still to launch (re-runs, cells never started) to each skill's ceiling, from what
+    its runs have really spent, trial by trial. A trial that does not fit gets ``skip`` in plan.json and
+    ``not_run`` in run.json ("budget reached"). Returns (the cells to launch, (ceilings, each one's bound
+    cost), the statuses without the held-back cells)."""
+    owner = {}
+    for c in collectors:
+        for cell in c.plan.cells:
+            owner[id(cell)] = c
+    pools = _spent_by_pool(collectors)
+    ceilings = {k: v for k, v in ((pool, costs.ceiling(b, raw, usd)) for pool, (b, raw, usd) in pools.items())
+                if v is not None}
+    task_costs = []
+    for cell in cells:
+        c = owner[id(cell)]
+        task_costs.append(costs.task_cost(c.info.skill.name, f"{c.plan.run_id}/{cell.case}/t{cell.trial}",
+                                          c.plan.cell_costs.get(cell.arm)) if c.info.skill.name in ceilings else None)
+    tasks = [{"id": cell.id, **({"cost": tc} if tc else {})} for cell, tc in zip(cells, task_costs)]
+    launched, _ = fanout.launches(tasks, ceilings)
+    held = {id(cell) for cell, ok in zip(cells, launched) if not ok}
+    for c in collectors:
+        mine = [cell for cell in c.plan.cells if id(cell) in held]
+        if not mine:
+            continue
+        trials = {(cell.case, cell.trial) for cell in mine}
+        c.plan = evolve(c.plan, cells=tuple(evolve(cell, skip=fanout.BUDGET_REACHED)
+                                            if (cell.case, cell.trial) in trials else cell for cell in c.plan.cells))
+        write_plan(c.run_dir, c.plan)
+        c.info = evolve(c.info, not_run={**c.info.not_run,
+                                         **{f"{case}/t{n}": fanout.BUDGET_REACHED for case, n in sorted(trials)}})
+        write_atomic(c.run_dir / "run.json", serde.dumps(c.info))
+    statuses = [evolve(s, not_started=tuple(i for i in s.not_started if not any(
+                           cell.id == i and cell.skip for cell in c.plan.cells)),
+                       missing_cells=tuple(i for i in s.missing_cells if not any(
+                           cell.id == i and cell.skip for cell in c.plan.cells)),
+                       not_run=tuple(c.info.not_run.items())) for c, s in zip(collectors, statuses)]
+    keep = [(cell, tc) for cell, tc, ok in zip(cells, task_costs, launched) if ok]
+    return [cell for cell, _ in keep], (ceilings or None, [tc for _, tc in keep]), statuses
 
 
 def _hold_judges_to_budget(collectors: list, statuses: list, pending: list[Packet]):
@@ -518,13 +571,7 @@ def _hold_judges_to_budget(collectors: list, statuses: list, pending: list[Packe
     pending packets for good; the report shows its trial as not run. Returns (the judges to launch,
     (ceilings, each one's bound cost), the statuses without the held-back packets)."""
     run_of = {id(p): c for c in collectors for p in c.plan.packets}
-    pools: dict[str, tuple] = {}
-    for c in collectors:
-        if c.plan.budget is None:
-            continue
-        raw, usd = costs.spent(c.run_dir)
-        prev = pools.get(c.info.skill.name, (c.plan.budget, 0.0, 0.0))
-        pools[c.info.skill.name] = (prev[0], prev[1] + raw, prev[2] + usd)
+    pools = _spent_by_pool(collectors)
     ceilings = {pool: costs.ceiling(b, raw, usd) for pool, (b, raw, usd) in pools.items()}
     ceilings = {k: v for k, v in ceilings.items() if v is not None}
     task_costs = []
@@ -621,25 +668,35 @@ def run(args) -> int:
         pending, judge_costs, statuses = _hold_judges_to_budget(collectors, statuses, pending)
     arms_scripts: list[Path] = []
     judges_scripts: list[Path] = []
+    arm_ceilings = None
+    if launch_cells and any(c.plan.budget for c in collectors):
+        launch_cells, arm_ceilings, statuses = _hold_arms_to_budget(collectors, statuses, launch_cells)
     if launch_cells:
-        arms_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "arms"), "Arms",
-                                                  fanout.arm_tasks(launch_cells))
+        tasks = fanout.arm_tasks(launch_cells)
+        if arm_ceilings is not None:
+            ceilings, task_costs = arm_ceilings
+            for t, cost in zip(tasks, task_costs):
+                if cost is not None:
+                    t["cost"] = cost
+        arms_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "arms"), "Arms", tasks,
+                                                  ceilings=arm_ceilings[0] if arm_ceilings else None)
     if pending:
         tasks = fanout.judge_tasks(pending, templates.judge_prompt_inline)
         ceilings = None
         if judge_costs is not None:
-            ceilings, costs = judge_costs
-            for t, cost in zip(tasks, costs):
+            ceilings, judge_task_costs = judge_costs
+            for t, cost in zip(tasks, judge_task_costs):
                 if cost is not None:
                     t["cost"] = cost
         judges_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "judges"), "Judges",
                                                     tasks, templates.answer_schema, ceilings)
     for s in statuses:
         write_atomic(s.run_dir / "collect.json", json.dumps(_status_dict(s), indent=1) + "\n")
+    missing_cells = [cell for c, s in zip(collectors, statuses) for cell in c.plan.cells if cell.id in s.missing_cells]
 
     runs = " ".join(_rel(d) for d in run_dirs)
     invalid = any(s.invalid_trials for s in statuses)
-    rerun_done = any(s.rerun for s in statuses)
+    rerun_done = any(s.rerun for s in statuses) and bool(launch_cells)
     if rerun_done:
         nxt = (f"launch the re-planned arm cells with {fanout.workflow_calls(arms_scripts)} "
                f"(no Workflow tool: Agent-tool batches of only the cells in rerun_cells and not_started of collect.json, each with "

@@ -33,7 +33,7 @@ EXAMPLE_REPORTS = "benchcore-example"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("run_dir", nargs="?", type=Path, metavar="run-dir",
+    p.add_argument("run_dir", nargs="*", type=Path, metavar="run-dir",
                    help="the run directory (tests/.reports/runs/<run-id>)")
     p.add_argument("--reports", type=Path, default=None,
                    help="where to write reports (default: tests/.reports of the repository holding the run; "
@@ -235,15 +235,37 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
 
 
 def run(args) -> int:
-    if args.example == (args.run_dir is not None):
+    """Render each run directory named (several: one after another, e.g. the runs of a skill's models)."""
+    dirs = list(args.run_dir or [])
+    if args.example == bool(dirs):
         raise BenchError(None, "give a run directory or --example (one of the two)",
                          fix="benchcore render tests/.reports/runs/<run-id>   or   benchcore render --example")
+    if args.example or len(dirs) == 1:
+        return _run_one(args, dirs[0] if dirs else None, last=True)
+    for d in dirs:
+        if not d.is_dir():
+            raise BenchError(str(d), "does not exist or is not a folder",
+                             fix="pass the run directories 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
+    code = 0
+    payloads: list[dict] = []
+    for d in dirs:
+        code = max(code, _run_one(args, d, last=False, sink=payloads))
+    if args.json:
+        print(json.dumps({"runs": payloads, "exit": code,
+                          "next": f"benchcore clean {' '.join(str(d) for d in dirs)}"}, indent=2))
+    else:
+        print(f"next: benchcore clean {' '.join(str(d) for d in dirs)}   "
+              "(removes these runs' temp worlds and skill copies)")
+    return code
+
+
+def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list] = None) -> int:
     seed_history = None
     if args.example:
         run_dir, seed_history = _example_run()
         reports = args.reports or Path.cwd() / EXAMPLE_REPORTS
     else:
-        run_dir = args.run_dir
+        run_dir = run_dir_arg
         if not run_dir.is_dir():
             raise BenchError(str(run_dir), "does not exist or is not a folder",
                              fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
@@ -269,7 +291,7 @@ def run(args) -> int:
     next_step = (f"benchcore clean {run_dir}   (removes this run's temp worlds and skill copies)" if has_temp
                  else f"open {files['report']}")
     if args.json:
-        print(json.dumps({
+        payload = {
             "skill": skill,
             "run_id": result.run_id,
             "headline": result.headline,
@@ -280,7 +302,11 @@ def run(args) -> int:
             "warnings": warnings,
             "exit": code,
             "next": next_step,
-        }, indent=2))
+        }
+        if sink is not None:
+            sink.append(payload)
+        else:
+            print(json.dumps(payload, indent=2))
         return code
     v = result.verdicts
     print(f"{skill}  run {result.run_id}  ({result.shape})")
@@ -304,5 +330,6 @@ def run(args) -> int:
     print("wrote:")
     for v_ in files.values():
         print(f"  {v_}")
-    print(f"next: {next_step}")
+    if last:
+        print(f"next: {next_step}")
     return code
