@@ -236,56 +236,6 @@ def test_sum_with_an_unpriced_cell_has_no_dollars():
 # pricing
 
 
-@pytest.mark.parametrize("model, price", [
-    ("claude-sonnet-4-6", 3.0),
-    ("claude-sonnet-4-5-20250929", 3.0),
-    ("claude-sonnet-4-20250514", 3.0),
-    ("claude-opus-4-5-20251101", 5.0),
-    ("claude-opus-4-8", 5.0),
-    ("claude-opus-4-1-20250805", 15.0),
-    ("claude-opus-4-20250514", 15.0),
-    ("claude-haiku-4-5-20251001", 1.0),
-    ("claude-opus-5", None),
-    ("claude-opus-4-10", None),          # not "4-1" continued: ids continue only after a '-'
-    ("claude-3-5-haiku-20241022", None),
-    ("<unknown>", None),
-], ids=lambda v: str(v))
-def test_packaged_price_table(prices, model, price):
-    assert pricing.input_price(prices, model) == price
-
-
-def test_packaged_price_table_says_where_its_prices_come_from(prices):
-    assert prices.source and prices.as_of
-    assert dict(prices.relative) == {"input": 1.0, "output": 5.0, "cache_write_5m": 1.25,
-                                     "cache_write_1h": 2.0, "cache_read": 0.1}
-
-
-def test_longest_matching_entry_wins():
-    table = pricing.parse_prices({
-        "relative": {"input": 1, "output": 5, "cache_write_5m": 1.25, "cache_write_1h": 2, "cache_read": 0.1},
-        "models": [{"id": "fam", "match": "prefix", "input": 1}, {"id": "fam-2", "match": "prefix", "input": 2},
-                   {"id": "fam-2-9", "match": "exact", "input": 9}]})
-    assert [pricing.input_price(table, m) for m in ("fam-1", "fam-2-1", "fam-2-9", "fam-2-9-1", "famous")] == \
-        [1.0, 2.0, 9.0, 2.0, None]
-
-
-@pytest.mark.parametrize("data, message", [
-    ([], "is not a JSON object"),
-    ({"models": []}, "'relative' must give a multiple"),
-    ({"relative": {"input": 1, "output": 5, "cache_write_5m": 1.25, "cache_write_1h": 2, "cache_read": 0.1},
-      "models": [{"id": "m", "match": "glob", "input": 1}]}, "'match' must be 'exact' or 'prefix'"),
-    ({"relative": {"input": 1, "output": 5, "cache_write_5m": 1.25, "cache_write_1h": 2, "cache_read": 0.1},
-      "models": [{"id": "m", "match": "exact", "input": "3"}]}, "'input' must be a non-negative number"),
-    ({"relative": {"input": 1, "output": 5, "cache_write_5m": 1.25, "cache_write_1h": 2, "cache_read": 0.1},
-      "models": [{"id": "m", "match": "exact", "input": 3}, {"id": "m", "match": "prefix", "input": 3}]},
-     "listed twice"),
-], ids=["not-object", "no-relative", "bad-match", "string-price", "duplicate"])
-def test_bad_price_table_is_named(data, message):
-    with pytest.raises(BenchError, match=message) as err:
-        pricing.parse_prices(data, source="prices.json")
-    assert err.value.path == "prices.json"
-
-
 def test_cost_equivalent_tokens_is_exact():
     # 0.1 * 3 in floating point is 0.30000000000000004; the contract's figure is 0.3
     assert pricing.cost_equivalent_tokens(usage.Components(cache_read=3)) == 0.3
@@ -313,8 +263,8 @@ def test_real_stream_json_matches_its_result_line(prices, rel):
     assert u.cache_write_5m + u.cache_write_1h == result["usage"]["cache_creation_input_tokens"]
     assert u.cache_write_1h == result["usage"]["cache_creation"]["ephemeral_1h_input_tokens"]
     assert u.models == tuple(sorted(result["modelUsage"]))
-    # imputed dollars agree with Claude Code's own figure to the micro-dollar
-    assert u.cost_usd == pytest.approx(result["total_cost_usd"], abs=1e-6)
+    # imputed dollars equal Claude Code's own figure (which carries float noise past 1e-10)
+    assert u.cost_usd == round(result["total_cost_usd"], 10)
 
 
 def test_real_stream_json_lines_without_result():

@@ -31,6 +31,17 @@ transcript (``str`` or ``bytes`` lines, the on-disk format or stream-json):
   well-framed but malformed line in the middle is noticed only when it could
   have carried usage.
 
+- For dollars, each response's figures are kept (``responses``), with what
+  its price depends on besides its tokens: ``usage.server_tool_use.
+  web_search_requests``, ``usage.inference_geo``, ``usage.speed`` and
+  ``usage.iterations`` (taken from the group's last line that has them). With
+  a result line, each model's ``modelUsage`` is one summed entry (its 5m/1h
+  split from ``cacheCreationEphemeral5mInputTokens`` / ``...1hInputTokens``
+  when present), carrying that model's responses in the stream: a stream's
+  assistant lines hold the usage of the response's start (final prompt
+  figures, placeholder output), so the sum is priced at one set of prices
+  only when every response shares it (see :mod:`benchcore.pricing`).
+
 Memory holds one small entry per API response, never the lines.
 """
 
@@ -66,7 +77,8 @@ class TranscriptUsage:
     ``totals`` are the transcript's components; ``by_model`` splits usage by
     model for pricing (for a transcript without a result line it sums to
     ``totals``; with one it is ``modelUsage``, which also covers subagents).
-    ``skipped_lines`` counts lines that could not be read.
+    ``skipped_lines`` counts lines that could not be read. ``responses`` are
+    what the dollars are computed from (see the module docstring).
     """
 
     turns: int
@@ -74,6 +86,7 @@ class TranscriptUsage:
     by_model: Mapping[str, Components]
     skipped_lines: int = 0
     from_result_line: bool = False
+    responses: tuple[pricing.Response, ...] = ()
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -83,7 +96,8 @@ class TranscriptUsage:
 def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
     """Reduce the lines of one transcript to its usage (see the module docstring)."""
     # One entry per API response: [model, input, output, cache-creation total,
-    # ephemeral 5m, ephemeral 1h, cache read], each the largest seen so far.
+    # ephemeral 5m, ephemeral 1h, cache read, web search requests], each the
+    # largest seen so far, then [inference_geo, speed, iterations], the last seen.
     groups: dict[Any, list] = {}
     result: Optional[dict] = None
     skipped = 0
@@ -148,14 +162,15 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
             key = message.get("id") or record.get("requestId") or ("line", n)
             if not isinstance(key, (str, tuple)):
                 key = ("line", n)
-            figures = _usage_figures(usage)
+            figures = (*_usage_figures(usage), _web_search(usage))
             group = groups.get(key)
             if group is None:
-                groups[key] = [model, *figures]
+                groups[key] = group = [model, *figures, None, None, ()]
             else:
                 for i, value in enumerate(figures, start=1):
                     if value > group[i]:
                         group[i] = value
+            _note_extras(group, usage)
         elif kind == "result" and isinstance(record.get("usage"), dict):
             result = record
     if last_unparsed is not None:
@@ -177,6 +192,32 @@ def _usage_figures(usage: dict) -> tuple[int, int, int, int, int, int]:
             _count(usage.get("cache_read_input_tokens")))
 
 
+def _web_search(usage: dict) -> int:
+    server = usage.get("server_tool_use")
+    return _count(server.get("web_search_requests")) if isinstance(server, dict) else 0
+
+
+def _note_extras(group: list, usage: dict) -> None:
+    """Keep a response's inference_geo, speed and iterations (the last line that has each wins)."""
+    geo, speed = usage.get("inference_geo"), usage.get("speed")
+    if isinstance(geo, str) and geo:
+        group[8] = geo
+    if isinstance(speed, str) and speed:
+        group[9] = speed
+    iterations = usage.get("iterations")
+    if isinstance(iterations, list) and iterations:
+        its = tuple(_usage_figures(it) for it in iterations if isinstance(it, dict) and it.get("type") == "message")
+        if its:
+            group[10] = its
+
+
+def _response(group: list) -> pricing.Response:
+    c = _components(group[1:7])
+    return pricing.Response(model=group[0], input=c.input, output=c.output, cache_write_5m=c.cache_write_5m,
+                            cache_write_1h=c.cache_write_1h, cache_read=c.cache_read, web_search=group[7],
+                            inference_geo=group[8], speed=group[9], iterations=group[10])
+
+
 def _count(value: Any) -> int:
     """A token count, or 0 for anything that is not a non-negative integer."""
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -192,19 +233,20 @@ def _components(figures) -> Components:
 
 
 def _finish(groups: dict, result: Optional[dict], skipped: int) -> TranscriptUsage:
+    responses = tuple(_response(group) for group in groups.values())
     line_models: dict[str, list[int]] = {}
-    for group in groups.values():
-        c = _components(group[1:])
-        acc = line_models.setdefault(group[0], [0, 0, 0, 0, 0])
-        acc[0] += c.input
-        acc[1] += c.output
-        acc[2] += c.cache_write_5m
-        acc[3] += c.cache_write_1h
-        acc[4] += c.cache_read
+    for r in responses:
+        acc = line_models.setdefault(r.model, [0, 0, 0, 0, 0])
+        acc[0] += r.input
+        acc[1] += r.output
+        acc[2] += r.cache_write_5m
+        acc[3] += r.cache_write_1h
+        acc[4] += r.cache_read
     by_lines = {m: Components(*v) for m, v in line_models.items()}
     if result is None:
         totals = _sum_components(by_lines.values())
-        return TranscriptUsage(turns=len(groups), totals=totals, by_model=by_lines, skipped_lines=skipped)
+        return TranscriptUsage(turns=len(groups), totals=totals, by_model=by_lines, skipped_lines=skipped,
+                               responses=responses)
 
     totals = _components(_usage_figures(result["usage"]))
     turns = result.get("num_turns")
@@ -212,21 +254,34 @@ def _finish(groups: dict, result: Optional[dict], skipped: int) -> TranscriptUsa
         turns = len(groups)
     model_usage = result.get("modelUsage")
     by_model: dict[str, Components] = {}
+    web_search: dict[str, int] = {}
     if isinstance(model_usage, dict) and model_usage:
         for model, mu in model_usage.items():
             mu = mu if isinstance(mu, dict) else {}
             written = _count(mu.get("cacheCreationInputTokens"))
-            one_hour = min(written, by_lines[model].cache_write_1h if model in by_lines else 0)
+            one_hour = _count(mu.get("cacheCreationEphemeral1hInputTokens"))
+            if "cacheCreationEphemeral1hInputTokens" not in mu:  # before Claude Code 2.1.3xx: no split
+                one_hour = by_lines[model].cache_write_1h if model in by_lines else 0
+            one_hour = min(written, one_hour)
             by_model[str(model)] = Components(
                 input=_count(mu.get("inputTokens")), output=_count(mu.get("outputTokens")),
                 cache_write_5m=written - one_hour, cache_write_1h=one_hour,
                 cache_read=_count(mu.get("cacheReadInputTokens")))
+            web_search[str(model)] = _count(mu.get("webSearchRequests"))
     elif len(by_lines) == 1:
-        by_model[next(iter(by_lines))] = totals
+        model = next(iter(by_lines))
+        by_model[model] = totals
+        web_search[model] = _web_search(result["usage"])
     elif pricing.raw_tokens(totals):
         by_model[UNKNOWN_MODEL] = totals
+    geo, speed = result["usage"].get("inference_geo"), result["usage"].get("speed")
+    summed = tuple(pricing.Response(
+        model=model, input=c.input, output=c.output, cache_write_5m=c.cache_write_5m,
+        cache_write_1h=c.cache_write_1h, cache_read=c.cache_read, web_search=web_search.get(model, 0),
+        inference_geo=geo if isinstance(geo, str) else None, speed=speed if isinstance(speed, str) else None,
+        summed=True, parts=tuple(r for r in responses if r.model == model)) for model, c in by_model.items())
     return TranscriptUsage(turns=turns, totals=totals, by_model=by_model, skipped_lines=skipped,
-                           from_result_line=True)
+                           from_result_line=True, responses=summed)
 
 
 def _sum_components(items: Iterable[Components]) -> Components:
@@ -243,7 +298,8 @@ def _sum_components(items: Iterable[Components]) -> Components:
 def arm_usage(transcript: TranscriptUsage, prices: pricing.PriceTable) -> ArmUsage:
     """One transcript's usage as an ArmUsage, with cost-equivalent tokens and imputed dollars."""
     t = transcript.totals
-    cost_usd, unpriced = pricing.dollars(prices, transcript.by_model)
+    usd, unpriced = pricing.responses_usd(prices, transcript.responses)
+    cost_usd = None if usd is None else pricing.to_usd(usd)
     return ArmUsage(turns=transcript.turns, input=t.input, output=t.output, cache_write_5m=t.cache_write_5m,
                     cache_write_1h=t.cache_write_1h, cache_read=t.cache_read, raw_tokens=pricing.raw_tokens(t),
                     cost_equivalent_tokens=pricing.cost_equivalent_tokens(t), cost_usd=cost_usd,
@@ -259,7 +315,8 @@ def add_usage(a: ArmUsage, b: ArmUsage) -> ArmUsage:
     c = Components(input=a.input + b.input, output=a.output + b.output,
                    cache_write_5m=a.cache_write_5m + b.cache_write_5m,
                    cache_write_1h=a.cache_write_1h + b.cache_write_1h, cache_read=a.cache_read + b.cache_read)
-    cost_usd = None if a.cost_usd is None or b.cost_usd is None else round(a.cost_usd + b.cost_usd, 6)
+    cost_usd = None if a.cost_usd is None or b.cost_usd is None else round(a.cost_usd + b.cost_usd,
+                                                                           pricing.USD_DECIMALS)
     return ArmUsage(turns=a.turns + b.turns, input=c.input, output=c.output, cache_write_5m=c.cache_write_5m,
                     cache_write_1h=c.cache_write_1h, cache_read=c.cache_read, raw_tokens=pricing.raw_tokens(c),
                     cost_equivalent_tokens=pricing.cost_equivalent_tokens(c), cost_usd=cost_usd,
