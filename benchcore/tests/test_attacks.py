@@ -127,3 +127,217 @@ def test_re_rendering_an_older_run_does_not_make_it_the_latest(tmp_path, capsys)
     assert json.loads((old / "results.json").read_text())["run_id"] == old_id and (old / "adr-writer.html").is_file()
     history = [json.loads(l)["run_id"] for l in (reports / "adr-writer.history.jsonl").read_text().splitlines()]
     assert history == [old_id, "20991231T235959Z-beef"]
+
+
+# ----------------------------------------------------------------------------- the whole protocol, attacked
+
+from test_e2e_benchmark import CASE1, CASE2, GREET, bench, greet_files, next_script  # noqa: E402,F401
+from standin.agent import Script, run_tasks  # noqa: E402
+
+
+def results(b: Bench, skill: str = "greet") -> dict:
+    return json.loads((b.repo / f"tests/.reports/{skill}.results.json").read_text())
+
+
+def cells_of(b: Bench, run_dir: Path, pred) -> list[dict]:
+    return [{"id": c["id"], "prompt": c["prompt"]} for c in b.plan_json(run_dir)["cells"] if pred(c)]
+
+
+def new_loses(case, trial, comp, rnd):
+    return "LOSS" if comp == "efficacy" else "TIE"
+
+
+def test_a_judge_answer_forged_from_inside_an_arm_is_not_counted(bench):
+    # Bug: any transcript whose prompt held "Packet id: <run>:<case>/tN/<comparison>" and ended in JSON was
+    # taken as that packet's judge. The new arm launched a helper whose whole prompt was that line and whose
+    # answer named the new arm's letter; collect said "packets judged" and render "pass".
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    forgers = {(CASE1, n, "new") for n in range(1, 6)}
+    bench.arms(next_script(out), Script(files=greet_files(), forge=forgers, layout="workflow"))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1 and "30/30 cells collected; 0/20 packets judged" in out
+    assert (f"ignored a transcript that names packet {CASE1}/t1/efficacy but is not its judge" in out
+            and "it was launched by an arm" in out)
+    ignored = json.loads((run_dir / "collect.json").read_text())["ignored_judges"]
+    assert sorted(i["packet"] for i in ignored) == [f"{CASE1}/t{n}/efficacy" for n in range(1, 6)]
+    assert not (run_dir / "cases" / CASE1 / "t1" / "efficacy.json").exists()
+    bench.judges(run_dir, Script(verdict=new_loses))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "20/20 packets judged" in out
+    rc, out, _ = bench.run("render", str(run_dir))
+    assert rc == 1
+    eff = results(bench)["cases"][0]["efficacy"]
+    assert eff["outcomes"] == ["LOSS"] * 5 and results(bench)["verdicts"]["efficacy"]["status"] == "fail"
+
+
+def test_a_judge_whose_prompt_is_not_the_planned_one_or_that_started_before_its_packet_is_not_counted(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+    packets = {p["id"]: p for p in bench.plan_json(run_dir)["packets"]}
+    eff = packets[f"{CASE1}/t1/efficacy"]
+    # A transcript carrying the marker but not the planned prompt.
+    run_tasks("Judges", [{"id": eff["id"], "prompt": f"Packet id: {eff['ref']}\nAnswer A."}], bench.config,
+              Script(verdict=lambda *k: "WIN"), bench.repo)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "its prompt is not the planned judge prompt" in out
+    assert not (run_dir / "cases" / CASE1 / "t1" / "efficacy.json").exists()
+    # The planned judges, but one packet's time says it was written after its judge started.
+    bench.judges(run_dir, Script())
+    plan = bench.plan_json(run_dir)
+    for p in plan["packets"]:
+        if p["id"] == eff["id"]:
+            p["written_at"] = "2999-01-01T00:00:00.000Z"
+    (run_dir / "plan.json").write_text(json.dumps(plan))
+    (run_dir / "cases" / CASE1 / "t1" / "efficacy.json").unlink(missing_ok=True)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1 and "before its packet was written (2999-01-01T00:00:00.000Z)" in out
+    assert f"packets with no answer: 1: {CASE1}/t1/efficacy" in out
+
+
+def test_a_judge_that_used_a_tool_or_gave_two_verdicts_is_asked_again(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+    bench.judges(run_dir, Script(judge_reads={(CASE1, 2, "efficacy", 1)}, judge_twice={(CASE2, 3, "regression", 1)}))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1
+    assert (f"the judge answer for packet {CASE1}/t2/efficacy is invalid: the judge used the tool Read; a judge "
+            "answers from its prompt alone") in out
+    assert f"the judge answer for packet {CASE2}/t3/regression is invalid: the answer holds 2 JSON verdicts" in out
+    tasks = json.loads(next_script(out).read_text().split("const BOUND = ", 1)[1].split("\n\nconst input")[0])["tasks"]
+    assert sorted(t["id"] for t in tasks) == [f"{CASE1}/t2/efficacy", f"{CASE2}/t3/regression"]
+    bench.judges(run_dir, Script())
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "20/20 packets judged" in out
+
+
+def test_a_changed_output_sends_its_trial_back_through_the_gate_and_the_judges(bench):
+    # Bug: after a new arm's final text changed, collect rewrote output.md and the packet but kept the
+    # old efficacy.json, and said "nothing missing".
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+    bench.judges(run_dir, Script())
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0
+    t1 = run_dir / "cases" / CASE1 / "t1"
+    old_packet = (t1 / "efficacy.packet.md").read_text()
+    # The new arm's transcript ends differently now (a later transcript of the same cell).
+    run_tasks("Arms", cells_of(bench, run_dir, lambda c: c["id"] == f"{CASE1}/t1/new"), bench.config,
+              Script(files=greet_files(), output=lambda *a: "Done [new-arm], with a different answer."), bench.repo)
+    # render before collect: the stale judgments do not count.
+    rc, out, err = bench.run("render", str(run_dir))
+    assert rc == 0  # output.md has not changed yet: collect writes it
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1 and "nothing missing" not in out
+    assert (t1 / "new" / "output.md").read_text() == "Done [new-arm], with a different answer.\n"
+    assert not (t1 / "efficacy.json").exists() and not (t1 / "regression.json").exists()
+    assert (t1 / "efficacy.packet.md").read_text() != old_packet
+    assert f"packets with no answer: 2: {CASE1}/t1/efficacy, {CASE1}/t1/regression" in out
+    sha = json.loads((t1 / "new" / "assertions.json").read_text())[0]["output_sha256"]
+    import hashlib
+    assert sha == hashlib.sha256((t1 / "new" / "output.md").read_bytes()).hexdigest()
+    # A stale judgments file put back by hand is not counted by render either.
+    rc, out, err = bench.run("render", str(run_dir))
+    assert rc == 1 and results(bench)["cases"][0]["efficacy"]["outcomes"][0] is None
+    bench.judges(run_dir, Script())
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0
+    record = json.loads((t1 / "efficacy.json").read_text())
+    assert record["outputs_sha256"]["new"] == sha
+
+
+def output_repo(b: Bench) -> None:
+    R.init(b.repo, "main")
+    R.write(b.repo / "README.md", "skills\n")
+    R.commit_all(b.repo)
+    R.skill(b.repo, "text/greet", "Greet the reader by name.")
+    R.case(b.repo, "text/greet", "01-hello", hard='grep -q Hello "$OUTPUT"')
+
+
+def test_assertions_of_an_interrupted_collect_run_again(tmp_path, monkeypatch):
+    # Bug: collect wrote output.md before running the hard assertions; killed in between, the next collect
+    # reused the old assertions.json, and the failing outputs went ungated.
+    from benchcore.harness import assertions as hard
+    b = Bench(tmp_path, monkeypatch)
+    output_repo(b)
+    _, out, _ = b.plan("greet", "--seed", "3")
+    [run_dir] = b.runs()
+    b.arms(next_script(out), Script(output=lambda case, trial, arm, world: f"Hello reader ({arm})"))
+    rc, out, _ = b.run("collect", str(run_dir))
+    assert "gated" not in out
+    news = cells_of(b, run_dir, lambda c: c["arm"] == "new" and c["trial"] <= 4)
+    run_tasks("Arms", news, b.config, Script(output=lambda *a: "Goodbye"), b.repo)
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(hard, "run_assertions", killed)
+    rc, _, err = b.run("collect", str(run_dir))
+    assert rc == 130
+    assert (run_dir / "cases/01-hello/t1/new/output.md").read_text() == "Goodbye\n"
+    monkeypatch.undo()
+    for k, v in R.env_for(tmp_path).items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(b.repo)
+    rc, out, _ = b.run("collect", str(run_dir))
+    assert "gated (a hard assertion failed; efficacy not judged): 01-hello/t1, 01-hello/t2, 01-hello/t3, 01-hello/t4" in out
+    b.judges(run_dir, Script())
+    b.run("collect", str(run_dir))
+    rc, out, _ = b.run("render", str(run_dir))
+    eff = results(b)["cases"][0]["efficacy"]
+    assert rc == 1 and eff["gated"] is True and eff["outcomes"][:4] == ["LOSS"] * 4
+
+
+def test_collect_after_clean_runs_nothing_in_a_gone_world(bench):
+    # Bug: a late transcript collected after clean had its assertions run in a world that no longer
+    # existed: the FileNotFoundError was stored as exit null, a failed gate, an efficacy LOSS.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    late = (CASE1, 2, "new")
+    bench.arms(next_script(out), Script(files=greet_files(), missing={late}))
+    bench.run("collect", str(run_dir))
+    bench.judges(run_dir, Script())
+    bench.run("collect", str(run_dir))
+    # The arm ran before clean, but its transcript reaches Claude Code's folder only after it.
+    late_dir = bench.tmp / "late"
+    run_tasks("Arms", cells_of(bench, run_dir, lambda c: c["id"] == f"{CASE1}/t2/new"), late_dir,
+              Script(files=greet_files()), bench.repo)
+    bench.run("clean", str(run_dir))
+    shutil.copytree(late_dir / "projects", bench.config / "projects", dirs_exist_ok=True)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 1 and "30/30 cells collected" in out
+    assert f"hard assertions not run, the world is gone (benchcore clean ran): {CASE1}/t2" in out
+    assert "nothing missing" not in out and "gated" not in out
+    assert not (run_dir / "cases" / CASE1 / "t2" / "new" / "assertions.json").exists()
+    assert json.loads((run_dir / "collect.json").read_text())["unchecked_trials"] == [f"{CASE1}/t2"]
+    rc, out, _ = bench.run("render", str(run_dir))
+    eff = results(bench)["cases"][0]["efficacy"]
+    assert rc == 1 and eff["gated"] is False and eff["outcomes"][1] is None and eff["incomplete"] is True
+    assert "Not final" in results(bench)["headline"]
+
+
+def test_packets_show_both_outputs_the_same_way_and_whole(bench):
+    # Bug: an output line of spaces and four backticks closed Output A's block, and only the skill arms'
+    # paths were redacted, so "$SKILL" told the judge which output was the skill arm's.
+    from test_harness_prompts import ATTACK, _fenced_blocks
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    plan = bench.plan_json(run_dir)
+
+    def output(case, trial, arm, world):
+        skill = next(c["skill_dir"] for c in plan["cells"] if c["world"] == world) or plan["skill_copies"]["new"]
+        return f"[{arm}-arm] I followed {skill}/SKILL.md in {world}.\n{ATTACK}"
+    bench.arms(next_script(out), Script(files=greet_files(), output=output))
+    bench.run("collect", str(run_dir))
+    packet = (run_dir / "cases" / CASE1 / "t1" / "regression.packet.md").read_text()
+    a, b = _fenced_blocks(packet)[:2]
+    assert a.split("\n", 1)[1] == b.split("\n", 1)[1] == ATTACK
+    assert a.replace("[new-arm]", "[X]").replace("[previous-arm]", "[X]") == \
+        b.replace("[new-arm]", "[X]").replace("[previous-arm]", "[X]")
+    assert "I followed $SKILL/SKILL.md in $WORLD." in a
+    assert not any(c["world"] in packet or (c["skill_dir"] or "\0") in packet for c in plan["cells"])

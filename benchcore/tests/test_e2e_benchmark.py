@@ -197,15 +197,18 @@ def test_worlds_are_fresh_per_cell_and_outside_the_repo(bench):
         assert not Path(copy).is_relative_to(bench.repo)
 
 
-def test_judge_orders_come_from_the_seed(bench, tmp_path):
-    bench.plan("greet", "--seed", "11")
-    bench.plan("greet", "--seed", "11")
-    bench.plan("greet", "--seed", "12")
-    by_seed: dict[int, list] = {}
-    for r in bench.runs():
-        plan = bench.plan_json(r)
-        by_seed.setdefault(plan["seed"], []).append(plan["orders"])
-    (a, b), (c,) = by_seed[11], by_seed[12]
+def test_judge_orders_come_from_the_seed_and_the_outputs_and_are_drawn_only_once_both_exist(bench, tmp_path):
+    # Bug: orders were drawn at plan time into plan.json, where an arm could read its letter (issue 11).
+    outputs = lambda case, trial, arm, world: f"Greeting written by the {arm} arm ({case} t{trial})."
+    orders = {}
+    for seed in ("11", "11", "12"):
+        _, out, _ = bench.plan("greet", "--seed", seed)
+        run_dir = bench.runs()[-1] if len(bench.runs()) == 1 else max(bench.runs(), key=lambda r: r.stat().st_mtime_ns)
+        assert bench.plan_json(run_dir)["orders"] == {} and bench.plan_json(run_dir)["order_rule"] == "outputs"
+        bench.arms(next_script(out), Script(files=greet_files(), output=outputs))
+        bench.run("collect", str(run_dir))
+        orders.setdefault(seed, []).append(bench.plan_json(run_dir)["orders"])
+    (a, b), (c,) = orders["11"], orders["12"]
     assert len(a) == 2 * 5 * 2
     assert a == b and a != c
     assert {o["A"] for o in a.values()} == {"new", "baseline", "previous"}

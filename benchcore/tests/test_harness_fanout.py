@@ -62,16 +62,17 @@ def test_the_bound_arms_script_launches_each_cell_with_its_exact_prompt(tmp_path
 def test_the_judges_script_answers_through_the_schema(tmp_path):
     schema = Templates(SKILL_DIR).answer_schema
     (tmp_path / "p.md").write_text("# Judge packet R:01-a/t1/efficacy\n\nOutput A ...\n")
+    inline = Templates(SKILL_DIR).judge_prompt_inline((tmp_path / "p.md").read_text(), "R:01-a/t1/efficacy")
     packets = [Packet(id="01-a/t1/efficacy", case="01-a", trial=1, comparison="efficacy", path=str(tmp_path / "p.md"),
-                      prompt="Read the packet file", ref="R:01-a/t1/efficacy")]
-    tasks = fanout.judge_tasks(packets, Templates(SKILL_DIR).judge_prompt_inline)
+                      prompt=inline, ref="R:01-a/t1/efficacy", agent_type="bench-judge")]
+    tasks = fanout.judge_tasks(packets)
     script = fanout.write_bound_script(SKILL_DIR, tmp_path / "bench-fanout.js", "Judges", tasks, schema)
     out = run_in_node(script)
     [call] = out["calls"]
     # The workflow judge gets the packet itself (it opens no file); the marker line comes first.
     assert call["prompt"].startswith("You are a blind judge.")
     assert "Packet id: R:01-a/t1/efficacy\n\n# Judge packet R:01-a/t1/efficacy\n\nOutput A ...\n" in call["prompt"]
-    assert call["opts"]["schema"] == schema
+    assert call["opts"]["schema"] == schema and call["opts"]["agentType"] == "bench-judge"
     assert "packet_id" in call["opts"]["schema"]["required"]
 
 

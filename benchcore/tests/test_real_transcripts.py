@@ -87,8 +87,11 @@ def test_each_cell_is_matched_by_its_world_path_to_the_agent_claude_code_ran_for
             # The orchestrator's Agent call that launched it carried exactly the planned prompt.
             assert agent_calls[m["toolUseId"]]["prompt"] == cell["prompt"]
         # Delivered as planned: wrapped and indented by the Workflow harness, verbatim by the Agent tool.
+        # The index reads the task unwrapped (the harness's preamble and indentation undone): exactly the plan.
         assert prompt_problem(cell["prompt"], found.prompt) is None
-        assert (found.prompt == cell["prompt"]) == (layout == "agent")
+        assert found.prompt == cell["prompt"]
+        first = next(r for r in records(found.path) if r.get("type") == "user")["message"]["content"]
+        assert first.startswith("[Workflow harness \u2014 computed task]") == (layout == "workflow")
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

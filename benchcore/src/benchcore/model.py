@@ -142,6 +142,8 @@ class ComparisonRecord:
 
     order: dict[str, str]
     judgments: tuple[Judgment, ...] = ()
+    # Extension: arm -> sha256 of the output.md bytes the judges read; a judgment of other bytes is stale.
+    outputs_sha256: Optional[dict[str, str]] = None
 
 
 @frozen
@@ -152,6 +154,8 @@ class AssertionResult:
     exit: Optional[int]
     timed_out: bool = False
     stderr: str = ""
+    # Extension: sha256 of the output.md bytes it ran against; a result for other bytes is stale.
+    output_sha256: Optional[str] = None
 
 
 @frozen

@@ -161,6 +161,8 @@ _omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "
 _omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate"))
 _omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", "cost_usd"))
 _omit_when_empty(m.Budget, ("raw_tokens", "usd"))
+_omit_when_empty(m.ComparisonRecord, ("outputs_sha256",))
+_omit_when_empty(m.AssertionResult, ("output_sha256",))
 
 
 def dump(obj: Any) -> Any:

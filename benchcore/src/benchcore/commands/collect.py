@@ -31,11 +31,12 @@ it (or wait for the running launch).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import shutil
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -50,7 +51,7 @@ from ..estimate import JUDGES
 from ..harness import costs, fanout, transcripts
 from ..harness.audit import audit_cell, prompt_problem
 from ..harness.files import read_text, write_atomic
-from ..harness.judging import AnswerError, parse_text, to_judgment
+from ..harness.judging import AnswerError, draw_order, parse_text, same_prompt, to_judgment
 from ..harness.planfile import Cell, Packet, Plan, read_plan, write_plan
 from ..harness.prompts import Templates, find_skill_dir, redact, run_redactions
 from ..harness.rundir import read_run, read_run_info
@@ -90,6 +91,8 @@ class Status:
     not_started: tuple[str, ...] = ()  # cells no transcript names yet: not run, not failed
     unfinished: tuple[str, ...] = ()  # cells whose transcript has no final message: still running or cut off
     not_run: tuple[tuple[str, str], ...] = ()  # (trial or packet id, why): never launched (the budget)
+    unchecked: tuple[str, ...] = ()  # trials whose hard assertions could not run: their world is gone
+    ignored_judges: tuple[tuple[str, str], ...] = ()  # (packet id, why transcripts naming it are not its judge)
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -113,20 +116,29 @@ def _write_bytes_if_changed(path: Path, lines: tuple[bytes, ...]) -> bool:
     return True
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _pick_transcript(cands: list[transcripts.AgentFile], prompt: str,
                      done: Callable[[transcripts.AgentFile], bool],
-                     children: Callable[[transcripts.AgentFile], tuple[str, ...]] = lambda af: ()
+                     children: Callable[[transcripts.AgentFile], tuple[str, ...]] = lambda af: (),
+                     spawned: Callable[[transcripts.AgentFile], tuple[str, ...]] = lambda af: ()
                      ) -> Optional[transcripts.AgentFile]:
-    """Among files carrying a cell's marker: those whose first message is the planned prompt, else those
-    that hold it inside a wrapper, else the rest but never a subagent another candidate launched (its
-    prompt may name the world too); then finished before unfinished, newest last."""
-    flat = " ".join(prompt.split())
-    exact = [c for c in cands if c.prompt.strip() == prompt.strip()]
-    wrapped = [c for c in cands if flat in " ".join(c.prompt.split())]
-    pool = exact or wrapped
-    if not pool:
-        launched = {child for c in cands for child in children(c)}
-        pool = [c for c in cands if c.agent_id not in launched]
+    """The planned subagent itself among the files carrying a cell's marker, never one it launched: a file
+    another candidate launched (its agent id in that one's Agent results, or its prompt that one's Agent
+    call, made before it started) is out, whatever its prompt. Then those whose task is the planned prompt,
+    else those that hold it inside a wrapper, else the rest; finished before unfinished, newest last."""
+    asked = {c.agent_id: {_flat(p) for p in spawned(c)} for c in cands}
+    launched = {child for c in cands for child in children(c)}
+    for c in cands:
+        if any(o is not c and _flat(c.prompt) in asked[o.agent_id] and o.started <= c.started for o in cands):
+            launched.add(c.agent_id)
+    own = [c for c in cands if c.agent_id not in launched]
+    flat = _flat(prompt)
+    exact = [c for c in own if same_prompt(prompt, c.prompt)]
+    wrapped = [c for c in own if flat in _flat(c.prompt)]
+    pool = exact or wrapped or own
     if not pool:
         return None
     pool = sorted(pool, key=lambda c: (done(c), c.started, str(c.path)))
@@ -145,6 +157,7 @@ class RunCollector:
         self.assert_timeout = assert_timeout
         self.received: dict[str, str] = {}  # cell id -> the first message its subagent got
         self.unfinished: set[str] = set()  # cell ids whose transcript exists but has no final message
+        self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
         # The same replacements for every output, so no placeholder tells the arms apart.
         self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),
                                          self.plan.temp_root)
@@ -180,8 +193,13 @@ class RunCollector:
                     loaded[af.path] = transcripts.load(af.path, af.agent_id, self.index)
                 return loaded[af.path]
 
+            for af in cands:  # every transcript naming a world is an arm's or one an arm launched: no judge
+                self.arm_agents.add(af.agent_id)
+                self.arm_agents.update(get(af).children)
             pick = _pick_transcript(cands, cell.prompt, lambda af: get(af).final_message() is not None,
-                                    lambda af: get(af).children)
+                                    lambda af: get(af).children,
+                                    lambda af: tuple(str(u.input.get("prompt", "")) for u in get(af).tool_uses()
+                                                     if u.name in ("Agent", "Task") and u.agent_id == af.agent_id))
             cdir = self.tdir(cell.case, cell.trial) / cell.arm
             if pick is None:
                 # Gone from Claude Code's folder (cleaned up, another machine): what was collected stands.
@@ -241,98 +259,164 @@ class RunCollector:
             _write_if_changed(self.tdir(*key) / "audit.json", serde.dumps(audit))
         return out
 
-    def run_assertions(self, found: dict, changed: set[str]) -> dict[tuple[str, int], bool]:
-        """(case, trial) -> gated, for every trial whose new arm has an output."""
-        gated = {}
+    def run_assertions(self, found: dict) -> tuple[dict[tuple[str, int], bool], set[tuple[str, int]]]:
+        """((case, trial) -> gated, for every trial whose new output went through the gate; the trials whose
+        gate could not be applied because their world is gone).
+
+        assertions.json is keyed to the sha256 of the output.md bytes it ran against: a result for other
+        bytes (the output changed, or collect was stopped between writing the output and running the
+        assertions) is run again. Nothing runs in a world that is gone (benchcore clean ran): that trial's
+        gate stays unknown, so its efficacy stays unjudged and incomplete, never a loss."""
+        gated: dict[tuple[str, int], bool] = {}
+        unchecked: set[tuple[str, int]] = set()
         for cell in self.plan.cells:
             if cell.arm != "new" or cell.id not in found:
                 continue
+            key = (cell.case, cell.trial)
             cdir = self.tdir(cell.case, cell.trial) / "new"
             apath = cdir / "assertions.json"
             case = self.cases[cell.case]
-            if cell.id in changed or not apath.is_file():
-                results = hard.run_assertions(case.hard_assertions, cdir / "output.md", Path(cell.world),
-                                              self.assert_timeout)
+            sha = file_sha256(cdir / "output.md")
+            results = None
+            if apath.is_file():
+                kept = serde.loads(list[hard.AssertionResult], read_text(apath), source=str(apath))
+                if len(kept) == len(case.hard_assertions) and all(r.output_sha256 == sha for r in kept):
+                    results = tuple(kept)
+            if results is None and not case.hard_assertions:
+                results = ()
+                _write_if_changed(apath, serde.dumps([]))
+            if results is None:
+                world = Path(cell.world)
+                ran = () if not world.is_dir() else hard.run_assertions(case.hard_assertions, cdir / "output.md",
+                                                                         world, self.assert_timeout)
+                if not world.is_dir():  # gone before or while they ran: no result stands
+                    unchecked.add(key)
+                    if apath.is_file():
+                        apath.unlink()  # a result for other bytes must not gate this output
+                    continue
+                results = tuple(evolve(r, output_sha256=sha) for r in ran)
                 _write_if_changed(apath, serde.dumps(list(results)))
-            else:
-                results = serde.loads(list[hard.AssertionResult], read_text(apath), source=str(apath))
-            gated[(cell.case, cell.trial)] = hard.gated(results)
-        return gated
+            gated[key] = hard.gated(results)
+        return gated, unchecked
 
     # ---------------------------------------------------------------- packets
 
-    def _packet_text(self, case: Case, trial: int, comp: str) -> Optional[str]:
-        order = self.plan.orders[f"{case.id}/t{trial}/{comp}"]
-        outs = {}
-        for letter in ("A", "B"):
-            arm = order[letter]
-            path = self.tdir(case.id, trial) / arm / "output.md"
-            if not path.is_file():
-                return None
-            outs[letter] = redact(read_text(path), self.redactions)
+    def _packet_text(self, case: Case, trial: int, comp: str, order: dict[str, str]) -> str:
+        outs = {letter: redact(read_text(self.tdir(case.id, trial) / order[letter] / "output.md"), self.redactions)
+                for letter in ("A", "B")}
         return self.templates.packet(case, self.ref(f"{case.id}/t{trial}/{comp}"), outs["A"], outs["B"])
+
+    def _order(self, key: str, keys: dict[str, str], other: str) -> dict[str, str]:
+        if self.plan.order_rule == "plan" and key in self.plan.orders:
+            return dict(self.plan.orders[key])
+        return draw_order(self.plan.seed, key, keys, other)
 
     def add_packet(self, packets: dict[str, Packet], case: str, trial: int, comp: str, round_: int) -> None:
         base = f"{case}/t{trial}/{comp}"
         pid = base if round_ == 1 else f"{base}#{round_}"
         if pid in packets:
             return
-        path = self.tdir(case, trial) / f"{comp}.packet.md"
-        judge_type = self.plan.judge_agent_type
-        # The tool-less judge type cannot open a file: its prompt holds the packet.
-        prompt = (self.templates.judge_prompt_inline(read_text(path), self.ref(pid)) if judge_type
-                  else self.templates.judge_prompt(str(path), self.ref(pid)))
-        packets[pid] = Packet(id=pid, case=case, trial=trial, comparison=comp, path=str(path),
-                              prompt=prompt, ref=self.ref(pid), round=round_, model=self.plan.judge_model,
-                              agent_type=judge_type)
+        first = packets[base]
+        path = Path(first.path)
+        text = read_text(path)
+        packets[pid] = evolve(first, id=pid, ref=self.ref(pid), round=round_, written_at=_now(),
+                              model=self.plan.judge_model,
+                              prompt=self.templates.judge_prompt_inline(text, self.ref(pid)))
 
-    def write_packets(self, audits: dict, gated: dict) -> dict[str, Packet]:
-        packets = {p.id: p for p in self.plan.packets}
+    def write_packets(self, audits: dict, gated: dict, unchecked: set) -> dict[str, Packet]:
+        """One packet per valid trial and comparison (efficacy only where the gate passed), each keyed to the
+        bytes of the two outputs it shows. A packet whose outputs changed is written afresh (new time, new
+        prompt), its escalation rounds dropped and its judgments file removed: its trial goes back to the
+        judges. Packets of trials that no longer qualify leave the plan."""
+        old = {p.id: p for p in self.plan.packets}
+        packets: dict[str, Packet] = {}
+        orders = dict(self.plan.orders)
         for (case_id, trial), problems in audits.items():
             if problems:
                 continue
-            for comp in self.info.comparisons:
-                if comp == "efficacy" and gated.get((case_id, trial)):
+            tdir = self.tdir(case_id, trial)
+            keys_all = {c.arm: file_sha256(tdir / c.arm / "output.md")
+                        for c in self.plan.cells if (c.case, c.trial) == (case_id, trial)}
+            for comp, (_, other) in self.info.comparisons.items():
+                if comp == "efficacy" and (gated.get((case_id, trial)) or (case_id, trial) in unchecked
+                                           or (case_id, trial) not in gated):
                     continue
-                text = self._packet_text(self.cases[case_id], trial, comp)
-                if text is None:
-                    continue
-                _write_if_changed(self.tdir(case_id, trial) / f"{comp}.packet.md", text)
-                self.add_packet(packets, case_id, trial, comp, 1)
+                base = f"{case_id}/t{trial}/{comp}"
+                keys = {"new": keys_all["new"], other: keys_all[other]}
+                order = self._order(base, keys, other)
+                orders[base] = order
+                text = self._packet_text(self.cases[case_id], trial, comp, order)
+                path = tdir / f"{comp}.packet.md"
+                _write_if_changed(path, text)
+                prompt = self.templates.judge_prompt_inline(text, self.ref(base))
+                prev = old.get(base)
+                if prev is not None and prev.outputs_sha256 == keys and prev.prompt == prompt:
+                    packets[base] = prev
+                    for r in (2, 3):
+                        if f"{base}#{r}" in old:
+                            packets[f"{base}#{r}"] = old[f"{base}#{r}"]
+                else:
+                    packets[base] = Packet(id=base, case=case_id, trial=trial, comparison=comp, path=str(path),
+                                           prompt=prompt, ref=self.ref(base), round=1, written_at=_now(),
+                                           outputs_sha256=keys, agent_type=self.plan.judge_agent_type,
+                                           model=self.plan.judge_model)
+                self._drop_stale_record(tdir / f"{comp}.json", keys)
+        self.plan = evolve(self.plan, orders=orders)
         return packets
+
+    def _drop_stale_record(self, path: Path, keys: dict[str, str]) -> None:
+        """Remove a judgments file that judged other output bytes than the packet now shows."""
+        if not path.is_file():
+            return
+        record = serde.loads(ComparisonRecord, read_text(path), source=str(path))
+        legacy = record.outputs_sha256 is None and self.plan.order_rule == "plan"
+        if not legacy and record.outputs_sha256 != keys:
+            path.unlink()
 
     # ---------------------------------------------------------------- judges
 
-    def read_answers(self, packets: dict[str, Packet]) -> tuple[dict[str, Judgment], dict[str, str]]:
+    def _not_its_judge(self, af: transcripts.AgentFile, packet: Packet) -> Optional[str]:
+        """Why a transcript that names the packet is not its judge, or None. A judge's answer counts only
+        from a transcript whose task is the planned judge prompt (as Claude Code delivers it), that started
+        after the packet was written, and that no arm launched."""
+        if af.agent_id in self.arm_agents:
+            return "it was launched by an arm"
+        if not same_prompt(packet.prompt, af.prompt):
+            return "its prompt is not the planned judge prompt"
+        if not _after(af.started, packet.written_at):
+            return (f"it started ({af.started or 'no time'}) before its packet was written ({packet.written_at})")
+        return None
+
+    def read_answers(self, packets: dict[str, Packet]) -> tuple[dict[str, Judgment], dict[str, str], dict[str, str]]:
+        """(packet id -> judgment, packet id -> why its answer is invalid, packet id -> why transcripts that
+        claim it were ignored)."""
         answers: dict[str, Judgment] = {}
         bad: dict[str, str] = {}
+        ignored: dict[str, str] = {}
         for pid, packet in packets.items():
             cands = self.packet_files.get(packet.ref, [])
             errors = []
+            skipped = []
             for af in sorted(cands, key=lambda c: (c.started, str(c.path)), reverse=True):
+                why = self._not_its_judge(af, packet)
+                if why is not None:
+                    skipped.append(f"{af.path.name}: {why}")
+                    continue
                 t = transcripts.load(af.path, af.agent_id, self.index)
-                # The schema answer (StructuredOutput call), else the workflow journal's result, else the
-                # final message as JSON text.
-                data = t.structured_output()
-                if data is None:
-                    data = transcripts.journal_result(af.path, af.agent_id)
                 try:
-                    if isinstance(data, str):
-                        data = parse_text(data)
-                    if data is None:
-                        final = t.final_message()
-                        if final is None:
-                            continue  # unfinished
-                        data = parse_text(final)
+                    answer = self._answer(t, af, pid)
                     models = sorted(t.models())
-                    answers[pid] = evolve(to_judgment(data, pid, self.plan.run_id),
-                                          model=", ".join(models) if models else None)
+                    answers[pid] = evolve(answer, model=", ".join(models) if models else None)
                     # The judge's transcript is kept with the run: its usage is the judges' cost row.
                     _write_bytes_if_changed(self.judge_transcript(packet),
                                             tuple(l for l in t.lines[: _own_line_count(af.path)]))
                     break
                 except AnswerError as err:
                     errors.append(f"{err} ({af.path})")
+                except _Unfinished:
+                    continue
+            if skipped:
+                ignored[pid] = "; ".join(skipped)
             if pid not in answers and errors:
                 bad[pid] = errors[0]
             if pid not in answers and not cands:
@@ -340,7 +424,28 @@ class RunCollector:
                 kept = self._recorded(packet)
                 if kept is not None:
                     answers[pid] = kept
-        return answers, bad
+        return answers, bad, ignored
+
+    def _answer(self, t: transcripts.Transcript, af: transcripts.AgentFile, pid: str) -> Judgment:
+        """The judgment in a judge's transcript: its StructuredOutput call, else the workflow journal's
+        result, else its final message as JSON. A judge that used any other tool is re-asked: it answers
+        from its prompt alone."""
+        used = sorted({c.name for c in t.tool_calls() if c.name != "StructuredOutput"})
+        if used:
+            raise AnswerError(f"the judge used the tool{'s' if len(used) > 1 else ''} {', '.join(used)}; a judge "
+                              f"answers from its prompt alone")
+        outputs = t.structured_outputs()
+        if len({json.dumps(o, sort_keys=True) for o in outputs}) > 1:
+            raise AnswerError(f"the judge gave {len(outputs)} different StructuredOutput answers, not one")
+        data = outputs[-1] if outputs else transcripts.journal_result(af.path, af.agent_id)
+        if isinstance(data, str):
+            data = parse_text(data)
+        if data is None:
+            final = t.final_message()
+            if final is None:
+                raise _Unfinished()
+            data = parse_text(final)
+        return to_judgment(data, pid, self.plan.run_id)
 
     def _recorded(self, packet: Packet) -> Optional[Judgment]:
         path = self.tdir(packet.case, packet.trial) / f"{packet.comparison}.json"
@@ -348,6 +453,8 @@ class RunCollector:
             return None
         record = serde.loads(ComparisonRecord, read_text(path), source=str(path))
         if dict(record.order) != self.plan.orders.get(packet.id.split("#", 1)[0]):
+            return None
+        if record.outputs_sha256 is not None and record.outputs_sha256 != packet.outputs_sha256:
             return None
         n = packet.round - 1
         if packet.round > 1 and len(record.judgments) < 3:
@@ -364,7 +471,8 @@ class RunCollector:
             panel = [answers.get(f"{pid}#2"), answers.get(f"{pid}#3")]
             judgments = (first, *panel) if all(panel) else (first,)
             order = self.plan.orders[pid]
-            record = ComparisonRecord(order=order, judgments=judgments)
+            record = ComparisonRecord(order=order, judgments=judgments,
+                                      outputs_sha256=dict(packet.outputs_sha256) or None)
             _write_if_changed(self.tdir(packet.case, packet.trial) / f"{packet.comparison}.json", serde.dumps(record))
 
     def escalate(self, packets: dict[str, Packet]) -> list[str]:
@@ -455,14 +563,15 @@ class RunCollector:
             if redone:
                 write_plan(self.run_dir, self.plan)
                 return self._status(found, {}, {}, {}, {}, [], redone)
-        gated = self.run_assertions(found, changed)
-        packets = self.write_packets(audits, gated)
-        answers, bad = self.read_answers(packets)
+        gated, unchecked = self.run_assertions(found)
+        packets = self.write_packets(audits, gated, unchecked)
+        answers, bad, ignored = self.read_answers(packets)
         self.write_judgments(packets, answers)
         escalated = self.escalate(packets)
-        answers2, bad2 = self.read_answers({k: v for k, v in packets.items() if k not in answers})
+        answers2, bad2, ignored2 = self.read_answers({k: v for k, v in packets.items() if k not in answers})
         answers.update(answers2)
         bad.update(bad2)
+        ignored.update(ignored2)
         self.write_judgments(packets, answers)
         ordered = tuple(sorted(packets.values(), key=lambda p: (list(self.info.cases).index(p.case), p.trial,
                                                                p.comparison, p.round)))
@@ -470,8 +579,11 @@ class RunCollector:
         write_plan(self.run_dir, self.plan)
         self._record_models(found)
         go, stop = self.redo(found, audits)
+        order = lambda k: (list(self.info.cases).index(k[0]), k[1])
         return evolve(self._status(found, audits, gated, answers, bad, escalated, redone),
-                      to_rerun=tuple(c.id for c in go), given_up=tuple(c.id for c in stop))
+                      to_rerun=tuple(c.id for c in go), given_up=tuple(c.id for c in stop),
+                      unchecked=tuple(f"{c}/t{n}" for c, n in sorted(unchecked, key=order)),
+                      ignored_judges=tuple(sorted(ignored.items())))
 
     def _waiting(self, found: dict, redone) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(cells not started, cells unfinished) among those not collected."""
@@ -598,6 +710,29 @@ def _hold_judges_to_budget(collectors: list, statuses: list, pending: list[Packe
     return [p for p, _ in keep], (ceilings or None, [tc for _, tc in keep]), statuses
 
 
+class _Unfinished(Exception):
+    """A judge transcript with no answer yet."""
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _now() -> str:
+    """Now in UTC, to the millisecond (Claude Code's transcript timestamps are to the millisecond)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _after(started: str, written_at: str) -> bool:
+    """A transcript that started at ``started`` started at or after ``written_at`` (both ISO, UTC)."""
+    try:
+        a = datetime.fromisoformat(started.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(written_at.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return a >= b
+
+
 def _collected(cdir: Path) -> Optional[transcripts.Transcript]:
     """A cell's transcript as collected earlier into the run directory (with its subagents), or None."""
     main = cdir / "transcript.jsonl"
@@ -681,7 +816,7 @@ def run(args) -> int:
         arms_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "arms"), "Arms", tasks,
                                                   ceilings=arm_ceilings[0] if arm_ceilings else None)
     if pending:
-        tasks = fanout.judge_tasks(pending, templates.judge_prompt_inline)
+        tasks = fanout.judge_tasks(pending)
         ceilings = None
         if judge_costs is not None:
             ceilings, judge_task_costs = judge_costs
@@ -728,7 +863,8 @@ def run(args) -> int:
         for s in statuses:
             _print_status(s)
         print(f"next: {nxt}")
-    complete = not (missing_cells or invalid or pending or rerun_done)
+    unchecked = any(s.unchecked for s in statuses)
+    complete = not (missing_cells or invalid or pending or rerun_done or unchecked)
     return 0 if complete else 1
 
 
@@ -745,7 +881,9 @@ def _status_dict(s: Status) -> dict:
             "invalid_answers": [{"packet": p, "error": e} for p, e in s.bad_answers],
             "escalated": list(s.escalated), "to_rerun": list(s.to_rerun), "given_up": list(s.given_up),
             "not_started": list(s.not_started), "unfinished": list(s.unfinished),
-            "not_run": [{"id": k, "why": why} for k, why in s.not_run]}
+            "not_run": [{"id": k, "why": why} for k, why in s.not_run],
+            "unchecked_trials": list(s.unchecked),
+            "ignored_judges": [{"packet": p, "why": w} for p, w in s.ignored_judges]}
 
 
 def _print_status(s: Status) -> None:
@@ -778,5 +916,10 @@ def _print_status(s: Status) -> None:
         whys = sorted({why for _, why in s.not_run})
         print(f"  not run ({'; '.join(whys)}; the report shows them as not run, never scored): "
               f"{len(s.not_run)}: {_names(k for k, _ in s.not_run)}")
-    if not (s.missing_cells or s.invalid_trials or s.pending_packets):
+    for pid, why in s.ignored_judges[:LIST_LIMIT]:
+        print(f"  ignored a transcript that names packet {pid} but is not its judge: {why[:300]}")
+    if s.unchecked:
+        print(f"  hard assertions not run, the world is gone (benchcore clean ran): {_names(s.unchecked)}; "
+              f"their efficacy stays unjudged and the run incomplete")
+    if not (s.missing_cells or s.invalid_trials or s.pending_packets or s.unchecked):
         print("  nothing missing")

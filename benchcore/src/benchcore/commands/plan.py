@@ -7,18 +7,16 @@ temp root outside the repository, and write run.json, plan.json, the cases
 as used, and a bound copy of the skill's workflow script. Nothing is created
 when any check fails, and anything half-made is removed when a step fails.
 
-Judge orders are drawn from ``random.Random(seed)`` in this order: cases in
-case order, trials 1..5, comparisons in the order efficacy, regression (the
-latter on three-arm runs only); one ``random()`` draw each, below 0.5 puts
-the new arm in position A. ``plan --all`` draws each skill's orders from its
-own ``Random(seed)``, so a run's orders depend only on its seed.
+Judge orders are not drawn here: ``collect`` draws each one when it writes that
+trial's packet, from the seed and the bytes of the two outputs
+(:func:`benchcore.harness.judging.draw_order`), so nothing an arm can read
+while it runs (plan.json, run.json and the seed included) tells it its letter.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
 import secrets
 import shutil
 from datetime import datetime, timezone
@@ -155,20 +153,6 @@ def _installed_agent(root: Path, name: str) -> Optional[str]:
     return agents.installed_agent_type(name, root, Path(used) if used else None)
 
 
-def _draw_orders(seed: int, cases: tuple[Case, ...], comparisons: dict[str, tuple[str, str]]) -> dict:
-    rng = random.Random(seed)
-    orders: dict[str, dict[str, str]] = {}
-    for case in cases:
-        for trial in range(1, TRIALS + 1):
-            for comp in ("efficacy", "regression"):
-                if comp not in comparisons:
-                    continue
-                other = comparisons[comp][1]
-                new_first = rng.random() < 0.5
-                orders[f"{case.id}/t{trial}/{comp}"] = {"A": "new", "B": other} if new_first else {"A": other, "B": "new"}
-    return orders
-
-
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -226,8 +210,7 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), world_root=str(world_root),
                 skill_copies={k: str(v) for k, v in copies.items()}, baseline_agent_type=baseline_agent,
-                judge_agent_type=judge_agent,
-                orders=_draw_orders(seed, d.cases, comparisons), planned_at=info.started_at,
+                order_rule="outputs", judge_agent_type=judge_agent, planned_at=info.started_at,
                 model=model, judge_model=d.judge_model, budget=d.budget)
     write_plan(run_dir, plan)
     return run_dir, plan

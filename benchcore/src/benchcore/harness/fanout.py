@@ -46,19 +46,13 @@ def arm_tasks(cells: Iterable[Cell], costs: Optional[Callable[[Cell], Optional[d
     return out
 
 
-def judge_tasks(packets: Iterable[Packet], inline: Optional[Callable[[str, str], str]] = None) -> list[dict]:
-    """One task per packet. With ``inline`` (text, ref) -> prompt, the judge gets the packet in its prompt
-    and opens no file; otherwise its prompt points at the packet file."""
+def judge_tasks(packets: Iterable[Packet]) -> list[dict]:
+    """One task per packet, with its planned prompt (the packet is inside it: the judge opens no file)."""
     out = []
     for p in packets:
-        prompt = p.prompt
-        if inline is not None:
-            try:
-                prompt = inline(Path(p.path).read_text(encoding="utf-8"), p.ref)
-            except OSError:
-                raise BenchError(p.path, "the judge packet is missing",
-                                 fix="run 'benchcore collect' again; it rewrites the packets") from None
-        t = {"id": p.id, "prompt": prompt, "judge": True}
+        t = {"id": p.id, "prompt": p.prompt, "judge": True}
+        if p.agent_type:
+            t["agentType"] = p.agent_type
         if p.model:
             t["model"] = p.model
         if p.agent_type:

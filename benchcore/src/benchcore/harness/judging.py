@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -78,3 +79,18 @@ def to_judgment(data: Any, packet_id: str, run_id: str) -> Judgment:
 def _short(text: str, limit: int = 120) -> str:
     text = " ".join(text.split())
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def draw_order(seed: int, key: str, outputs_sha256: dict[str, str], other: str) -> dict[str, str]:
+    """The blind order of one comparison of one trial (``key`` = "<case>/t<N>/<comparison>"): the new arm is
+    A when the first byte of sha256(seed, key, the new output's sha256, the other output's sha256) is below
+    128. It depends only on the seed and the two outputs' bytes, so it is reproducible, and no arm can know
+    it before both outputs exist (an arm never sees the other arm's output)."""
+    data = "\n".join((str(seed), key, outputs_sha256["new"], outputs_sha256[other])).encode()
+    return {"A": "new", "B": other} if hashlib.sha256(data).digest()[0] < 128 else {"A": other, "B": "new"}
+
+
+def same_prompt(planned: str, delivered: str) -> bool:
+    """``delivered`` is ``planned``, whitespace at line ends and the text's ends aside."""
+    norm = lambda t: "\n".join(line.rstrip() for line in t.strip().split("\n"))
+    return norm(planned) == norm(delivered)

@@ -45,14 +45,17 @@ class Packet:
     trial: int
     comparison: str
     path: str
-    # Extensions: the judge's exact prompt and the marker it carries.
+    # Extensions: the judge's exact prompt (the packet inside it) and the marker it carries.
     prompt: str = ""
     ref: str = ""
     round: int = 1
     # Extension (issue 13): the model the judge runs on (benchmark.yaml judge_model; None: session default).
     model: Optional[str] = None
-    # Extension: the Claude Code agent type the judge runs as (the tool-less bench-judge when installed).
-    agent_type: Optional[str] = None
+    # When the packet (this round's prompt) was written, UTC: a judge transcript that started earlier is not
+    # its judge. And arm -> sha256 of the output.md bytes it shows.
+    written_at: str = ""
+    outputs_sha256: dict[str, str] = field(factory=dict)
+    agent_type: Optional[str] = None  # the judge's agent type (None: the default type)
 
 
 @frozen
@@ -71,9 +74,12 @@ class Plan:
     world_root: str = ""
     skill_copies: dict[str, str] = field(factory=dict)  # arm -> copy path
     baseline_agent_type: Optional[str] = None
-    judge_agent_type: Optional[str] = None
-    # "<case>/t<N>/<comparison>" -> {"A": arm, "B": arm}, drawn from the seed at plan time.
+    # "<case>/t<N>/<comparison>" -> {"A": arm, "B": arm}. Under order_rule "outputs" (every run planned since
+    # issue 11) an order is drawn when its trial's packet is written, from the seed and the two outputs' bytes,
+    # so no arm can read or work out its own letter while it runs; "plan" is the older rule (drawn at plan).
     orders: dict[str, dict[str, str]] = field(factory=dict)
+    order_rule: str = "plan"
+    judge_agent_type: Optional[str] = None
     planned_at: str = ""
     # Extensions (issue 13): the arms' model, the judges' model, the ceiling and each arm's (and the
     # judges', key "judges") estimated cost per cell, which the fan-outs reserve before each launch.

@@ -9,6 +9,7 @@ then call the trial incomplete).
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Optional
 
@@ -116,16 +117,28 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
             u = read_cell_usage(cell, prices, warnings)
             if u is not None:
                 usage[arm] = u
+    shas = {arm: hashlib.sha256((tdir / arm / "output.md").read_bytes()).hexdigest()
+            for arm in info.arms if (tdir / arm / "output.md").is_file()}
     assertions = None
     apath = tdir / "new" / "assertions.json"
     if apath.is_file():
         assertions = tuple(_load_json_file(list[AssertionResult], apath))
+        if any(r.output_sha256 is not None and r.output_sha256 != shas.get("new") for r in assertions):
+            # Keyed to other bytes than new/output.md holds: that output never went through the gate.
+            assertions = None
     comparisons = {}
     for comp in info.comparisons:
         cpath = tdir / f"{comp}.json"
         if cpath.is_file():
-            comparisons[comp] = _load_json_file(ComparisonRecord, cpath)
-            _check_order(comparisons[comp], info.comparisons[comp], cpath)
+            record = _load_json_file(ComparisonRecord, cpath)
+            _check_order(record, info.comparisons[comp], cpath)
+            keys = record.outputs_sha256
+            if keys is not None and any(shas.get(arm) != sha for arm, sha in keys.items()):
+                if warnings is not None:
+                    warnings.append(f"{cpath}: judged other outputs than the trial now holds; not counted "
+                                    "(run 'benchcore collect' to send the trial back to the judges)")
+                continue
+            comparisons[comp] = record
     judge_usage = []
     jdir = tdir / "judges"
     if jdir.is_dir():

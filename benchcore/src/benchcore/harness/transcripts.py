@@ -37,8 +37,9 @@ class AgentFile:
 
     path: Path
     agent_id: str
-    prompt: str  # text of the first user record
+    prompt: str  # the task it was given: its first user record, unwrapped (see ``unwrap``)
     started: str  # timestamp of the first record ("" when absent)
+    relayed: str = ""  # the user's request a Workflow agent got before its task, when it got one
 
 
 def _text_of(content) -> str:
@@ -67,17 +68,57 @@ def _records(path: Path) -> Iterator[dict]:
         return
 
 
-def _first_prompt(path: Path) -> tuple[str, str]:
+RELAY_HEAD = "[Workflow harness \u2014 user request]"
+TASK_HEAD = "[Workflow harness \u2014 computed task]"
+TASK_FOLLOWS = "The computed task text follows:\n"
+
+
+def _line_start(text: str, head: str) -> int:
+    """Where ``head`` starts a line of ``text`` (context Claude Code put before it aside), or -1."""
+    if text.startswith(head):
+        return 0
+    at = text.find("\n" + head)
+    return at + 1 if at >= 0 else -1
+
+
+def unwrap(text: str) -> str:
+    """The task as it was planned, from the text Claude Code delivered: a Workflow agent's computed task
+    comes after the harness's preamble with every line indented by two spaces (CLAUDE-CODE.md section 0);
+    any other text is returned as it is."""
+    at = _line_start(text, TASK_HEAD)
+    if at < 0 or TASK_FOLLOWS not in text[at:]:
+        return text
+    body = text[at:].split(TASK_FOLLOWS, 1)[1]
+    return "\n".join(line[2:] if line.startswith("  ") else line.lstrip(" ") for line in body.split("\n"))
+
+
+def _first_prompt(path: Path) -> tuple[str, str, str]:
+    """(the delivered task, the first record's timestamp, the relayed user request or "").
+
+    In the turn the user typed, a Workflow agent's first user record relays the user's command and the
+    computed task is the second; otherwise the first user record is the task."""
+    texts: list[str] = []
+    started = ""
     for n, rec in enumerate(_records(path)):
-        if rec.get("type") == "user" and isinstance(rec.get("message"), dict):
-            return _text_of(rec["message"].get("content")), str(rec.get("timestamp", ""))
+        if n == 0:
+            started = str(rec.get("timestamp", ""))
+        if rec.get("type") == "assistant":
+            break
+        if rec.get("type") == "user" and isinstance(rec.get("message"), dict) and not rec.get("isMeta"):
+            texts.append(_text_of(rec["message"].get("content")))
+            if _line_start(texts[0], RELAY_HEAD) < 0 or len(texts) == 2:
+                break
         if n > 20:
             break
-    return "", ""
+    if not texts:
+        return "", started, ""
+    if _line_start(texts[0], RELAY_HEAD) >= 0:
+        return (unwrap(texts[1]) if len(texts) > 1 else ""), started, texts[0]
+    return unwrap(texts[0]), started, ""
 
 
 def first_prompt(path: Path) -> str:
-    """The text of a transcript's first user record (its prompt), or "" when it has none."""
+    """The task a transcript's agent was given (unwrapped, after any relayed request), or ""."""
     return _first_prompt(path)[0]
 
 
@@ -109,8 +150,9 @@ def scan(root: Optional[Path] = None, since: Optional[float] = None) -> list[Age
                     continue
             except OSError:
                 continue
-            prompt, started = _first_prompt(path)
-            out.append(AgentFile(path=path, agent_id=name[len("agent-"):-len(".jsonl")], prompt=prompt, started=started))
+            prompt, started, relayed = _first_prompt(path)
+            out.append(AgentFile(path=path, agent_id=name[len("agent-"):-len(".jsonl")], prompt=prompt,
+                                 started=started, relayed=relayed))
     return out
 
 
@@ -148,6 +190,35 @@ class ToolUse:
     agent_id: str
 
 
+# How Claude Code words a tool call it did not run (CLAUDE-CODE.md section 0): a refused call is still a
+# tool_use in the transcript, with an is_error result, but some results carry no flag.
+REFUSALS = ("requested permissions to", "but you haven't granted it yet", "This command requires approval",
+            "Permission to use", "was blocked", "The user doesn't want to proceed")
+
+
+@frozen
+class ToolCall:
+    """A tool call and what came back: ``ok`` when it ran (a result, not an error, not a refusal)."""
+
+    name: str
+    input: dict
+    agent_id: str
+    id: str
+    result: str  # the tool_result's text ("" when none came back)
+    ok: bool
+    refused: bool
+    error: bool = False  # the result was flagged is_error (or none came back)
+
+
+def _result_text(block: dict, rec: dict) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
 @frozen
 class Transcript:
     """A cell's transcript: its own records, then those of the subagents it launched (recursively)."""
@@ -172,6 +243,44 @@ class Transcript:
                 if isinstance(b, dict) and b.get("type") == "tool_use":
                     out.append(ToolUse(str(b.get("name", "")), b.get("input") if isinstance(b.get("input"), dict) else {},
                                        str(r.get("agentId", self.main_id))))
+        return out
+
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call, each with its result: what the agent really saw, not only what it asked for."""
+        results: dict[str, tuple[str, bool]] = {}
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") != "user" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+                continue
+            for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
+                    results[b["tool_use_id"]] = (_result_text(b, r), bool(b.get("is_error")))
+        out = []
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+                continue
+            for b in msg["content"]:
+                if not (isinstance(b, dict) and b.get("type") == "tool_use"):
+                    continue
+                tid = str(b.get("id", ""))
+                text, error = results.get(tid, ("", True))
+                refused = any(p in text for p in REFUSALS) and (error or len(text) < 600)
+                out.append(ToolCall(name=str(b.get("name", "")),
+                                    input=b.get("input") if isinstance(b.get("input"), dict) else {},
+                                    agent_id=str(r.get("agentId", self.main_id)), id=tid, result=text,
+                                    ok=tid in results and not error and not refused, refused=refused,
+                                    error=error))
+        return out
+
+    def skill_loads(self) -> list[tuple[str, str]]:
+        """(agent id, the skill body) of every skill Claude Code loaded into the conversation: the
+        ``isMeta`` user record that follows a Skill call's result and names it in ``sourceToolUseID``."""
+        out = []
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") == "user" and r.get("isMeta") and r.get("sourceToolUseID") and isinstance(msg, dict):
+                out.append((str(r.get("agentId", self.main_id)), _text_of(msg.get("content"))))
         return out
 
     def models(self) -> set[str]:
@@ -213,6 +322,11 @@ class Transcript:
             if u.name == "StructuredOutput" and u.agent_id == self.main_id:
                 found = u.input
         return found
+
+    def structured_outputs(self) -> list[dict]:
+        """The inputs of the agent's StructuredOutput calls that were accepted (a rejected one is retried)."""
+        return [c.input for c in self.tool_calls()
+                if c.name == "StructuredOutput" and c.agent_id == self.main_id and not (c.error and c.result)]
 
 
 def journal_result(path: Path, agent_id: str):
