@@ -341,3 +341,84 @@ def test_packets_show_both_outputs_the_same_way_and_whole(bench):
         b.replace("[new-arm]", "[X]").replace("[previous-arm]", "[X]")
     assert "I followed $SKILL/SKILL.md in $WORLD." in a
     assert not any(c["world"] in packet or (c["skill_dir"] or "\0") in packet for c in plan["cells"])
+
+
+# ----------------------------------------------------------------------------- the audit sees what an arm saw
+
+EXPLORE = {  # the baseline commands that read SKILL.md, case.md or plan.json and once passed the audit
+    (CASE1, 1): ("grep -rn greeting .", "saw the run folder's files"),
+    (CASE1, 2): ("find . -name '*.md' | xargs cat", "saw"),
+    (CASE1, 3): ("ls -R tests && cat tests/.reports/runs/*/plan.json", "saw the run folder's files"),
+    (CASE1, 4): ("grep -rl reader tests", "saw the"),
+    (CASE2, 1): ("cat tests/*/greet/*/case.md", "saw its case's criteria or assertions"),
+}
+
+
+def test_ordinary_exploration_from_the_repository_is_caught_by_what_it_showed(bench):
+    # Bug: the audit matched literal paths in tool inputs and never looked at what tool results returned,
+    # so these baselines read SKILL.md, case.md or plan.json and their trials were scored.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    commands = {(c, t, "baseline"): [cmd] for (c, t), (cmd, _) in EXPLORE.items()}
+    commands[(CASE2, 2, "new")] = ["cat tests/.reports/runs/*/plan.json"]
+    bench.arms(next_script(out), Script(files=greet_files(), commands=commands))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    invalid = {i["trial"]: i["problems"] for i in json.loads((run_dir / "collect.json").read_text())["invalid_trials"]}
+    for (case, trial), (cmd, why) in EXPLORE.items():
+        assert f"baseline: {why}" in invalid[f"{case}/t{trial}"], (cmd, invalid.get(f"{case}/t{trial}"))
+    assert "new: saw the run folder's files" in invalid[f"{CASE2}/t2"]
+    assert sorted(invalid) == sorted([f"{c}/t{t}" for c, t in EXPLORE] + [f"{CASE2}/t2"])
+    assert "next: run: benchcore collect" in out and "--rerun" in out
+
+
+def test_a_refused_read_of_the_skill_copy_makes_the_trial_invalid_and_is_named(bench):
+    # Bug: the audit took "read its own copy" from the tool input; with ordinary permissions the Read was
+    # refused, the new arm never saw the skill, and the trial was scored.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files(), refused={(CASE1, 1, "new")}))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert f"INVALID trial {CASE1}/t1 (re-run, not scored): new: Claude Code refused its tool call Read" in out
+    audit = json.loads((run_dir / "cases" / CASE1 / "t1" / "audit.json").read_text())
+    problems = [p["problem"] for p in audit["problems"]]
+    assert any("but you haven't granted it yet" in p for p in problems)
+    assert any(p.startswith("never read its skill copy's SKILL.md") for p in problems)
+    bench.judges(run_dir, Script())
+    bench.run("collect", str(run_dir))
+    rc, out, _ = bench.run("render", str(run_dir))
+    case = results(bench)["cases"][0]
+    assert rc == 1 and case["efficacy"]["outcomes"][0] is None and "invalid" in case["efficacy"]["reason"]
+    assert "Claude Code refused its tool call Read" in (bench.repo / "tests/.reports/greet.html").read_text()
+
+
+def test_the_arm_is_the_planned_subagent_never_a_child_it_handed_the_task_to(bench):
+    # Bug: when the arm's first message wrapped the planned prompt and the arm handed the task to a subagent
+    # (which got the planned prompt itself), that newer child was collected as the arm.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    wrapped = [{"id": c["id"], "prompt": "Context: benchmark.\n\n" + c["prompt"]} for c in bench.plan_json(run_dir)["cells"]]
+    run_tasks("Arms", wrapped, bench.config, Script(files=greet_files(), delegate={(CASE1, 1, "new")}), bench.repo)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "30/30 cells collected" in out and "INVALID" not in out
+    new = run_dir / "cases" / CASE1 / "t1" / "new"
+    assert (new / "output.md").read_text().startswith(f"Done [new-arm] for {CASE1} t1.")
+    assert "CHILD ANSWER" not in (new / "output.md").read_text()
+    assert len(list((new / "subagents").glob("agent-*.jsonl"))) == 1  # the child's tokens are the arm's cost
+
+
+def test_inherited_attribution_and_the_relayed_request_do_not_throw_out_the_run(bench):
+    # Bug: every subagent launched in /benchmark-skill's turn carries attributionSkill "benchmark-skill",
+    # read as contamination; and in that turn a Workflow agent's first record relays the user's command,
+    # the planned prompt second, so collect (reading only the first record) found no cell.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    relay = "<command-name>/benchmark-skill</command-name>\n<command-args>greet</command-args>"
+    script = Script(files=greet_files(), layout="workflow", relay=relay, attribution="benchmark-skill")
+    bench.arms(next_script(out), script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert "30/30 cells collected; 0/20 packets judged" in out and "INVALID" not in out
+    bench.judges(run_dir, script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "20/20 packets judged" in out and "ignored" not in out
+    rc, out, _ = bench.run("render", str(run_dir))
+    assert rc == 0 and results(bench)["verdicts"]["efficacy"]["status"] == "pass"

@@ -123,10 +123,17 @@ COPIES = {"new": "/tmp/b/skills/aa11/greet", "previous": "/tmp/b/skills/bb22/gre
 CASE_MD = f"{REPO}/tests/git/greet/01-a/case.md"
 
 
-def cell(tmp_path, *blocks, extra=()) -> T.Transcript:
+def cell(tmp_path, *blocks, extra=(), results=None) -> T.Transcript:
+    """A cell's transcript: each tool call, then its result (``results``: tool id -> (text, is_error);
+    by default each call ran and showed "ok")."""
     records = [user("c", 0, "go")]
     for i, b in enumerate(blocks):
-        records.append(assistant("c", i + 1, f"m{i}", [b]))
+        records.append(assistant("c", 2 * i + 1, f"m{i}", [b]))
+        text, error = (results or {}).get(b["id"], ("ok", False))
+        block = {"type": "tool_result", "tool_use_id": b["id"], "content": text}
+        if error:
+            block["is_error"] = True
+        records.append(user("c", 2 * i + 2, [block]))
     records.extend(extra)
     records.append(assistant("c", 99, "mz", [{"type": "text", "text": "done"}]))
     return T.load(write(tmp_path / "agent-c.jsonl", records), "c", T.Index.build([]))
@@ -203,6 +210,64 @@ def test_a_skill_body_loaded_into_the_baseline(tmp_path):
     body = {"role": "user", "content": [{"type": "text", "text": "Base directory for this skill: /x/greet\n\nGreet."}]}
     t = cell(tmp_path, extra=[rec("user", "c", 50, isMeta=True, sourceToolUseID="toolu_1", message=body)])
     assert audit("baseline", t) == ["loaded a skill's body (an isMeta record after a Skill call)"]
+
+
+def test_a_skill_claude_code_loaded_into_the_baseline_is_contamination(tmp_path):
+    t = cell(tmp_path, tool("Skill", "s1", skill="greet"),
+             extra=[user("c", 60, [{"type": "text", "text": "Base directory for this skill: /x\n\nGreet warmly."}],
+                         isMeta=True, sourceToolUseID="s1")])
+    assert audit("baseline", t) == ["invoked the skill 'greet'",
+                                    "loaded a skill's body (an isMeta record after a Skill call)"]
+
+
+def test_a_refused_read_is_no_read_and_makes_the_trial_invalid(tmp_path):
+    # Bug: "read its own copy" was taken from the tool input; with ordinary permissions the Read was refused,
+    # the arm never saw the skill, and its trial was scored.
+    own = COPIES["new"]
+    refusal = f"Claude requested permissions to read from {own}/SKILL.md, but you haven't granted it yet."
+    t = cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md"), results={"t": (refusal, True)})
+    assert audit("new", t, own) == [
+        f"Claude Code refused its tool call Read {own}/SKILL.md: {refusal}",
+        f"never read its skill copy's SKILL.md ({own}/SKILL.md), so the skill under test did not run"]
+    # A refused read of a SKILL.md by the baseline showed it nothing, but the refusal itself is named.
+    t = cell(tmp_path, tool("Bash", "t", command="cat /anywhere/SKILL.md"),
+             results={"t": ("This command requires approval", True)})
+    assert audit("baseline", t) == ["Claude Code refused its tool call Bash cat /anywhere/SKILL.md: "
+                                    "This command requires approval"]
+    # A failed read (no such file) is no read either, and no refusal.
+    t = cell(tmp_path, tool("Read", "t", file_path="/anywhere/SKILL.md"), results={"t": ("File does not exist.", True)})
+    assert audit("baseline", t) == []
+
+
+def test_what_a_result_showed_counts_whatever_the_command(tmp_path):
+    from benchcore.harness.audit import Fingerprints
+    fp = Fingerprints(skill={"new": ("Greet the reader by name, warmly.", "skills/git/greet/"),
+                             "previous": ("Greet the reader by name.", "skills/git/greet/")},
+                      skill_md={"new": ("Greet the reader by name, warmly.",), "previous": ("Greet the reader by name.",)},
+                      case=("It names the reader in the first line.",), tests=("tests/git/greet/",),
+                      run=('"run_id": "R"',))
+
+    def run(arm, command, shown, own=None):
+        t = cell(tmp_path, *([tool("Read", "o", file_path=f"{own}/SKILL.md")] if own else []),
+                 tool("Bash", "t", command=command), results={"t": (shown, False), "o": ("x", False)})
+        return audit_cell(arm, t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=own, case_files=[CASE_MD],
+                          fingerprints=fp)
+
+    assert run("baseline", "grep -rn greeting .", "./SKILL.md:4:Greet the reader by name.") == [
+        "saw the skill's text (the result of Bash grep -rn greeting . holds 'Greet the reader by name.')"]
+    assert run("baseline", "find . -name '*.md' | xargs cat", "- It names the reader in the first line.\n")[0].startswith(
+        "saw its case's criteria or assertions")
+    assert run("baseline", "grep -rl reader tests", "tests/git/greet/02-b/case.md\n")[0].startswith("saw the skill's tests")
+    assert run("new", "cat tests/.reports/runs/*/plan.json", '{"run_id": "R", "cells": []}', COPIES["new"])[0].startswith(
+        "saw the run folder's files")
+    assert run("previous", "cat ../*/greet/SKILL.md", "Greet the reader by name, warmly.", COPIES["previous"]) == [
+        "saw another arm's skill copy (the result of Bash cat ../*/greet/SKILL.md holds "
+        "'Greet the reader by name, warmly.')"]
+    # Its own copy's text, read by any command, is its engagement.
+    t = cell(tmp_path, tool("Bash", "t", command="cat $(ls -d /tmp/b/skills/*/greet | head -1)/SKILL.md"),
+             results={"t": ("---\nname: greet\n---\nGreet the reader by name, warmly.\n", False)})
+    assert audit_cell("new", t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=COPIES["new"],
+                      case_files=[CASE_MD], fingerprints=fp) == []
 
 
 def test_engagement_of_a_with_skill_arm(tmp_path):

@@ -104,7 +104,9 @@ def check_offered_tools(res) -> None:
 
 def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_path):
     rig = Rig(tmp_path, edited=True)
-    planted = {(C1, 2): "read a SKILL.md", (C2, 3): "invoked the skill 'greet'", (C1, 4): "never read its skill copy"}
+    # A baseline's grep from the repository shows it the skill (caught by what the result held); a Skill
+    # call the bench-baseline type is not offered fails and loads nothing, so that trial stands.
+    planted = {(C1, 2): "baseline: saw ", (C1, 4): "never read its skill copy"}
     scenario = Scenario(
         verdict=verdicts({(C2, 5, "efficacy"): "TIE", (C2, 1, "regression"): "LOSS",
                           **{(C1, t, "regression"): "TIE" for t in range(1, 6)}}),
@@ -128,6 +130,7 @@ def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_pa
     assert len(invalid) == len(planted), first
     for (case, trial), reason in planted.items():
         assert any(f"{case}/t{trial}" in line and reason in line for line in invalid), (case, trial, first)
+    assert not any(f"{C2}/t3" in line for line in invalid), first
     plan = json.loads((run / "plan.json").read_text())
     rerun = {(c["case"], c["trial"]) for c in plan["cells"] if c["attempt"] > 1}
     assert rerun == set(planted)

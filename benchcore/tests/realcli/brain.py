@@ -162,7 +162,9 @@ class Brain:
                 steps.append(ToolUse("Read", {"file_path": f"{skill_dir}/SKILL.md"}))
         else:
             if planted(self.s.baseline_reads_skill):
-                steps.append(ToolUse("Bash", {"command": f"cat .claude/skills/{self.skill}/SKILL.md",
+                # From where a subagent starts (the repository), ordinary exploration that shows the skill's
+                # text, the tests and the run folder: no path in the command names any of them.
+                steps.append(ToolUse("Bash", {"command": "grep -rn reader . | head -50",
                                               "description": "Look for house rules"}))
             if planted(self.s.baseline_calls_skill):
                 steps.append(ToolUse("Skill", {"skill": self.skill}))

@@ -73,6 +73,9 @@ class Script:
     # Workflow agents' first user record relays the user's command, and the task comes second (the turn
     # the user typed, CLAUDE-CODE.md section 0).
     relay: str = ""
+    # Claude Code copies the skill of the parent's turn onto every subagent's assistant records (every arm
+    # launched during /benchmark-skill carries "benchmark-skill"); it says nothing about the subagent.
+    attribution: str = ""
     # Attacks and accidents, as a determined or unlucky arm plays them (issue 11):
     # (case, trial, arm) -> shell commands the arm runs from the repository (the stand-in really runs
     # them there, so their results are what the arm would have seen).
@@ -104,6 +107,7 @@ class Writer:
     def __init__(self, path: Path, agent_id: str, session: str, cwd: str, model: str):
         self.path, self.agent_id, self.session, self.cwd, self.model = path, agent_id, session, cwd, model
         self.lines: list[dict] = []
+        self.attribution = ""
         self.parent: Optional[str] = None
         self.n = 0
 
@@ -138,6 +142,8 @@ class Writer:
             rec["message"] = {"id": mid, "type": "message", "role": "assistant", "model": self.model,
                               "content": group, "stop_reason": stop, "usage": u}
             rec["attributionAgent"] = self.agent_id
+            if self.attribution:
+                rec["attributionSkill"] = self.attribution
             self.lines.append(rec)
         return mid
 
@@ -277,6 +283,7 @@ def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: P
     w = Writer(session.agent_path(agent_id, layout), agent_id, session.session, session.cwd, model)
     if key in script.reworded:
         prompt = prompt.replace("Write a greeting", "Please write a short greeting")
+    w.attribution = script.attribution
     deliver(w, prompt, layout, script)
     step = 1
     if skill_dir and key not in script.skip_skill_read:

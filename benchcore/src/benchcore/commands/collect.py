@@ -49,7 +49,7 @@ from ..model import Audit, AuditProblem, Case, ComparisonRecord, Judgment, RunIn
 from ..harness import assertions as hard
 from ..estimate import JUDGES
 from ..harness import costs, fanout, transcripts
-from ..harness.audit import audit_cell, prompt_problem
+from ..harness.audit import Fingerprints, audit_cell, distinctive_lines, prompt_problem
 from ..harness.files import read_text, write_atomic
 from ..harness.judging import AnswerError, draw_order, parse_text, same_prompt, to_judgment
 from ..harness.planfile import Cell, Packet, Plan, read_plan, write_plan
@@ -157,6 +157,7 @@ class RunCollector:
         self.assert_timeout = assert_timeout
         self.received: dict[str, str] = {}  # cell id -> the first message its subagent got
         self.unfinished: set[str] = set()  # cell ids whose transcript exists but has no final message
+        self._fingerprints: dict[str, Fingerprints] = {}
         self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
         # The same replacements for every output, so no placeholder tells the arms apart.
         self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),
@@ -229,7 +230,50 @@ class RunCollector:
                 changed.add(cell.id)
         return found, changed
 
-    def audit(self, found: dict[str, transcripts.Transcript]) -> dict[tuple[str, int], list[dict]]:
+    def fingerprints(self, case_id: str) -> Fingerprints:
+        """What an arm of this case must not see in a tool result (see harness/audit.py), from the skill
+        copies (the repository's skill when a copy is gone), the case, the skill's other cases and the run
+        folder; lines the arm may see (its prompt, its case's fixture) are left out."""
+        if case_id in self._fingerprints:
+            return self._fingerprints[case_id]
+        repo = Path(self.plan.repo) if self.plan.repo else None
+        case = self.cases[case_id]
+        tests_dir = repo / ("tests/" + self.info.skill.path[len("skills/"):]) if repo else None
+        allowed = [c.prompt for c in self.plan.cells if c.case == case_id]
+        if tests_dir is not None and (tests_dir / case_id).is_dir():
+            fixture = fixture_path(repo, tests_dir / case_id, case)
+            allowed.extend(_texts(fixture) if fixture is not None and fixture.exists() else [])
+        skill: dict[str, tuple[str, ...]] = {}
+        skill_md: dict[str, tuple[str, ...]] = {}
+        sources = dict(self.plan.skill_copies)
+        for arm, copy in sources.items():
+            folder = Path(copy)
+            if not folder.is_dir() and arm == "new" and repo is not None:
+                folder = repo / self.info.skill.path
+            texts = _texts(folder)
+            md = folder / "SKILL.md"
+            skill_md[arm] = distinctive_lines(read_text(md), allowed) if md.is_file() else ()
+            skill[arm] = tuple(dict.fromkeys(l for t in texts for l in distinctive_lines(t, allowed))) + \
+                (self.info.skill.path + "/",)
+        skill_text = "\n".join(l for ls in skill.values() for l in ls)
+        own = [*case.soft_criteria, *(a.command for a in case.hard_assertions), f"description: {case.description}"]
+        case_lines = tuple(l for l in distinctive_lines("\n".join(own), allowed) if l not in skill_text)
+        tests: list[str] = []
+        if tests_dir is not None and tests_dir.is_dir():
+            rel = str(tests_dir.relative_to(repo))
+            tests += [rel + "/", rel + ":"]
+            for other in sorted(tests_dir.glob("*/case.md")):
+                if other.parent.name != case_id:
+                    tests += [l for l in distinctive_lines(read_text(other), allowed) if l not in skill_text]
+        run = (f'"run_id": "{self.plan.run_id}"', '"cells_collected":', "const BOUND = {",
+               f"# Judge packet {self.plan.run_id}:", "cells: the world path in the prompt; packets:",
+               f".reports/runs/{self.plan.run_id}")
+        fp = Fingerprints(skill=skill, skill_md=skill_md, case=case_lines, tests=tuple(dict.fromkeys(tests)), run=run)
+        self._fingerprints[case_id] = fp
+        return fp
+
+    def audit(self, found: dict[str, transcripts.Transcript], changed: set[str] = frozenset()
+              ) -> dict[tuple[str, int], list[dict]]:
         """(case, trial) -> problems, for every trial whose cells are all in; writes audit.json."""
         out: dict[tuple[str, int], list[dict]] = {}
         by_trial: dict[tuple[str, int], list[Cell]] = {}
@@ -245,6 +289,14 @@ class RunCollector:
             run_rel = os.path.relpath(self.run_dir, repo) if repo else str(self.run_dir)
             case_files = [f"{repo}/{tests_rel}/{key[0]}/case.md", str(self.run_dir / "cases" / key[0] / "case.md"),
                           f"{tests_rel}/{key[0]}/case.md", f"{run_rel}/cases/{key[0]}/case.md"]
+            apath = self.tdir(*key) / "audit.json"
+            if apath.is_file() and not any(c.id in changed for c in cells):
+                # Nothing in the trial changed since it was audited: the verdict stands (after clean the skill
+                # copies it was checked against are gone).
+                kept = serde.loads(Audit, read_text(apath), source=str(apath))
+                out[key] = [{"arm": p.arm, "problem": p.problem} for p in kept.problems]
+                continue
+            fingerprints = self.fingerprints(key[0])
             problems = []
             for cell in cells:
                 changed_prompt = prompt_problem(cell.prompt, self.received.get(cell.id, ""))
@@ -252,7 +304,8 @@ class RunCollector:
                     problems.append({"arm": cell.arm, "problem": changed_prompt})
                 for p in audit_cell(cell.arm, found[cell.id], repo=repo, run_dir=str(self.run_dir),
                                     skill_copies=self.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files,
-                                    skill_rel=skill_rel, tests_rel=tests_rel, run_rel=run_rel, world=cell.world):
+                                    skill_rel=skill_rel, tests_rel=tests_rel, run_rel=run_rel, world=cell.world,
+                                    fingerprints=fingerprints):
                     problems.append({"arm": cell.arm, "problem": p})
             out[key] = problems
             audit = Audit(invalid=bool(problems), problems=tuple(AuditProblem(**p) for p in problems))
@@ -556,7 +609,7 @@ class RunCollector:
 
     def collect(self, rerun: bool) -> Status:
         found, changed = self.collect_cells()
-        audits = self.audit(found)
+        audits = self.audit(found, changed)
         redone: list[str] = []
         if rerun:
             redone = self.rerun(found, audits)
@@ -731,6 +784,19 @@ def _after(started: str, written_at: str) -> bool:
     except ValueError:
         return False
     return a >= b
+
+
+def _texts(root: Path, limit: int = 1 << 20) -> list[str]:
+    """The text files under ``root`` (or ``root`` itself), each up to ``limit`` bytes; binary files skipped."""
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
+    out = []
+    for p in files[:2000]:
+        try:
+            data = p.read_bytes()[:limit]
+            out.append(data.decode("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
 
 
 def _collected(cdir: Path) -> Optional[transcripts.Transcript]:

@@ -1,29 +1,73 @@
 """Contamination and engagement audit of one trial, from its cells' transcripts.
 
-A trial is invalid (re-run, not scored) when:
+The audit judges what happened, not what was asked for: a tool call counts as
+a read only when it ran (its result came back, not an error, not a permission
+refusal), and every tool result, whatever path spelling or command produced
+it, is checked for what an arm must not have seen. A trial is invalid (re-run,
+not scored) when:
 
-- the baseline invoked any skill (a Skill tool call, or the record carrying a
-  skill's body; ``attributionSkill`` is not read: it names the parent's skill) or read any SKILL.md, anything under the repository's ``skills/``,
-  ``tests/`` or ``.claude/skills/`` (or any ``.claude/skills/``), or a skill copy;
-- a with-skill arm never read its own copy's SKILL.md, invoked an installed
-  skill instead of its copy, or read the other arm's copy (then the skill
-  under test is not what ran);
-- any arm read its case's ``case.md``;
+- the baseline used a skill (a Skill call that ran, or a skill body Claude
+  Code loaded into its conversation: the ``isMeta`` record naming a tool call
+  in ``sourceToolUseID``), read any SKILL.md, anything under the
+  repository's ``skills/``, ``tests/`` or ``.claude/skills/`` (or any
+  ``.claude/skills/``), or a skill copy; or any tool result shows it the
+  skill's text;
+- a with-skill arm never read its own copy's SKILL.md (a refused read is no
+  read), invoked an installed skill instead of its copy, read the other
+  arm's copy (by path, or its text in a result), the repository's or an
+  installed copy of the skill, the skill's tests or the run directory;
+- any arm read its case (``case.md`` by path, or its criteria or hard
+  assertions in a result), another case of the skill, or the run folder
+  (``plan.json``, ``run.json``, packets, bound scripts: recognised by their
+  content);
+- Claude Code refused one of an arm's tool calls (a permission it lacked): the
+  arm did not do what it set out to do, so its answer measures the
+  permissions, not the skill. The refusal is named;
 - any arm's first message does not hold its planned prompt (whitespace
   aside): the arms were not given the same task.
 
-"Read" means any tool call whose input names the path: Read/Edit/Write paths,
-Grep/Glob paths and patterns, Bash commands. This errs towards flagging: a
-flagged trial costs one re-run, a missed one a wrong verdict.
+``attributionSkill`` on a subagent's records says nothing about the subagent:
+Claude Code copies it from the parent's turn (every subagent launched during
+``/benchmark-skill`` carries ``benchmark-skill``), so it is not read.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Iterable
 
-from .transcripts import Transcript, ToolUse
+from attrs import field, frozen
+
+from .transcripts import ToolCall, Transcript
+
+MIN_LINE = 20  # shorter lines are too common to identify a file by
+
+
+@frozen
+class Fingerprints:
+    """What must not show in an arm's tool results, as lines (or tokens) of text.
+
+    ``skill``: arm -> the distinctive lines of that arm's skill copy; ``case``: the trial's case
+    (criteria, hard assertions, description); ``tests``: the other cases of the skill and their folder
+    names; ``run``: strings only the run folder's files hold."""
+
+    skill: dict[str, tuple[str, ...]] = field(factory=dict)
+    skill_md: dict[str, tuple[str, ...]] = field(factory=dict)  # arm -> the distinctive lines of its SKILL.md
+    case: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()
+    run: tuple[str, ...] = ()
+
+
+def distinctive_lines(text: str, allowed: Iterable[str] = ()) -> tuple[str, ...]:
+    """The lines of ``text`` long enough to identify it, stripped, that are not in ``allowed`` texts (what
+    the arm may legitimately see: its prompt, its world's files)."""
+    seen = " \n ".join(allowed)
+    out = []
+    for line in text.splitlines():
+        line = line.strip().lstrip("-*> ").strip()
+        if len(line) >= MIN_LINE and line not in seen and line not in out:
+            out.append(line)
+    return tuple(out)
 
 
 def _strings(value) -> Iterable[str]:
@@ -37,11 +81,11 @@ def _strings(value) -> Iterable[str]:
             yield from _strings(v)
 
 
-def _blob(use: ToolUse) -> str:
+def _blob(use: ToolCall) -> str:
     return "\n".join(_strings(use.input))
 
 
-def _where(use: ToolUse, main_id: str) -> str:
+def _where(use: ToolCall, main_id: str) -> str:
     return "" if use.agent_id == main_id else f" (in its subagent {use.agent_id})"
 
 
@@ -62,9 +106,17 @@ def _names_relative(blob: str, rel: str) -> bool:
     return re.search(r"(?<![A-Za-z0-9_.-])" + re.escape(rel) + r"(?![A-Za-z0-9_.-])", blob) is not None
 
 
+def _shown(result: str, lines: Iterable[str]) -> str | None:
+    """The first of ``lines`` that ``result`` shows, or None."""
+    for line in lines:
+        if line in result:
+            return line
+    return None
+
+
 def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
                own_copy: str | None, case_files: Iterable[str], skill_rel: str = "", tests_rel: str = "",
-               run_rel: str = "", world: str = "") -> list[str]:
+               run_rel: str = "", world: str = "", fingerprints: Fingerprints = Fingerprints()) -> list[str]:
     """The problems of one cell's transcript, in words (empty when clean).
 
     ``case_files`` are matched as substrings (give them absolute and repository-relative).
@@ -83,13 +135,35 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
         return bool(rel) and (f"{repo}/{rel}" in blob or (not in_world and _names_relative(blob, rel)))
     copies = [c for c in skill_copies.values() if c]
     case_files = [c for c in case_files if c]
-    uses = t.tool_uses()
+    own_lines = fingerprints.skill.get(arm, ())
+    own_md = fingerprints.skill_md.get(arm, ())
+    other_lines = tuple(l for a, lines in fingerprints.skill.items() if a != arm for l in lines if l not in own_lines)
     read_own = False
 
-    for use in uses:
+    for use in t.tool_calls():
         blob = _blob(use)
         in_world = bool(world) and world in blob
         where = _where(use, t.main_id)
+        said = f"{use.name} {_short(blob)}{where}"
+        if use.refused:
+            problems.append(f"Claude Code refused its tool call {said}: {_short(use.result, 400)}")
+        # What the result showed, whatever the call looked like (an error's output may still show a file).
+        result = use.result
+        if use.name != "StructuredOutput" and result:
+            if (hit := _shown(result, fingerprints.run)) is not None:
+                problems.append(f"saw the run folder's files (the result of {said} holds {_short(hit, 60)!r})")
+            elif (hit := _shown(result, fingerprints.case)) is not None:
+                problems.append(f"saw its case's criteria or assertions (the result of {said} holds "
+                                f"{_short(hit, 80)!r})")
+            elif (hit := _shown(result, fingerprints.tests)) is not None:
+                problems.append(f"saw the skill's tests (the result of {said} holds {_short(hit, 80)!r})")
+            elif arm == "baseline" and (hit := _shown(result, (l for ls in fingerprints.skill.values()
+                                                                for l in ls))) is not None:
+                problems.append(f"saw the skill's text (the result of {said} holds {_short(hit, 80)!r})")
+            elif arm != "baseline" and (hit := _shown(result, other_lines)) is not None:
+                problems.append(f"saw another arm's skill copy (the result of {said} holds {_short(hit, 80)!r})")
+        if not use.ok:
+            continue  # asked for, never seen: the path checks below are about what ran
         if use.name == "Skill":
             name = use.input.get("skill") or use.input.get("command") or "?"
             if arm == "baseline":
@@ -98,43 +172,38 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
                 problems.append(f"invoked the installed skill {name!r} instead of its copy{where}")
             continue
         if any(c in blob for c in case_files):
-            problems.append(f"read its case's case.md: {use.name} {_short(blob)}{where}")
+            problems.append(f"read its case's case.md: {said}")
             continue
-        if own_copy and f"{own_copy}/SKILL.md" in blob and use.agent_id == t.main_id:
+        if own_copy and use.agent_id == t.main_id and (
+                f"{own_copy}/SKILL.md" in blob or _shown(result, own_md[:3]) is not None):
             read_own = True
         if arm != "baseline":
             if any(c in blob for c in copies if c != own_copy):
-                problems.append(f"read another arm's skill copy: {use.name} {_short(blob)}{where}")
+                problems.append(f"read another arm's skill copy: {said}")
             elif names(skill_rel) or (leaf and f".claude/skills/{leaf}" in blob):
                 # For previous that is the edited version; for new, a skill outside the run.
-                problems.append(f"read the repository's or an installed copy of the skill instead of its own: "
-                                f"{use.name} {_short(blob)}{where}")
+                problems.append(f"read the repository's or an installed copy of the skill instead of its own: {said}")
             elif names(tests_rel) or names(run_rel) or (run_dir and _names_relative(blob, run_dir.rstrip("/"))):
-                problems.append(f"read the benchmark's tests or run files: {use.name} {_short(blob)}{where}")
+                problems.append(f"read the benchmark's tests or run files: {said}")
         if arm == "baseline":
             if "SKILL.md" in blob:
-                problems.append(f"read a SKILL.md: {use.name} {_short(blob)}{where}")
+                problems.append(f"read a SKILL.md: {said}")
             elif any(c in blob for c in copies):
-                problems.append(f"read a skill copy: {use.name} {_short(blob)}{where}")
+                problems.append(f"read a skill copy: {said}")
             elif ".claude/skills" in blob or any(w in blob for w in watched_repo) or \
                     any(names(r) for r in relative):
-                problems.append(f"read the repository's skills or tests: {use.name} {_short(blob)}{where}")
+                problems.append(f"read the repository's skills or tests: {said}")
 
+    loads = t.skill_loads()
     if arm == "baseline":
-        # attributionSkill is not evidence: Claude Code writes the skill of the *parent's* turn on every
-        # record of a subagent launched in it ("benchmark-skill" for every cell launched by the protocol),
-        # and none on a subagent that used a skill itself (CLAUDE-CODE.md section 0, measured). A skill the
-        # arm loaded shows as its Skill tool_use (above) and the isMeta record carrying the skill's body.
-        for r in t.records:
-            if r.get("type") == "user" and r.get("isMeta") and r.get("sourceToolUseID") and \
-                    "Base directory for this skill:" in json.dumps(r.get("message", {}).get("content", "")):
-                problems.append("loaded a skill's body (an isMeta record after a Skill call)")
-                break
-        for r in t.records:
-            att = r.get("attachment")
-            if isinstance(att, dict) and att.get("type") in ("invoked_skills", "dynamic_skill"):
-                problems.append(f"loaded a skill ({att.get('type')} attachment)")
-                break
+        if loads:
+            problems.append("loaded a skill's body (an isMeta record after a Skill call)")
+        else:
+            for r in t.records:
+                att = r.get("attachment")
+                if isinstance(att, dict) and att.get("type") in ("invoked_skills", "dynamic_skill"):
+                    problems.append(f"loaded a skill ({att.get('type')} attachment)")
+                    break
     elif own_copy and not read_own:
         problems.append(f"never read its skill copy's SKILL.md ({own_copy}/SKILL.md), so the skill under test did not run")
     return problems

@@ -276,11 +276,14 @@ class Transcript:
     def skill_loads(self) -> list[tuple[str, str]]:
         """(agent id, the skill body) of every skill Claude Code loaded into the conversation: the
         ``isMeta`` user record that follows a Skill call's result and names it in ``sourceToolUseID``."""
+        skill_calls = {u.id for u in self.tool_calls() if u.name == "Skill"}
         out = []
         for r in self.records:
             msg = r.get("message")
             if r.get("type") == "user" and r.get("isMeta") and r.get("sourceToolUseID") and isinstance(msg, dict):
-                out.append((str(r.get("agentId", self.main_id)), _text_of(msg.get("content"))))
+                text = _text_of(msg.get("content"))
+                if r["sourceToolUseID"] in skill_calls or "Base directory for this skill:" in text:
+                    out.append((str(r.get("agentId", self.main_id)), text))
         return out
 
     def models(self) -> set[str]:
