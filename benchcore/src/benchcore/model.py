@@ -218,8 +218,10 @@ class RunData:
 class ArmUsage:
     """Token usage summed over transcripts (one cell, or every cell of an arm).
 
-    ``cost_usd`` is None when any model in ``models`` has no price; then
-    ``unpriced_models`` names them.
+    ``cost_usd`` is None when any model in ``models`` has no price, or its
+    dollars cannot be told from the transcript (a stream-json result line
+    that sums responses at different prices); then ``unpriced_models`` names
+    them, the latter with the reason in brackets.
     """
 
     turns: int = 0
