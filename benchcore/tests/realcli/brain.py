@@ -269,7 +269,7 @@ class Brain:
             path = r if r.startswith("/") else str(self.repo / r)
             return Reply([ToolUse("Read", {"file_path": f"{path}/plan.json"})], who="orchestrator")
         tasks = []
-        judges = "judge" in nxt
+        judges = nxt.startswith("launch one fresh judge")  # not "judge" anywhere: a path may hold it
         rerun = "rerun_cells" in nxt
         for r in runs:
             d = Path(r if r.startswith("/") else self.repo / r)
@@ -277,17 +277,21 @@ class Brain:
             status = json.loads((d / "collect.json").read_text()) if (d / "collect.json").is_file() else {}
             if judges:
                 want = set(status.get("pending_packets", []))
-                tasks += [{"prompt": p["prompt"], "subagent_type": p.get("agent_type") or "general-purpose"}
-                          for p in plan["packets"] if p["id"] in want]
+                tasks += [{"prompt": p["prompt"], "subagent_type": p.get("agent_type") or "general-purpose",
+                           "model": p.get("agent_model")} for p in plan["packets"] if p["id"] in want]
             else:
                 want = set(status.get("rerun_cells", [])) if rerun else None
-                tasks += [{"prompt": c["prompt"], "subagent_type": c.get("agent_type") or "general-purpose"}
-                          for c in plan["cells"] if want is None or c["id"] in want]
+                # SKILL.md: skip every cell that has a skip reason (the budget leaves it out).
+                tasks += [{"prompt": c["prompt"], "subagent_type": c.get("agent_type") or "general-purpose",
+                           "model": c.get("agent_model")}
+                          for c in plan["cells"] if (want is None or c["id"] in want) and not c.get("skip")]
         agents = [u for u in launched if u.get("name") == "Agent"]
         if len(agents) < len(tasks):
             batch = tasks[len(agents):len(agents) + self.s.batch]
+            # SKILL.md: the cell's (or packet's) agent_model only when it has one.
             return Reply([ToolUse("Agent", {"description": "benchmark cell", "prompt": t["prompt"],
-                                            "subagent_type": t["subagent_type"], "run_in_background": False})
+                                            "subagent_type": t["subagent_type"], "run_in_background": False,
+                                            **({"model": t["model"]} if t["model"] else {})})
                           for t in batch], who="orchestrator")
         return Reply([ToolUse("Bash", {"command": self._bc(wrapper, then), "description": "collect"})], who="orchestrator")
 

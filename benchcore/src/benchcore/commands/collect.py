@@ -52,7 +52,7 @@ from ..harness import costs, fanout, transcripts
 from ..harness.audit import Fingerprints, audit_cell, distinctive_lines, prompt_problem
 from ..harness.files import read_text, write_atomic
 from ..harness.judging import AnswerError, draw_order, parse_text, same_prompt, to_judgment
-from ..harness.planfile import Cell, Packet, Plan, read_plan, write_plan
+from ..harness.planfile import Cell, Packet, Plan, agent_tool_model, read_plan, write_plan
 from ..harness.prompts import Templates, find_skill_dir, redact, run_redactions
 from ..harness.rundir import read_run, read_run_info
 from ..harness.tree import fixture_path
@@ -373,7 +373,7 @@ class RunCollector:
         path = Path(first.path)
         text = read_text(path)
         packets[pid] = evolve(first, id=pid, ref=self.ref(pid), round=round_, written_at=_now(),
-                              model=self.plan.judge_model,
+                              model=self.plan.judge_model, agent_model=agent_tool_model(self.plan.judge_model),
                               prompt=self.templates.judge_prompt_inline(text, self.ref(pid)))
 
     def write_packets(self, audits: dict, gated: dict, unchecked: set) -> dict[str, Packet]:
@@ -412,7 +412,8 @@ class RunCollector:
                     packets[base] = Packet(id=base, case=case_id, trial=trial, comparison=comp, path=str(path),
                                            prompt=prompt, ref=self.ref(base), round=1, written_at=_now(),
                                            outputs_sha256=keys, agent_type=self.plan.judge_agent_type,
-                                           model=self.plan.judge_model)
+                                           model=self.plan.judge_model,
+                                           agent_model=agent_tool_model(self.plan.judge_model))
                 self._drop_stale_record(tdir / f"{comp}.json", keys)
         self.plan = evolve(self.plan, orders=orders)
         return packets

@@ -32,7 +32,7 @@ from ..harness import agents, fanout, gitrepo
 from ..harness.files import write_atomic
 from ..estimate import estimate, total_of
 from ..harness.costs import ceiling, cell_costs, read_histories, task_cost
-from ..harness.planfile import Cell, Plan, write_plan
+from ..harness.planfile import Cell, Plan, agent_tool_model, write_plan
 from ..harness.rundir import read_run_info
 from ..harness.transcript_io import price_table
 from ..harness.prompts import Templates, find_skill_dir
@@ -194,7 +194,8 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
                 cells.append(Cell(id=f"{case.id}/t{trial}/{arm}", case=case.id, trial=trial, arm=arm,
                                   world=str(world), skill_dir=skill_copy,
                                   prompt=templates.arm_prompt(case, str(world), skill_copy),
-                                  agent_type=baseline_agent if arm == "baseline" else None, model=model))
+                                  agent_type=baseline_agent if arm == "baseline" else None, model=model,
+                                  agent_model=agent_tool_model(model)))
 
     run_dir.mkdir(parents=True)
     created.append(run_dir)
@@ -313,6 +314,10 @@ def run(args) -> int:
             print(f"  estimate: {_arms_phrase(est, d, p)}")
         if p.judge_model:
             print(f"  judges run on {p.judge_model}")
+        for m in (p.model, p.judge_model):
+            if m and agent_tool_model(m) is None:
+                print(f"  note: the Agent tool takes only sonnet, opus, haiku or fable as a model, so without the "
+                      f"Workflow tool {m} cannot be asked for (the session's model runs instead; the report shows it)")
         cut = [c for c in p.cells if c.skip]
         if cut:
             trials = len({(c.case, c.trial) for c in cut})

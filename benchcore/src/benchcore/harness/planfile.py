@@ -36,6 +36,9 @@ class Cell:
     # is not to be launched (the budget), or None.
     model: Optional[str] = None
     skip: Optional[str] = None
+    # The Agent tool's ``model`` for this cell: it takes only an alias (sonnet, opus, haiku, fable; measured
+    # on Claude Code 2.1.328), so a full model id is asked for by its family there.
+    agent_model: Optional[str] = None
 
 
 @frozen
@@ -49,8 +52,10 @@ class Packet:
     prompt: str = ""
     ref: str = ""
     round: int = 1
-    # Extension (issue 13): the model the judge runs on (benchmark.yaml judge_model; None: session default).
+    # Extension (issue 13): the model the judge runs on (benchmark.yaml judge_model; None: session default),
+    # and the alias the Agent tool takes for it.
     model: Optional[str] = None
+    agent_model: Optional[str] = None
     # When the packet (this round's prompt) was written, UTC: a judge transcript that started earlier is not
     # its judge. And arm -> sha256 of the output.md bytes it shows.
     written_at: str = ""
@@ -112,6 +117,21 @@ def write_plan(run_dir: Path, plan: Plan) -> None:
         write_atomic(path, text)
 
 
-serde._omit_when_empty(Cell, ("model", "skip"))
-serde._omit_when_empty(Packet, ("model",))
+serde._omit_when_empty(Cell, ("model", "skip", "agent_model"))
+serde._omit_when_empty(Packet, ("model", "agent_model"))
+
+
+AGENT_TOOL_MODELS = ("sonnet", "opus", "haiku", "fable")
+
+
+def agent_tool_model(model: Optional[str]) -> Optional[str]:
+    """The Agent tool's ``model`` for a model name: the alias itself, or the family a full id names
+    (``claude-haiku-4-5`` -> ``haiku``); None when it names none (the Agent tool cannot ask for it)."""
+    if not model:
+        return None
+    low = model.lower()
+    if low in AGENT_TOOL_MODELS:
+        return low
+    found = [a for a in AGENT_TOOL_MODELS if a in low.replace("_", "-").split("-")]
+    return found[0] if len(found) == 1 else None
 serde._omit_when_empty(Plan, ("model", "judge_model", "budget", "cell_costs"))
