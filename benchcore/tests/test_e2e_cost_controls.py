@@ -39,6 +39,12 @@ def full_run(b: Bench, *plan_args: str, script: Script | None = None) -> tuple[P
     return run_dir, plan_out
 
 
+def new_run(b: Bench, before: list[Path]) -> Path:
+    """The run a plan just made (run ids of one second sort by their random suffix, not by time)."""
+    [run_dir] = sorted(set(b.runs()) - set(before))
+    return run_dir
+
+
 def history(b: Bench, skill: str = "greet") -> list[dict]:
     return [json.loads(l) for l in (b.repo / f"tests/.reports/{skill}.history.jsonl").read_text().splitlines()]
 
@@ -113,9 +119,10 @@ def test_a_ceiling_stops_the_launches_and_the_report_says_so(bench):
     r1 = results(bench)
     per_trial = sum(history(bench)[-1]["usage"][a]["median_cell"]["raw_tokens"] for a in ("new", "baseline", "previous"))
     ceiling = int(per_trial * 3.5)  # room for 3 whole trials of arm cells, and no judges after them
+    before = bench.runs()
     rc, out, err = bench.plan("greet", "--seed", "8", "--budget-tokens", str(ceiling))
     assert rc == 0, err
-    run_dir = bench.runs()[-1]
+    run_dir = new_run(bench, before)
     assert f"budget: ceiling {ceiling:,} raw tokens (plan flag) reached: 7 of 10 trials (21 cells) will not be launched" in out
     plan = bench.plan_json(run_dir)
     skipped = [c["id"] for c in plan["cells"] if c.get("skip")]
@@ -196,8 +203,9 @@ def test_each_model_gets_its_own_run_verdicts_ribbons_and_cost_rows_in_one_repor
 def test_a_rerun_is_held_to_the_ceiling_from_what_was_really_spent(bench):
     full_run(bench, "--seed", "13")
     per_trial = sum(history(bench)[-1]["usage"][a]["median_cell"]["raw_tokens"] for a in ("new", "baseline", "previous"))
+    before = bench.runs()
     rc, out, err = bench.plan("greet", "--seed", "14", "--budget-tokens", str(int(per_trial * 3.5)))
-    run_dir = bench.runs()[-1]
+    run_dir = new_run(bench, before)
     bench.arms(next_script(out), Script(files=greet_files(), peek={(CASE1, 1)}))  # t1's baseline reads a SKILL.md
     rc, out, _ = bench.run("collect", str(run_dir))
     assert f"INVALID trial {CASE1}/t1" in out

@@ -85,10 +85,11 @@ def test_a_ceiling_stops_the_launches_where_it_should_and_the_report_says_so(tmp
     per_trial = sum(line["usage"][a]["median_cell"]["raw_tokens"] for a in ("new", "baseline", "previous"))
     ceiling = int(per_trial * 3.5)  # three whole trials of arm cells fit, the fourth would pass it
     (rig.repo / YAML).write_text(f"budget_tokens: {ceiling}\n")
+    before = set(rig.runs())
     res = bench(rig)
     assert f"budget: ceiling {ceiling:,} raw tokens ({YAML}) reached: 7 of 10 trials (21 cells) will not be launched" \
         in plan_output(res)
-    run = rig.runs()[-1]
+    [run] = sorted(set(rig.runs()) - before)
     plan = json.loads((run / "plan.json").read_text())
     launched = [c["id"] for c in plan["cells"] if not c.get("skip")]
     assert launched == [f"01-hello-1/t{n}/{a}" for n in (1, 2, 3) for a in ("new", "baseline", "previous")]
