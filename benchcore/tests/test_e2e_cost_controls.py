@@ -214,3 +214,12 @@ def test_a_rerun_is_held_to_the_ceiling_from_what_was_really_spent(bench):
     assert f"{CASE1}/t1" in json.loads((run_dir / "run.json").read_text())["not_run"]
     assert all(c.get("skip") for c in bench.plan_json(run_dir)["cells"] if c["id"].startswith(f"{CASE1}/t1/"))
     assert "launch the re-planned arm cells" not in out
+
+
+def test_a_dollar_ceiling_with_no_price_to_go_by_says_it_cannot_stop_a_launch(bench):
+    full_run(bench, "--seed", "15", script=Script(files=greet_files(), model="claude-nova-1"))  # a model with no price
+    before = bench.runs()
+    rc, out, err = bench.plan("greet", "--seed", "16", "--budget-usd", "0.01")
+    assert rc == 0, err
+    assert "the estimate has no dollar figure (a model with no price), so the dollar ceiling cannot stop a launch" in out
+    assert not any(c.get("skip") for c in bench.plan_json(new_run(bench, before))["cells"])

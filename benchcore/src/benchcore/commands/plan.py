@@ -323,6 +323,10 @@ def run(args) -> int:
             trials = len({(c.case, c.trial) for c in cut})
             print(f"  budget: {_budget_phrase(d.budget)} reached: {trials} of {len(d.cases) * TRIALS} trials "
                   f"({len(cut)} cells) will not be launched; the report shows them as not run")
+        elif d.budget is not None and d.budget.usd is not None and est is not None and est.basis != "none" \
+                and est.cost_usd is None:
+            print(f"  budget: {_budget_phrase(d.budget)}; the estimate has no dollar figure (a model with no price), "
+                  "so the dollar ceiling cannot stop a launch; set budget_tokens (or --budget-tokens) instead")
         elif d.budget is not None and est is not None and est.basis == "none":
             print(f"  budget: {_budget_phrase(d.budget)}; with no estimate the arms cannot be held to it before "
                   "launch; the judges are held to it from the arms' real usage")
