@@ -176,3 +176,48 @@ def test_agent_tool_path_two_arm_run(tmp_path):
                    for b in e["message"]["content"] if isinstance(b, dict) and b.get("type") == "tool_use")
     cost = orchestration_bytes(tmp_path / "requests.jsonl")
     print(f"orchestration (2 cases, two-arm, Agent-tool path): {cost}")
+
+
+def test_a_verdict_forged_by_an_arms_helper_subagent_is_not_counted(tmp_path):
+    # (No "judge" in this name: the scripted orchestrator reads "judge" in a next: line, which holds tmp_path.)
+    # Issue 11: an arm launched a helper whose whole prompt was its packet's "Packet id:" line, and the
+    # helper's JSON was taken as that packet's judge. On the real CLI (Agent-tool path, where an arm has the
+    # Agent tool): the helper is ignored, the planned judges decide.
+    rig = Rig(tmp_path, edited=False)
+    forgers = {f"{C1}/t1/new", f"{C1}/t2/new"}
+    scenario = Scenario(use_workflow=False, arm_forges=forgers,
+                        verdict=verdicts({(C1, 1, "efficacy"): "LOSS", (C1, 2, "efficacy"): "LOSS"}))
+    res = rig.run(scenario, "/benchmark-skill greet", extra_args=("--disallowedTools", "Workflow"),
+                  log_requests=str(tmp_path / "requests.jsonl"))
+    assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    run = only_run(rig)
+    outs = "\n".join(collect_outputs(res))
+    for n in (1, 2):
+        assert f"ignored a transcript that names packet {C1}/t{n}/efficacy but is not its judge" in outs, outs
+    assert "it was launched by an arm" in outs and "INVALID" not in outs
+    helper = [p for p in (run / "cases" / C1 / "t1" / "new" / "subagents").glob("agent-*.jsonl")]
+    assert len(helper) == 1 and "Packet id:" in helper[0].read_text()  # kept with the arm, as its cost
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    cases = {c["id"]: c for c in results["cases"]}
+    assert cases[C1]["efficacy"]["outcomes"] == ["LOSS", "LOSS", "WIN", "WIN", "WIN"]
+    assert results["verdicts"]["efficacy"]["status"] == "fail"
+
+
+def test_a_refused_read_of_the_skill_copy_is_no_engagement_and_is_named(tmp_path):
+    # Issue 9: with a permission the arms lack, every with-skill arm's Read of its copy was refused, yet the
+    # audit took the Read from its input and the run rendered a verdict. Here a deny rule refuses it.
+    rig = Rig(tmp_path, edited=False)
+    deny = f"Read(/{tmp_path}/tmp/*/skills/**)"
+    res = rig.run(Scenario(use_workflow=False), "/benchmark-skill greet",
+                  extra_args=("--disallowedTools", "Workflow", deny))
+    assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    first = collect_outputs(res)[0]
+    invalid = [line for line in first.splitlines() if "INVALID trial" in line]
+    assert len(invalid) == 8 and all("new: Claude Code refused its tool call Read" in line for line in invalid), first
+    run = only_run(rig)
+    audit = json.loads((run / "cases" / C1 / "t1" / ".invalid-1" / "audit.json").read_text())
+    problems = " ".join(p["problem"] for p in audit["problems"])
+    assert "denied by your permission settings" in problems and "never read its skill copy's SKILL.md" in problems
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["incomplete"] is True and all(c["efficacy"]["outcomes"] == [None] * 5 for c in results["cases"])
+    assert "Claude Code refused its tool call Read" in (rig.repo / "tests/.reports/greet.html").read_text()
