@@ -34,6 +34,7 @@ class Bench:
         self.repo.mkdir(parents=True)
         monkeypatch.chdir(self.repo)
         self.printed: list[tuple[str, int]] = []  # (command, bytes printed)
+        self._seen: list[Path] = []
 
     def run(self, *argv: str) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()
@@ -43,13 +44,23 @@ class Bench:
         return rc, out.getvalue(), err.getvalue()
 
     def plan(self, *args: str) -> tuple[int, str, str]:
-        return self.run("plan", *args, "--temp-dir", str(self.tmp / "t"))
+        runs = self.repo / "tests/.reports/runs"
+        if runs.is_dir():
+            self.runs()  # what exists is older than what this plan makes
+        result = self.run("plan", *args, "--temp-dir", str(self.tmp / "t"))
+        if runs.is_dir():
+            self.runs()
+        return result
 
     def plan_json(self, run_dir: Path) -> dict:
         return json.loads((run_dir / "plan.json").read_text())
 
     def runs(self) -> list[Path]:
-        return sorted(p for p in (self.repo / "tests/.reports/runs").iterdir() if (p / "plan.json").is_file())
+        """The run directories, oldest first: in the order this bench first saw them (two runs planned in the
+        same second have ids that sort by their random suffix, not by when they were planned)."""
+        now = sorted(p for p in (self.repo / "tests/.reports/runs").iterdir() if (p / "plan.json").is_file())
+        self._seen.extend(p for p in now if p not in self._seen)
+        return [p for p in self._seen if p in now]
 
     def arms(self, script_path: Path, script: Script) -> None:
         run_script(script_path, self.config, script, self.repo)
@@ -203,7 +214,7 @@ def test_judge_orders_come_from_the_seed_and_the_outputs_and_are_drawn_only_once
     orders = {}
     for seed in ("11", "11", "12"):
         _, out, _ = bench.plan("greet", "--seed", seed)
-        run_dir = bench.runs()[-1] if len(bench.runs()) == 1 else max(bench.runs(), key=lambda r: r.stat().st_mtime_ns)
+        run_dir = bench.runs()[-1]
         assert bench.plan_json(run_dir)["orders"] == {} and bench.plan_json(run_dir)["order_rule"] == "outputs"
         bench.arms(next_script(out), Script(files=greet_files(), output=outputs))
         bench.run("collect", str(run_dir))
