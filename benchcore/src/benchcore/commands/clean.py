@@ -9,12 +9,11 @@ outputs, judgments, reports) stays. Safe to run again.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from ..errors import BenchError
 from ..harness.planfile import read_plan
-from ..harness.worlds import is_temp_root
+from ..harness.worlds import is_temp_root, remove_temp_root
 
 
 def add_arguments(p) -> None:
@@ -29,15 +28,14 @@ def run(args) -> int:
         root = Path(plan.temp_root) if plan.temp_root else None
         if root is None:
             raise BenchError(str(run_dir / "plan.json"), "names no temp_root", fix="remove the run's temp folder by hand")
-        if root.exists() and not is_temp_root(root, plan.run_id):
-            raise BenchError(str(root), f"is not the temp root of run {plan.run_id} (its tag file is missing or differs); "
-                                        "nothing was removed", fix="check plan.json's temp_root and remove the folder by hand")
+        if (root.exists() or root.is_symlink()) and not is_temp_root(root, plan.run_id, plan.temp_nonce):
+            raise BenchError(str(root), f"is not the temp root of run {plan.run_id} (a link, or its name, tag file or "
+                                        "secret differs); nothing was removed",
+                             fix="check plan.json's temp_root and remove the folder by hand")
         todo.append((run_dir, plan, root))
     results = []
     for run_dir, plan, root in todo:
-        existed = root.exists()
-        if existed:
-            shutil.rmtree(root)
+        existed = remove_temp_root(root, plan.run_id, plan.temp_nonce, Path(plan.repo or run_dir))
         results.append({"run_dir": str(run_dir), "temp_root": str(root), "removed": existed})
     if args.json:
         print(json.dumps({"cleaned": results}, indent=1))

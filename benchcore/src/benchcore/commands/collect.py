@@ -569,7 +569,7 @@ class RunCollector:
         go, _ = self.redo(found, audits)
         if not go:
             return []
-        if not is_temp_root(Path(self.plan.temp_root), self.plan.run_id):
+        if not is_temp_root(Path(self.plan.temp_root), self.plan.run_id, self.plan.temp_nonce):
             raise BenchError(str(self.run_dir), f"cannot re-run {len(go)} cells: the run's temp folder "
                              f"{self.plan.temp_root} is gone (benchcore clean ran) or is not this run's",
                              fix="plan a new run with 'benchcore plan'; this one renders as it stands")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,7 +39,7 @@ from ..harness.transcript_io import price_table
 from ..harness.prompts import Templates, find_skill_dir
 from ..harness.tree import (SkillInfo, case_dirs, discover_skills, find_repo_root, fixture_path, load_cases,
                             load_options, validate_tree)
-from ..harness.worlds import make_temp_root, make_world, run_setup, token
+from ..harness.worlds import _make_writable, make_temp_root, make_world, new_nonce, run_setup, token
 
 RUNS_DIR = "tests/.reports/runs"
 REPORTS_DIR = "tests/.reports"
@@ -153,6 +154,17 @@ def _installed_agent(root: Path, name: str) -> Optional[str]:
     return agents.installed_agent_type(name, root, Path(used) if used else None)
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _retry_writable(func, path) -> None:
+    try:
+        _make_writable(func, path, None)
+    except OSError:
+        pass
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -166,7 +178,8 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
     while run_dir.exists():
         run_id = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}"
         run_dir = root / RUNS_DIR / run_id
-    temp_root = make_temp_root(run_id, root, temp_base)
+    nonce = new_nonce()
+    temp_root = make_temp_root(run_id, root, temp_base, nonce)
     created.append(temp_root)
     three = d.shape == "three-arm"
     arms = ("new", "baseline", "previous") if three else ("new", "baseline")
@@ -209,7 +222,7 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
                    model=model, judge_model=d.judge_model, budget=d.budget)
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
-                shape=d.shape, seed=seed, temp_root=str(temp_root), world_root=str(world_root),
+                shape=d.shape, seed=seed, temp_root=str(temp_root), temp_nonce=nonce, world_root=str(world_root),
                 skill_copies={k: str(v) for k, v in copies.items()}, baseline_agent_type=baseline_agent,
                 order_rule="outputs", judge_agent_type=judge_agent, planned_at=info.started_at,
                 model=model, judge_model=d.judge_model, budget=d.budget)
@@ -262,6 +275,8 @@ def run(args) -> int:
 
     created: list[Path] = []
     runs: list[tuple[Decision, Path, Plan]] = []
+    # SIGTERM while planning removes what this plan made, like Ctrl-C: no temp folder is left that no run names.
+    old_term = signal.signal(signal.SIGTERM, _terminated)
     try:
         for d in decisions:
             for model in d.models:
@@ -276,9 +291,12 @@ def run(args) -> int:
             created.append(kind_dir.parent)
         scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=_ceilings(runs))
     except BaseException:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         for path in reversed(created):
-            shutil.rmtree(path, ignore_errors=True)
+            shutil.rmtree(path, onerror=lambda f, p, e: _retry_writable(f, p))
         raise
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
 
     rel = lambda p: os.path.relpath(p, Path.cwd()) if Path(p).is_relative_to(Path.cwd()) else str(p)
     run_dirs = " ".join(rel(r) for _, r, _ in runs)

@@ -76,6 +76,7 @@ class Plan:
     shape: str = ""
     seed: int = 0
     temp_root: str = ""  # everything clean removes lives under it
+    temp_nonce: str = ""  # the secret in temp_root's tag file; clean removes nothing whose tag lacks it
     world_root: str = ""
     skill_copies: dict[str, str] = field(factory=dict)  # arm -> copy path
     baseline_agent_type: Optional[str] = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -23,25 +24,88 @@ TEMP_TAG = ".benchcore-temp-root"
 SETUP_TIMEOUT = 300
 
 
-def make_temp_root(run_id: str, repo_root: Path, base: Optional[Path] = None) -> Path:
+def make_temp_root(run_id: str, repo_root: Path, base: Optional[Path] = None, nonce: str = "") -> Path:
+    """A fresh temp root tagged with the run id and ``nonce`` (a secret kept in plan.json, which ``clean``
+    checks before it removes anything: a tag an arm writes cannot name it)."""
     base = Path(base) if base is not None else Path(tempfile.gettempdir())
     base = base.resolve()
     if base == repo_root or base.is_relative_to(repo_root):
         raise BenchError(str(base), "is inside the repository; worlds must live outside it",
                          fix="pass --temp-dir with a folder outside the repository (or set TMPDIR)")
-    base.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{run_id}-", dir=base))
-    (root / TEMP_TAG).write_text(run_id + "\n", encoding="utf-8")
+    if base.exists() and not base.is_dir():
+        raise BenchError(str(base), "is not a folder; --temp-dir names the folder that holds a run's temp worlds",
+                         fix="pass --temp-dir with a folder (it is created when missing)")
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{run_id}-", dir=base))
+    except OSError as exc:
+        raise BenchError(str(base), f"cannot create the run's temp folder there ({exc.strerror})",
+                         fix="pass --temp-dir with a writable folder outside the repository") from None
+    (root / TEMP_TAG).write_text(run_id + "\n" + (nonce + "\n" if nonce else ""), encoding="utf-8")
     return root
 
 
-def is_temp_root(path: Path, run_id: str) -> bool:
-    """True when ``path`` is a temp root this run created (the tag file names the run)."""
-    tag = Path(path) / TEMP_TAG
-    try:
-        return tag.read_text(encoding="utf-8").strip() == run_id
-    except OSError:
+def is_temp_root(path: Path, run_id: str, nonce: str = "") -> bool:
+    """True when ``path`` is a temp root this run created: a real folder (not a symlink) named
+    ``benchcore-<run id>-...`` whose tag names the run and, for runs planned with one, the plan's nonce."""
+    path = Path(path)
+    if path.is_symlink() or not path.is_dir() or not path.name.startswith(f"{TEMP_PREFIX}{run_id}-"):
         return False
+    tag = path / TEMP_TAG
+    if tag.is_symlink():
+        return False
+    try:
+        lines = tag.read_text(encoding="utf-8").split()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not lines or lines[0] != run_id:
+        return False
+    return not nonce or (len(lines) > 1 and secrets.compare_digest(lines[1], nonce))
+
+
+def new_nonce() -> str:
+    return secrets.token_hex(16)
+
+
+def _make_writable(func, path, _exc) -> None:
+    """rmtree's error hook: a read-only folder (an arm may chmod its world) is made writable, then retried."""
+    parent = os.path.dirname(path)
+    for p in (parent, path):
+        try:
+            if not os.path.islink(p):
+                os.chmod(p, os.lstat(p).st_mode | stat.S_IWUSR | stat.S_IXUSR | stat.S_IRUSR)
+        except OSError:
+            pass
+    func(path)
+
+
+def remove_temp_root(root: Path, run_id: str, nonce: str, repo: Path) -> bool:
+    """Remove a run's temp root, the only deletion benchcore makes outside its run folder. Refuses (BenchError,
+    nothing removed) unless ``root`` is that run's temp root (is_temp_root) and neither the repository, inside it,
+    nor above it. Links are removed, never followed. The tag is removed last, so a clean cut off half-way is
+    recognised and finished by the next one. Returns whether the folder existed."""
+    root = Path(root)
+    if not root.exists() and not root.is_symlink():
+        return False
+    repo = Path(repo).resolve()
+    real = root.resolve()
+    if root.is_symlink() or real == repo or real.is_relative_to(repo) or repo.is_relative_to(real):
+        raise BenchError(str(root), "is a link, the repository, inside it or above it; nothing was removed",
+                         fix="check plan.json's temp_root and remove the run's temp folder by hand")
+    if not is_temp_root(root, run_id, nonce):
+        raise BenchError(str(root), f"is not the temp root of run {run_id} (its name, tag file or secret differs); "
+                         "nothing was removed", fix="check plan.json's temp_root and remove the folder by hand")
+    os.chmod(root, os.lstat(root).st_mode | stat.S_IRWXU)
+    for child in list(root.iterdir()):
+        if child.name == TEMP_TAG:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, onerror=_make_writable)
+        else:
+            child.unlink()
+    (root / TEMP_TAG).unlink()
+    root.rmdir()
+    return True
 
 
 def token() -> str:
@@ -71,9 +135,9 @@ def make_world(world_root: Path, case_id: str, trial: int, fixture: Optional[Pat
 def run_setup(world: Path, command: str, case_path: str) -> None:
     """Run a case's ``setup:`` command inside a fresh world; a failure is a BenchError naming the case."""
     env = dict(os.environ, WORLD=str(world))
-    try:
+    try:  # standard input closed: a setup command never reads benchcore's (each world gets the same)
         proc = subprocess.run(["bash", "-c", command], cwd=world, env=env, capture_output=True, text=True,
-                              timeout=SETUP_TIMEOUT)
+                              timeout=SETUP_TIMEOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     except subprocess.TimeoutExpired:
         raise BenchError(case_path, f"the setup command timed out after {SETUP_TIMEOUT}s: {command}",
                          fix="make the setup command finish quickly (it runs once per world)") from None
