@@ -1,14 +1,25 @@
 """Hard assertions of a case, run against the new arm's output (CONTRACT section 1 and 3).
 
-Each predicate runs in bash with ``$OUTPUT`` (the arm's output.md) and
-``$WORLD`` (its world) set, cwd the world, and a time limit; a non-zero exit
-or a timeout fails it.
+Each predicate runs in bash with ``$OUTPUT`` (a copy of the arm's output.md, so a
+check cannot rewrite the run's own) and ``$WORLD`` (its world) set, cwd the world,
+standard input closed, and a time limit; a non-zero exit or a timeout fails it.
+
+The world is the arm's: it may have written its own ``.git/config``. Every git the
+predicate runs gets a sanitised configuration (no system config, and every key that
+can run a program overridden through ``GIT_CONFIG_COUNT``), so ``collect`` never runs
+an arm's code outside Claude Code's permission prompts. The predicate runs in its own
+process group, killed whole at the limit; only the tail of its stderr is kept.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import signal
 import subprocess
+import tempfile
+import threading
 from pathlib import Path
 from typing import Iterable
 
@@ -17,23 +28,120 @@ from ..model import AssertionResult, HardAssertion
 DEFAULT_TIMEOUT = 60.0
 _STDERR_LIMIT = 2000
 
+# Keys a repository's config can set that make git run a program; each is overridden with a harmless value.
+_SAFE_CONFIG = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),
+    ("core.pager", "cat"),
+    ("core.editor", "true"),
+    ("core.sshCommand", "false"),
+    ("core.askPass", ""),
+    ("core.gitProxy", ""),
+    ("diff.external", ""),
+    ("credential.helper", ""),
+    ("sequence.editor", "true"),
+    ("gpg.program", "false"),
+    ("uploadpack.packObjectsHook", ""),
+)
+# Per-name keys (filter.<driver>.clean, diff.<driver>.textconv, alias.<name> ...) whose value is a command.
+_COMMAND_KEY = re.compile(
+    r"^(filter\..+\.(clean|smudge|process)|diff\..+\.(command|textconv)|merge\..+\.driver|alias\..+"
+    r"|credential\..+\.helper|pager\..+|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)"
+    r"|gpg\..+\.program|remote\..+\.(uploadpack|receivepack|proxy))$",
+    re.IGNORECASE)
+
+
+def _world_command_keys(world: Path) -> list[str]:
+    """The per-name command keys the world's own git config sets (read by git's parser, which runs nothing)."""
+    keys: set[str] = set()
+    for config in (world / ".git" / "config",):
+        if config.is_symlink() or not config.is_file():
+            continue
+        try:
+            out = subprocess.run(["git", "config", "--file", str(config), "--includes", "--name-only", "--list"],
+                                 capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL,
+                                 env=dict(os.environ, GIT_CONFIG_NOSYSTEM="1"))
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        keys.update(k for k in out.stdout.split() if _COMMAND_KEY.match(k))
+    return sorted(keys)
+
+
+def git_safe_env(world: Path, base: dict | None = None) -> dict:
+    """An environment whose every git ignores the system config and any program the world's config names."""
+    env = dict(os.environ if base is None else base)
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_PAGER"] = "cat"
+    env["GIT_EDITOR"] = "true"
+    env["GIT_ASKPASS"] = "false"
+    env["GIT_SSH_COMMAND"] = "false"
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    pairs = list(_SAFE_CONFIG)
+    pairs += [(k, "") for k in _world_command_keys(world)]
+    env["GIT_CONFIG_COUNT"] = str(len(pairs))
+    for i, (k, v) in enumerate(pairs):
+        env[f"GIT_CONFIG_KEY_{i}"] = k
+        env[f"GIT_CONFIG_VALUE_{i}"] = v
+    return env
+
+
+def _tail_reader(stream, keep: int, out: list) -> None:
+    buf = b""
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            break
+        buf = (buf + chunk)[-keep:]
+    out.append(buf)
+
+
+def _run_one(command: str, world: Path, env: dict, timeout: float) -> AssertionResult:
+    proc = subprocess.Popen(["bash", "-c", command], cwd=world, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    tail: list = []
+    reader = threading.Thread(target=_tail_reader, args=(proc.stderr, _STDERR_LIMIT * 4, tail), daemon=True)
+    reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        try:  # the whole group: a child the check left behind never outlives collect
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+    reader.join(timeout=5)
+    err = tail[0].decode("utf-8", errors="replace") if tail else ""
+    if timed_out:
+        return AssertionResult(command=command, exit=None, timed_out=True,
+                               stderr=(err + f"\n(timed out after {timeout:g}s)")[-_STDERR_LIMIT:])
+    return AssertionResult(command=command, exit=proc.returncode, timed_out=False, stderr=err[-_STDERR_LIMIT:])
+
 
 def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Path,
                    timeout: float = DEFAULT_TIMEOUT) -> tuple[AssertionResult, ...]:
-    env = dict(os.environ, OUTPUT=str(output), WORLD=str(world))
     results = []
-    for a in assertions:
-        try:
-            proc = subprocess.run(["bash", "-c", a.command], cwd=world, env=env, capture_output=True, text=True,
-                                  timeout=timeout, stdin=subprocess.DEVNULL)
-            results.append(AssertionResult(command=a.command, exit=proc.returncode, timed_out=False,
-                                           stderr=proc.stderr[-_STDERR_LIMIT:]))
-        except subprocess.TimeoutExpired as exc:
-            err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-            results.append(AssertionResult(command=a.command, exit=None, timed_out=True,
-                                           stderr=(err + f"\n(timed out after {timeout:g}s)")[-_STDERR_LIMIT:]))
-        except FileNotFoundError as exc:  # the world is gone (cleaned)
-            results.append(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=str(exc)))
+    scratch = Path(tempfile.mkdtemp(prefix="benchcore-check-"))
+    try:
+        for a in assertions:
+            copy = scratch / "output.md"  # a fresh copy per check: one check cannot change what the next reads
+            try:
+                if copy.exists():
+                    os.chmod(copy, 0o600)
+                    copy.unlink()
+                if Path(output).is_file():
+                    shutil.copyfile(output, copy)
+                env = git_safe_env(world)
+                env.update(OUTPUT=str(copy), WORLD=str(world))
+                results.append(_run_one(a.command, world, env, timeout))
+            except (FileNotFoundError, NotADirectoryError) as exc:  # the world is gone (cleaned)
+                results.append(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=str(exc)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return tuple(results)
 
 
