@@ -102,6 +102,9 @@ def read_frontmatter(text: str, path: str) -> dict:
 def _load_yaml(text: str, path: str, first_line: int) -> dict:
     try:
         data = yaml.safe_load(text) if text.strip() else {}
+    except RecursionError:
+        raise CaseError(path, "the frontmatter is nested too deeply to read", line=first_line,
+                        fix="write flat 'key: value' lines (description, fixture, setup)") from None
     except yaml.YAMLError as exc:
         line = first_line
         mark = getattr(exc, "problem_mark", None)
@@ -136,6 +139,10 @@ def _frontmatter(lines: list[str], path: str) -> tuple[dict, int]:
             raise CaseError(path, f"unknown frontmatter key {key!r}", line=key_line(str(key)),
                             fix=f"use only {', '.join(FRONTMATTER_KEYS)}")
     desc = data.get("description")
+    if desc is not None and not isinstance(desc, (str, bool, dict, list)):
+        # YAML reads `description: 2024-01-01` as a date and `description: 42` as a number: the user wrote text.
+        raw = lines[key_line("description") - 1].split(":", 1)[1].strip()
+        desc = raw if raw and not raw.startswith(("|", ">", "&", "*", "!")) else str(desc)
     if not isinstance(desc, str) or not desc.strip():
         raise CaseError(path, "the frontmatter has no 'description'", line=key_line("description") if desc is not None else 2,
                         fix="add 'description: <one line saying what the case checks>'")

@@ -6,13 +6,15 @@ Modules are imported only when their command runs, so ``benchcore --help``
 starts fast (Jinja2 is imported by render alone).
 
 Exit codes (CONTRACT section 7): 0 done; 1 done, but a verdict is red or the
-run is incomplete; 2 bad input, nothing written.
+run is incomplete; 2 bad input, nothing written; 3 internal error (a bug in
+benchcore: a one-line message and where to report it, never a verdict).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -39,6 +41,7 @@ exit codes:
   0  done (render: both verdicts green or n/a)
   1  done, but a verdict is red or the run is incomplete (a result, not an error)
   2  bad input: the message names the file, the line and the fix
+  3  internal error: a bug in benchcore, not a result (report it with the message)
 
 Run 'benchcore <command> --help' for a command's options."""
 
@@ -81,13 +84,46 @@ def main(argv: list[str] | None = None) -> int:
     from .errors import BenchError
 
     try:
-        return int(module.run(args))
+        code = int(module.run(args))
+        sys.stdout.flush()
+        return code
     except BenchError as err:
         print(f"benchcore {name}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"benchcore {name}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `benchcore render RUN | head`: the reader left; what was written stays written
+        _quiet_stdout()
+        return 0
+    except RecursionError:
+        print(f"benchcore {name}: error: an input file is nested too deeply to read (YAML or JSON nested thousands "
+              "of levels)\n  fix: run 'benchcore validate', which names the file; flatten its front matter",
+              file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a message and exit 3, never exit 1
+        where = exc.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        at = f" at {os.path.basename(where.tb_frame.f_code.co_filename)}:{where.tb_lineno}" if where else ""
+        print(f"benchcore {name}: internal error: {type(exc).__name__}: {exc}{at}\n"
+              f"  this is a bug in benchcore, not a result: report it with this message and the command you ran "
+              f"(set BENCHCORE_TRACEBACK=1 for the full traceback)", file=sys.stderr)
+        if os.environ.get("BENCHCORE_TRACEBACK"):
+            raise
+        return INTERNAL_ERROR
+
+
+INTERNAL_ERROR = 3
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so Python's exit flush raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from datetime import datetime, timezone
 from importlib import resources
@@ -23,7 +24,7 @@ from typing import Optional
 from .. import history as hist
 from .. import serde
 from ..errors import BenchError
-from ..harness.files import locked_folder, read_text, write_all_atomic
+from ..harness.files import locked_folder, read_text, remove_stale_staged, write_all_atomic
 from ..harness.rundir import read_run
 from ..model import SkillResult
 from ..estimate import run_usage
@@ -40,6 +41,9 @@ def add_arguments(p) -> None:
                         f"with --example: ./{EXAMPLE_REPORTS})")
     p.add_argument("--example", action="store_true", help="render the bundled example run (no setup needed)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
+
+
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 def generated_at() -> str:
@@ -228,7 +232,11 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
         }
     if corrupt and seed_history is None:
         kept = read_text(corrupt_path) if corrupt_path.is_file() else ""
-        contents[corrupt_path] = kept + "".join(line + "\n" for line in corrupt)
+        # First in the dict, so renamed into place first: a kill between two renames never leaves a history
+        # that dropped a corrupt line not yet kept in .corrupt.jsonl.
+        contents = {corrupt_path: kept + "".join(line + "\n" for line in corrupt), **contents}
+    # A render killed between staging and renaming left .<file>.*.tmp beside its targets; under the lock none is live.
+    remove_stale_staged(contents)
     # Every file is staged before any is replaced: a folder that cannot take them all gets none.
     write_all_atomic(contents)
     return files, warnings
@@ -279,6 +287,11 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
     result = build_results(data)
     warnings.extend(_ungated_trials(data))
     skill = result.skill
+    if not SAFE_NAME.fullmatch(skill or "") or ".." in skill:
+        raise BenchError(str(run_dir / "run.json"), f"skill.name {skill!r} cannot name a report file "
+                         "(it becomes <name>.html and <name>.history.jsonl in the reports folder)",
+                         fix="use the skill's folder name: letters, digits, '.', '_' and '-', starting with a letter "
+                             "or digit (re-plan the run with 'benchcore plan <skill>')")
 
     # Another render into the same folder waits here: its history append and index must see ours.
     with locked_folder(reports):

@@ -84,6 +84,17 @@ def write_all_atomic(files: Mapping[Path, str]) -> None:
                 _unlink(tmp)
 
 
+def remove_stale_staged(paths) -> None:
+    """Remove the staged ``.<name>.*.tmp`` files a killed write left beside ``paths`` (call under the folder's lock)."""
+    for path in paths:
+        path = Path(path)
+        if not path.parent.is_dir():
+            continue
+        for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+            if tmp.is_file() and not tmp.is_symlink():
+                _unlink(str(tmp))
+
+
 @contextmanager
 def locked_folder(folder: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``folder`` (created when missing) so that read-modify-write

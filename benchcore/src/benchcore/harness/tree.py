@@ -247,6 +247,8 @@ def load_options(root: Path, skill: SkillInfo) -> dict:
     rel = _rel(root, path)
     try:
         data = yaml.safe_load(_read(root, path)) or {}
+    except RecursionError:
+        raise BenchError(rel, "is nested too deeply to read", line=1, fix="write flat 'temperature: 0' style lines") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise BenchError(rel, f"is not valid YAML: {getattr(exc, 'problem', exc)}",
