@@ -264,3 +264,51 @@ def test_a_stale_staged_file_is_removed_and_corrupt_history_lines_are_kept(tmp_p
     assert not stale.exists()
     assert (reports / "adr-writer.history.corrupt.jsonl").read_text() == "{not json\n"
     assert not list(reports.glob(".*.tmp"))
+
+
+# ----------------------------------------------------------------------------- 4 and 9: fixtures and case ids
+
+
+def _fixture_repo(tmp_path, monkeypatch) -> tuple[Bench, Path]:
+    b = Bench(tmp_path, monkeypatch)
+    small_repo(b)
+    case_dir = b.repo / "tests/text/greet/01-hello"
+    shutil.rmtree(case_dir / "fixture", ignore_errors=True)
+    return b, case_dir
+
+
+def test_a_default_fixture_linked_out_of_the_repository_is_refused(tmp_path, monkeypatch):
+    b, case_dir = _fixture_repo(tmp_path, monkeypatch)
+    outside = tmp_path / "secrets"
+    outside.mkdir()
+    (outside / "key").write_text("secret")
+    (case_dir / "fixture").symlink_to(outside)
+    rc, out, err = b.plan("greet", "--seed", "1")
+    assert rc == 2 and "leaves tests/" in out + err and "fix:" in out + err
+    assert not (b.repo / "tests/.reports/runs").exists() or not b.runs()
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_a_link_or_pipe_inside_a_fixture_is_refused_without_opening_it(tmp_path, monkeypatch, kind):
+    b, case_dir = _fixture_repo(tmp_path, monkeypatch)
+    (case_dir / "fixture").mkdir()
+    (case_dir / "fixture" / "a.txt").write_text("a")
+    bad = case_dir / "fixture" / "x"
+    if kind == "link":
+        bad.symlink_to(tmp_path / "outside.txt")
+    else:
+        os.mkfifo(bad)
+    rc, out, err = b.run("validate")
+    assert rc == 2 and "fixture/x" in out + err and "symlink or a special file" in out + err
+    rc, out, err = b.plan("greet", "--seed", "1")
+    assert rc == 2
+
+
+@pytest.mark.parametrize("name", ["01 sp", "01-ünï cödé"])
+def test_a_case_folder_name_outside_the_allowed_pattern_is_refused_by_validate(tmp_path, monkeypatch, name):
+    b, case_dir = _fixture_repo(tmp_path, monkeypatch)
+    case_dir.rename(case_dir.with_name(name))
+    rc, out, err = b.run("validate")
+    assert rc == 2 and name in out + err and "'.', '_', '-'" in out + err
+    rc, out, err = b.plan("greet", "--seed", "1")
+    assert rc == 2

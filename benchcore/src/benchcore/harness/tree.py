@@ -211,7 +211,23 @@ def load_case(root: Path, case_dir: Path) -> Case:
     rel = _rel(root, path)
     text = _read(root, path)
     case = parse_case(text, rel, case_dir.name)
+    if not _CASE_ID.fullmatch(case_dir.name):
+        raise CaseError(_rel(root, case_dir), f"the case folder name {case_dir.name!r} has a character outside "
+                        "ASCII letters, digits, '.', '_' and '-' (it becomes part of every cell id and path)",
+                        fix="rename the folder to match NN-name with only a-z, A-Z, 0-9, '.', '_', '-' "
+                            "(e.g. 01-unicode-code)")
     fixture = fixture_path(root, case_dir, case)
+    if fixture is not None and case.fixture is None:
+        tests_root = (root / "tests").resolve()
+        if not fixture.resolve().is_relative_to(tests_root):
+            raise CaseError(_rel(root, fixture), "is a link that leaves tests/; it would be copied into every world",
+                            fix="replace the link with a real folder inside tests/")
+    if fixture is not None and fixture.exists():
+        bad = _unsafe_fixture_entry(fixture)
+        if bad is not None:
+            raise CaseError(_rel(root, bad), "is a symlink or a special file (pipe, socket, device) in a fixture; a "
+                            "world is a plain copy, and a link would let an arm write outside it",
+                            fix="replace it with a regular file or folder holding the content")
     if case.fixture is not None:
         line = next((i + 1 for i, l in enumerate(text.splitlines()) if l.startswith("fixture")), 2)
         tests_root = (root / "tests").resolve()
@@ -223,6 +239,26 @@ def load_case(root: Path, case_dir: Path) -> Case:
             raise CaseError(rel, f"the fixture {case.fixture!r} does not exist ({_rel(root, fixture)})", line=line,
                             fix="create it, correct the path, or remove the 'fixture:' line")
     return case
+
+
+_CASE_ID = re.compile(r"[A-Za-z0-9._-]+")  # the NN- prefix is checked by case_folder_problems
+
+
+def _unsafe_fixture_entry(fixture: Path) -> Optional[Path]:
+    """The first symlink or special file in a fixture (its top counts as a link too), or None. Nothing is opened."""
+    import stat as _stat
+    start = fixture.resolve()
+    todo = [start]
+    while todo:
+        p = todo.pop()
+        mode = os.lstat(p).st_mode
+        if _stat.S_ISLNK(mode) and p != start:
+            return p
+        if _stat.S_ISDIR(mode):
+            todo.extend(sorted(p.iterdir()))
+        elif not _stat.S_ISREG(mode):
+            return p
+    return None
 
 
 def fixture_path(root: Path, case_dir: Path, case: Case) -> Optional[Path]:

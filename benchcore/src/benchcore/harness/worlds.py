@@ -125,7 +125,7 @@ def make_world(world_root: Path, case_id: str, trial: int, fixture: Optional[Pat
     if fixture is None:
         world.mkdir()
     elif fixture.is_dir():
-        shutil.copytree(fixture, world, symlinks=True)
+        shutil.copytree(fixture, world, symlinks=True)  # validate (load_case) refused links and special files
     else:
         world.mkdir()
         shutil.copy2(fixture, world / fixture.name)
