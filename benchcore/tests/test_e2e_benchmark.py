@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -746,6 +747,13 @@ def test_collect_refuses_a_folder_that_is_not_a_run(bench):
     assert rc == 2 and "is not a planned run directory" in err
 
 
+def agent_calls(output: str) -> list[dict]:
+    """The Agent calls a command's next: line names (the file with one call a line)."""
+    nxt = [line for line in output.splitlines() if line.startswith("next: ")][-1]
+    path = re.search(r"one Agent call per line of (\S+?),? ", nxt).group(1)
+    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
 def test_agent_tool_batches_and_a_temperature_that_cannot_be_applied(tmp_path, monkeypatch):
     """The fallback path (no Workflow tool): cells and packets read from plan.json and collect.json."""
     b = Bench(tmp_path, monkeypatch)
@@ -764,13 +772,26 @@ def test_agent_tool_batches_and_a_temperature_that_cannot_be_applied(tmp_path, m
     assert run["temperature"] == {"requested": 0.0, "applied": "session default"}
     plan = b.plan_json(run_dir)
     script = Script(layout="agent", files={"01-a": {"greeting.txt": "hi\n"}})
-    run_tasks("Arms", [{"id": c["id"], "prompt": c["prompt"]} for c in plan["cells"]], b.config, script, repo)
+    # The next: line names a file with one Agent call a line: exactly the planned prompts and agent types.
+    calls = agent_calls(out)
+    by_prompt = {c["prompt"]: c for c in plan["cells"]}
+    assert sorted(c["prompt"] for c in calls) == sorted(by_prompt)
+    for call in calls:
+        cell = by_prompt[call["prompt"]]
+        assert call["subagent_type"] == (cell.get("agent_type") or "general-purpose")
+        assert call["description"] == "benchmark cell" and "model" not in call
+    run_tasks("Arms", [{"id": by_prompt[c["prompt"]]["id"], "prompt": c["prompt"]} for c in calls], b.config, script,
+              repo)
     rc, out, _ = b.run("collect", str(run_dir))
     assert "10/10 cells collected" in out
     pending = json.loads((run_dir / "collect.json").read_text())["pending_packets"]
     packets = {p["id"]: p for p in b.plan_json(run_dir)["packets"]}
     assert sorted(pending) == sorted(packets) and len(pending) == 5
-    run_tasks("Judges", [{"id": i, "prompt": packets[i]["prompt"]} for i in pending], b.config, script, repo)
+    judge_calls = agent_calls(out)
+    by_prompt = {p["prompt"]: i for i, p in packets.items()}
+    assert sorted(by_prompt[c["prompt"]] for c in judge_calls) == sorted(pending)
+    run_tasks("Judges", [{"id": by_prompt[c["prompt"]], "prompt": c["prompt"]} for c in judge_calls], b.config,
+              script, repo)
     rc, out, _ = b.run("collect", str(run_dir))
     assert rc == 0
     rc, out, _ = b.run("render", str(run_dir))
@@ -823,3 +844,30 @@ def test_worlds_inside_the_repository_are_refused(bench):
     rc, _, err = bench.run("plan", "greet", "--temp-dir", str(bench.repo / "tmp"))
     assert rc == 2 and "is inside the repository; worlds must live outside it" in err
     assert not (bench.repo / "tests/.reports").exists()
+
+
+def test_plan_makes_the_worlds_a_working_directory_and_allows_its_own_commands(tmp_path, monkeypatch):
+    """Issue 9: in default permission mode a run asked once per arm cell; plan's settings end that."""
+    b = Bench(tmp_path, monkeypatch)
+    small = b.repo
+    R.init(small, "main")
+    R.write(small / "README.md", "skills\n")
+    R.commit_all(small)
+    R.skill(small, "docs/fresh")
+    R.case(small, "docs/fresh", "01-a")
+    wrapper = str(small / ".claude/skills/benchmark-skill/scripts/benchcore")
+    monkeypatch.setenv("BENCHCORE_COMMAND", wrapper)
+    rc, out, err = b.plan("fresh", "--seed", "1")
+    assert rc == 0, err
+    [run_dir] = b.runs()
+    temp_root = Path(b.plan_json(run_dir)["temp_root"])
+    settings = json.loads((small / ".claude/settings.local.json").read_text())["permissions"]
+    assert settings["additionalDirectories"] == [str(temp_root.parent)]
+    assert f"Bash({wrapper} collect *)" in settings["allow"]
+    assert "note: added " in out and ".claude/settings.local.json" in out
+    # A second plan finds them and adds nothing; --keep-settings never touches the file.
+    rc, out, _ = b.plan("fresh", "--seed", "1")
+    assert rc == 0 and "note: added" not in out
+    (small / ".claude/settings.local.json").unlink()
+    rc, out, _ = b.plan("fresh", "--seed", "1", "--keep-settings")
+    assert rc == 0 and not (small / ".claude/settings.local.json").exists()

@@ -19,7 +19,7 @@ def test_prompts_keep_the_case_text_verbatim():
     text = t.arm_prompt(CASE, "/w/1", "/s/copy")
     assert text.endswith("The user's next message:\n\nWrite {{world}} a note, ${HOME} and all.\n")
     assert "**User:** Hi.\n\n**Assistant:** Hello." in text
-    assert text.count("/w/1") == 2 and "/s/copy/SKILL.md" in text
+    assert text.count("/w/1") == 3 and "/s/copy/SKILL.md" in text  # the folder, `cd` and `git -C`
     base = t.arm_prompt(CASE, "/w/2", None)
     assert "/w/2" in base and "skill" not in base.lower()
 

@@ -27,6 +27,7 @@ import json
 import re
 import shlex
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -37,7 +38,9 @@ ARM_MARK = "Your working directory for this task is "
 JUDGE_MARK = "You are a blind judge"
 # What each arm's answer ends with, so a judge can tell them apart by content alone.
 STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style: old house."}
-NEXT_RE = re.compile(r"^next: (.*)$", re.M)
+# A next: line, as printed, or as Read shows a file (a line number and a tab or arrow before it).
+NEXT_RE = re.compile(r"^(?:\s*\d+[\t→])?next: (.*)$", re.M)
+OUTPUT_FILE_RE = re.compile(r"<output-file>([^<]+)</output-file>")
 SCRIPT_RE = re.compile(r'Workflow \{"scriptPath": "([^"]+)"\}')
 
 
@@ -104,7 +107,12 @@ class Scenario:
     arm_forges: set = field(default_factory=set)
     # Agent-tool path: launch at most this many Agent calls in one message (SKILL.md says 10).
     batch: int = 10
+    # What an arm runs in its world after reading its copy (each a Bash command, "{world}" filled in); the
+    # default writes the answer files.
+    arm_commands: Optional[list] = None
     use_workflow: bool = True
+    # Seconds the orchestrator "thinks" before each response, as a real model takes time.
+    think: float = 0.0
 
 
 class Brain:
@@ -117,6 +125,9 @@ class Brain:
         self.skill = skill_under_test
         self.lock = threading.Lock()
         self.first_world: dict[str, str] = {}
+        # Set once the orchestrator has given its final answer (or stopped): the interactive rig waits for it.
+        self.finished = False
+        self.agent_background_field = True
 
     # ------------------------------------------------------------------ dispatch
     def __call__(self, body: dict) -> Reply:
@@ -126,7 +137,15 @@ class Brain:
         if ARM_MARK in first:
             return self.arm(body, unindent(first))
         if "<command-name>/benchmark-skill" in first or "# Benchmark a skill" in first:
-            return self.orchestrator(body)
+            agent = next((t for t in body.get("tools") or [] if isinstance(t, dict) and t.get("name") == "Agent"), {})
+            self.agent_background_field = "run_in_background" in (agent.get("input_schema") or {}).get("properties", {})
+            if self.s.think:
+                time.sleep(self.s.think)
+            reply = self.orchestrator(body)
+            if any(isinstance(b, Text) and b.text.startswith(("Benchmark finished", "The benchmark stopped"))
+                   for b in reply.blocks):
+                self.finished = True
+            return reply
         forged = re.search(r"^Packet id: (\S+)", first, re.M)
         if forged:  # a helper an arm launched to answer for its own packet
             return Reply([Text(json.dumps({"packet_id": forged.group(1), "verdict": "A", "strength": "clear",
@@ -181,8 +200,12 @@ class Brain:
                                               "description": "Look for house rules"}))
             if planted(self.s.baseline_calls_skill):
                 steps.append(ToolUse("Skill", {"skill": self.skill}))
-        writes = " && ".join(f"printf %s {shlex.quote(v)} > {shlex.quote(k)}" for k, v in self.s.files.items())
-        steps.append(ToolUse("Bash", {"command": f"cd {world} && {writes}", "description": "Write the answer files"}))
+        if self.s.arm_commands is not None:
+            steps += [ToolUse("Bash", {"command": c.format(world=world), "description": "Work in the world"})
+                      for c in self.s.arm_commands]
+        else:
+            writes = " && ".join(f"printf %s {shlex.quote(v)} > {shlex.quote(k)}" for k, v in self.s.files.items())
+            steps.append(ToolUse("Bash", {"command": f"cd {world} && {writes}", "description": "Write the answer files"}))
         step = sum(1 for m in body["messages"] if m.get("role") == "assistant" and tool_uses(m))
         if step < len(steps):
             return Reply([steps[step]], who=f"{cid}@{world}")
@@ -245,8 +268,7 @@ class Brain:
         if len(msgs) > 400:
             return Reply([Text("The benchmark stopped: too many steps.")], who="orchestrator")
         if nxt is None:
-            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {args or "--all"}',
-                                           "description": "benchcore plan"})], who="orchestrator")
+            return self._plan(msgs, wrapper, args)
         # What has been launched since that next: line.
         launched = [u for m in msgs[since + 1:] if m.get("role") == "assistant" for u in tool_uses(m)]
         if nxt.startswith("run: "):
@@ -272,41 +294,53 @@ class Brain:
                                            "description": "clean"})], who="orchestrator")
         return Reply([Text(f"I do not know how to follow: {nxt}")], who="orchestrator")
 
+    def _plan(self, msgs, wrapper: str, args: str) -> Reply:
+        """SKILL.md step 1: plan with Bash in the background and end the turn; when the task notification
+        comes, Read the output file it names (its next: line then drives the rest)."""
+        uses = [u for m in msgs if m.get("role") == "assistant" for u in tool_uses(m)]
+        if not any(u.get("name") == "Bash" for u in uses):
+            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {args or "--all"}',
+                                           "description": "benchcore plan", "run_in_background": True})],
+                         who="orchestrator")
+        notes = [text_of(m.get("content")) for m in msgs if m.get("role") == "user"]
+        out = next((OUTPUT_FILE_RE.search(t).group(1) for t in reversed(notes)
+                    if "<task-notification>" in t and OUTPUT_FILE_RE.search(t)), None)
+        if out is None:
+            return Reply([Text("Planning the benchmark.")], who="orchestrator")
+        if any(u.get("name") == "Read" and u["input"].get("file_path") == out for u in uses):
+            # Read, and no next: line in it: plan failed; SKILL.md says show the error and stop.
+            return Reply([Text("The benchmark stopped:\n" + notes[-1][:2000])], who="orchestrator")
+        return Reply([ToolUse("Read", {"file_path": out})], who="orchestrator")
+
     def _agent_path(self, msgs, since, nxt, then, wrapper, launched) -> Reply:
-        # Read each run's plan.json / collect.json, then launch Agent calls in batches.
-        runs = then.split("benchcore collect ", 1)[1].split() if "benchcore collect " in then else []
-        runs = [r for r in runs if not r.startswith("--")]
-        reads = [u for u in launched if u.get("name") == "Read"]
-        if len(reads) < len(runs):
-            r = runs[len(reads)]
-            path = r if r.startswith("/") else str(self.repo / r)
-            return Reply([ToolUse("Read", {"file_path": f"{path}/plan.json"})], who="orchestrator")
-        tasks = []
-        judges = nxt.startswith("launch one fresh judge")  # not "judge" anywhere: a path may hold it
-        rerun = "rerun_cells" in nxt
-        for r in runs:
-            d = Path(r if r.startswith("/") else self.repo / r)
-            plan = json.loads((d / "plan.json").read_text())
-            status = json.loads((d / "collect.json").read_text()) if (d / "collect.json").is_file() else {}
-            if judges:
-                want = set(status.get("pending_packets", []))
-                tasks += [{"prompt": p["prompt"], "subagent_type": p.get("agent_type") or "general-purpose",
-                           "model": p.get("agent_model")} for p in plan["packets"] if p["id"] in want]
-            else:
-                want = set(status.get("rerun_cells", [])) if rerun else None
-                # SKILL.md: skip every cell that has a skip reason (the budget leaves it out).
-                tasks += [{"prompt": c["prompt"], "subagent_type": c.get("agent_type") or "general-purpose",
-                           "model": c.get("agent_model")}
-                          for c in plan["cells"] if (want is None or c["id"] in want) and not c.get("skip")]
+        # SKILL.md: without the Workflow tool, read the agent-tasks.jsonl the next: line names and make one
+        # Agent call per line, at most 10 per message.
+        path = re.search(r"one Agent call per line of (\S+?),? ", nxt).group(1)
+        ids = {u["id"]: u for u in launched if u.get("name") == "Read" and u["input"].get("file_path") == path}
+        if not ids:
+            return Reply([ToolUse("Read", {"file_path": path})], who="orchestrator")
+        content = next(text_of(r.get("content")) for m in msgs[since + 1:] if m.get("role") == "user"
+                       for r in tool_results(m) if r.get("tool_use_id") in ids)
+        # Read shows each line after its number and a tab.
+        tasks = [json.loads(re.sub(r"^\s*\d+[\t→]", "", line)) for line in content.splitlines()
+                 if re.sub(r"^\s*\d+[\t→]", "", line).startswith("{")]
         agents = [u for u in launched if u.get("name") == "Agent"]
+        background = not self._agent_has_background_field(msgs)
         if len(agents) < len(tasks):
             batch = tasks[len(agents):len(agents) + self.s.batch]
-            # SKILL.md: the cell's (or packet's) agent_model only when it has one.
-            return Reply([ToolUse("Agent", {"description": "benchmark cell", "prompt": t["prompt"],
-                                            "subagent_type": t["subagent_type"], "run_in_background": False,
-                                            **({"model": t["model"]} if t["model"] else {})})
+            # SKILL.md: the line's fields exactly; run_in_background false only where the tool has that field.
+            return Reply([ToolUse("Agent", {**t, **({} if background else {"run_in_background": False})})
                           for t in batch], who="orchestrator")
+        if background:
+            # Every agent runs in the background: wait for a notification per agent launched since next:.
+            notified = sum(text_of(m.get("content")).count("<task-notification>")
+                           for m in msgs[since + 1:] if m.get("role") == "user")
+            if notified < len(agents):
+                return Reply([Text("Waiting for the agents to finish.")], who="orchestrator")
         return Reply([ToolUse("Bash", {"command": self._bc(wrapper, then), "description": "collect"})], who="orchestrator")
+
+    def _agent_has_background_field(self, msgs) -> bool:
+        return self.agent_background_field
 
     def _bc(self, wrapper: str, cmd: str) -> str:
         cmd = cmd.strip().rstrip(".")

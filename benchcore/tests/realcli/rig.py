@@ -78,7 +78,10 @@ class Result:
 
 
 class Rig:
-    def __init__(self, tmp: Path, *, edited: bool = True, cases: int = 2):
+    def __init__(self, tmp: Path, *, edited: bool = True, cases: int = 2, answer_only: bool = False):
+        # answer_only: the task is answered in the arm's final message (its hard assertion reads $OUTPUT), so
+        # an arm needs to change nothing in its world (in default permission mode every change asks).
+        self.answer_only = answer_only
         self.tmp = Path(tmp)
         self.home = self.tmp / "home"
         self.repo = self.tmp / "repo"
@@ -107,15 +110,20 @@ class Rig:
         for i in range(1, cases + 1):
             d = r / f"tests/text/greet/{i:02d}-hello-{i}"
             (d / "fixture").mkdir(parents=True)
-            (d / "fixture/README.md").write_text(f"Project {i}: write greeting.txt for the reader.\n")
-            (d / "case.md").write_text(case_md(f"Write a greeting for reader {i} into greeting.txt.",
-                                                'test -s "$WORLD/greeting.txt"'))
+            (d / "fixture/README.md").write_text(f"Project {i}: say hello to the reader by name.\n" if self.answer_only
+                                                 else f"Project {i}: write greeting.txt for the reader.\n")
+            if self.answer_only:
+                (d / "case.md").write_text(case_md(f"Say hello to reader {i}, as the README in your folder asks.",
+                                                    'grep -q "reader" "$OUTPUT"'))
+            else:
+                (d / "case.md").write_text(case_md(f"Write a greeting for reader {i} into greeting.txt.",
+                                                    'test -s "$WORLD/greeting.txt"'))
             # The samples that show the predicate can pass and fail (validate requires them).
             (d / "samples/good/world").mkdir(parents=True)
-            (d / "samples/good/output.md").write_text("Wrote greeting.txt.\n")
+            (d / "samples/good/output.md").write_text("Hello, reader!\n" if self.answer_only else "Wrote greeting.txt.\n")
             (d / "samples/good/world/greeting.txt").write_text("Hello, reader!\n")
             (d / "samples/bad-no-file").mkdir(parents=True)
-            (d / "samples/bad-no-file/output.md").write_text("Hello, reader!\n")
+            (d / "samples/bad-no-file/output.md").write_text("Hi.\n" if self.answer_only else "Hello, reader!\n")
         (r / ".gitignore").write_text("tests/.reports/\n.claude/\n")
         env = dict(os.environ, **self.env)
         subprocess.run(["git", "init", "-q", "-b", "main", str(r)], check=True, env=env)
@@ -125,6 +133,9 @@ class Rig:
             (r / "skills/text/greet/SKILL.md").write_text(SKILL_V2)
         # Installed as the dev shell does: the skill linked, its agent types in .claude/agents/.
         (r / ".claude/skills").mkdir(parents=True)
+        # What plan's note tells a user benchmarking an edited skill: Claude Code's git status, which it shows
+        # every subagent, lists the edited SKILL.md and so names the skill to the baseline; this keeps it out.
+        (r / ".claude/settings.local.json").write_text(json.dumps({"includeGitInstructions": False}) + "\n")
         (r / ".claude/skills/benchmark-skill").symlink_to(BENCHMARK_SKILL)
         (r / ".claude/agents").mkdir()
         for f in sorted((BENCHMARK_SKILL / "agents").glob("*.md")):

@@ -1,6 +1,6 @@
 export const meta = {
   name: 'bench-fanout',
-  description: 'benchmark-skill: run every planned arm cell, or every judge packet, as one fresh subagent',
+  description: 'benchmark-skill fan-out: one fresh subagent per planned task',
   whenToUse: 'Only from the benchmark-skill protocol, with the script path that benchcore plan or collect printed.',
   phases: [
     { title: 'Arms', detail: 'one fresh subagent per case x trial x arm, with the exact planned prompt' },

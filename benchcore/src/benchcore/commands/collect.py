@@ -901,13 +901,11 @@ def run(args) -> int:
     rerun_done = any(s.rerun for s in statuses) and bool(launch_cells)
     if rerun_done:
         nxt = (f"launch the re-planned arm cells with {fanout.workflow_calls(arms_scripts)} "
-               f"(no Workflow tool: Agent-tool batches of only the cells in rerun_cells and not_started of collect.json, each with "
-               f"its prompt from plan.json); then run: benchcore collect {runs}")
+               f"({fanout.agent_tasks_phrase(arms_scripts)}); then run: benchcore collect {runs}")
     elif launch_cells:
         nxt = (f"if the arms you launched are still running, wait for them to finish, then run: benchcore collect "
                f"{runs}; if they were never launched, launch the arm cells that have not run with "
-               f"{fanout.workflow_calls(arms_scripts)} (no Workflow tool: Agent-tool batches of only the cells in "
-               f"not_started of collect.json, each with its prompt from plan.json); then run: benchcore collect {runs}")
+               f"{fanout.workflow_calls(arms_scripts)} ({fanout.agent_tasks_phrase(arms_scripts)}); then run: benchcore collect {runs}")
     elif unfinished and not invalid_to_rerun:
         nxt = (f"if the arms are still running, wait for them to finish, then run: benchcore collect {runs}; "
                f"if they have finished, run: benchcore collect {runs} --rerun (fresh worlds for the cells cut off "
@@ -916,8 +914,7 @@ def run(args) -> int:
         nxt = f"run: benchcore collect {runs} --rerun (fresh worlds for the cells to run again), then launch the arms it names"
     elif pending:
         nxt = (f"launch one fresh judge per packet with {fanout.workflow_calls(judges_scripts)} "
-               f"(no Workflow tool: Agent-tool batches of the packets in pending_packets of collect.json, each with "
-               f"its prompt from plan.json); then run: benchcore collect {runs}")
+               f"({fanout.agent_tasks_phrase(judges_scripts)}); then run: benchcore collect {runs}")
     else:
         nxt = f"run: benchcore render {runs}"
     if args.json:

@@ -39,7 +39,8 @@ from ..harness.transcript_io import price_table
 from ..harness.prompts import Templates, find_skill_dir
 from ..harness.tree import (SkillInfo, case_dirs, discover_skills, find_repo_root, fixture_path, load_cases,
                             load_options, validate_tree)
-from ..harness.worlds import _make_writable, make_temp_root, make_world, new_nonce, run_setup, token
+from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches_subagents
+from ..harness.worlds import _make_writable, default_temp_base, make_temp_root, make_world, new_nonce, run_setup, token
 
 RUNS_DIR = "tests/.reports/runs"
 REPORTS_DIR = "tests/.reports"
@@ -53,7 +54,11 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed for the judge orders (default: random, recorded)")
     p.add_argument("--repo", type=Path, default=None, help="the skills repository (default: found from here)")
     p.add_argument("--temp-dir", type=Path, default=None,
-                   help="where the temp root for worlds and skill copies goes (default: the system temp dir)")
+                   help="the folder that holds the run's temp root for worlds and skill copies (default: <system temp dir>/benchcore)")
+    p.add_argument("--keep-settings", action="store_true",
+                   help="leave .claude/settings.local.json alone (by default plan adds, once, the worlds folder to its "
+                        "additionalDirectories and allow rules for benchcore's own commands, so a run asks no "
+                        "permission per cell)")
     p.add_argument("--baseline-agent", default=None,
                    help=f"agent type for baseline cells (default: {BASELINE_AGENT} when its definition is installed)")
     p.add_argument("--budget-tokens", type=int, default=None, metavar="N",
@@ -300,9 +305,10 @@ def run(args) -> int:
 
     rel = lambda p: os.path.relpath(p, Path.cwd()) if Path(p).is_relative_to(Path.cwd()) else str(p)
     run_dirs = " ".join(rel(r) for _, r, _ in runs)
-    skips = " (skip the cells that carry a skip reason)" if not_launched else ""
     nxt = (f"launch the arm cells with {fanout.workflow_calls(scripts)} "
-           f"(no Workflow tool: Agent-tool batches of the cells in plan.json{skips}); then run: benchcore collect {run_dirs}")
+           f"({fanout.agent_tasks_phrase(scripts)}); then run: benchcore collect {run_dirs}")
+    settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
+                                                                  os.environ.get("BENCHCORE_COMMAND"))
     ests = [read_run_info(r).estimate for _, r, _ in runs]
     total = total_of(e for e in ests if e is not None) if all(e is not None for e in ests) else None
     if args.json:
@@ -316,6 +322,7 @@ def run(args) -> int:
                      for (d, r, p), e in zip(runs, ests)],
             "estimate": _estimate_line(runs, ests, total),
             "untested": untested, "baseline_agent_type": baseline_agent, "judge_agent_type": judge_agent,
+            "settings_note": settings_note or None,
             "arms_workflow": str(scripts[0]), "arms_workflows": [str(s) for s in scripts], "next": nxt,
         }, indent=1))
         return 0
@@ -358,6 +365,15 @@ def run(args) -> int:
         print(f"note: the '{JUDGE_AGENT}' agent type is not installed, so judges run as the default type (which has "
               f"tools; collect re-asks a judge that used one); install it from {skill_dir}/agents/{JUDGE_AGENT}.md "
               f"into .claude/agents/")
+    edited = [d for d, _, _ in runs if d.shape == "three-arm"]
+    if edited and git_status_reaches_subagents(root):
+        names = sorted({d.skill.name for d in edited})
+        print(f"note: Claude Code shows every subagent the git status, which lists the edited skill "
+              f"({', '.join(names)}), so a baseline arm can read its name there; to keep it out, set "
+              f'"includeGitInstructions": false in {LOCAL} (or CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=1) and '
+              "start a new session before the run")
+    if settings_note:
+        print(settings_note)
     print(f"next: {nxt}")
     return 0
 

@@ -21,13 +21,17 @@ from ..errors import BenchError
 from .files import write_atomic
 from ..estimate import reached
 from ..model import Budget
-from .planfile import Cell, Packet
+from .planfile import Cell, Packet, agent_tool_model
 
 SCRIPT = "workflow/bench-fanout.js"
 BOUND_LINE = "const BOUND = null"
 # A workflow runs at most 1,000 agents over its lifetime (CLAUDE-CODE.md section 3): larger fan-outs are
 # split into several bound scripts, launched one after another.
 MAX_AGENTS = 1000
+# Beside a fan-out's first script: the same launches as Agent-tool calls, one JSON object a line, for a
+# session without the Workflow tool. Only what an Agent call takes, so the orchestrator reads no more than
+# it writes (plan.json holds worlds, costs and ids besides: about twice the bytes).
+AGENT_TASKS = "agent-tasks.jsonl"
 
 
 def arm_tasks(cells: Iterable[Cell], costs: Optional[Callable[[Cell], Optional[dict]]] = None) -> list[dict]:
@@ -90,6 +94,7 @@ def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list
     ``<kind_dir>-2/bench-fanout.js`` ... (the file stem stays the workflow's name). Chunk folders left
     from an earlier, larger fan-out are removed, so no stale script lies beside the current ones."""
     chunks = [tasks[i:i + MAX_AGENTS] for i in range(0, len(tasks), MAX_AGENTS)] or [[]]
+    first_ceilings = ceilings
     out = []
     for n, chunk in enumerate(chunks, 1):
         folder = kind_dir if n == 1 else kind_dir.with_name(f"{kind_dir.name}-{n}")
@@ -101,7 +106,34 @@ def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list
     while (stale := kind_dir.with_name(f"{kind_dir.name}-{n}")).is_dir():
         shutil.rmtree(stale)
         n += 1
+    write_agent_tasks(kind_dir / AGENT_TASKS, tasks, first_ceilings)
     return out
+
+
+def agent_call(task: dict) -> dict:
+    """The Agent tool input for one task: the planned prompt, the agent type (general-purpose when none is
+    planned) and the model as the Agent tool takes it (an alias; absent when the task has none)."""
+    call = {"description": "benchmark cell", "subagent_type": task.get("agentType") or "general-purpose"}
+    alias = agent_tool_model(task.get("model"))
+    if alias:
+        call["model"] = alias
+    call["prompt"] = task["prompt"]
+    return call
+
+
+def write_agent_tasks(dest: Path, tasks: list[dict], ceilings: Optional[dict] = None) -> Path:
+    """``dest``: one Agent call a line for each task the script would launch under ``ceilings``."""
+    flags, _ = launches(tasks, ceilings)
+    text = "".join(json.dumps(agent_call(t), ensure_ascii=False) + "\n" for t, ok in zip(tasks, flags) if ok)
+    if not (dest.is_file() and dest.read_text(encoding="utf-8") == text):
+        write_atomic(dest, text)
+    return dest
+
+
+def agent_tasks_phrase(scripts: list[Path]) -> str:
+    """The Agent-tool alternative to ``workflow_calls(scripts)``, in words for a ``next:`` line."""
+    return (f"no Workflow tool: one Agent call per line of {scripts[0].parent / AGENT_TASKS}, "
+            "its fields exactly")
 
 
 BUDGET_REACHED = "budget reached"

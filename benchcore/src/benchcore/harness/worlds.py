@@ -1,7 +1,9 @@
 """Fresh worlds (one per case x trial x arm) and the temp root that holds them.
 
 Everything a run creates outside the repository lives under one temp root,
-``<tmp>/benchcore-<run-id>-<random>``, so ``clean`` removes exactly that. A
+``<tmp>/benchcore/benchcore-<run-id>-<random>``, so ``clean`` removes exactly
+that. Every run's temp root sits in the same folder, ``<tmp>/benchcore``, so
+that one Claude Code setting (``additionalDirectories``) covers every run. A
 world's folder name is an opaque token: the arm never reads its arm's name in
 its own working directory, and no judge reads it in an output.
 """
@@ -24,10 +26,15 @@ TEMP_TAG = ".benchcore-temp-root"
 SETUP_TIMEOUT = 300
 
 
+def default_temp_base() -> Path:
+    """The folder that holds every run's temp root unless --temp-dir names another: ``<tmp>/benchcore``."""
+    return Path(tempfile.gettempdir()) / "benchcore"
+
+
 def make_temp_root(run_id: str, repo_root: Path, base: Optional[Path] = None, nonce: str = "") -> Path:
     """A fresh temp root tagged with the run id and ``nonce`` (a secret kept in plan.json, which ``clean``
     checks before it removes anything: a tag an arm writes cannot name it)."""
-    base = Path(base) if base is not None else Path(tempfile.gettempdir())
+    base = Path(base) if base is not None else default_temp_base()
     base = base.resolve()
     if base == repo_root or base.is_relative_to(repo_root):
         raise BenchError(str(base), "is inside the repository; worlds must live outside it",
@@ -36,7 +43,7 @@ def make_temp_root(run_id: str, repo_root: Path, base: Optional[Path] = None, no
         raise BenchError(str(base), "is not a folder; --temp-dir names the folder that holds a run's temp worlds",
                          fix="pass --temp-dir with a folder (it is created when missing)")
     try:
-        base.mkdir(parents=True, exist_ok=True)
+        base.mkdir(mode=0o700, parents=True, exist_ok=True)
         root = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{run_id}-", dir=base))
     except OSError as exc:
         raise BenchError(str(base), f"cannot create the run's temp folder there ({exc.strerror})",
