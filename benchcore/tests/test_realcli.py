@@ -136,6 +136,7 @@ def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_pa
     assert rerun == set(planted)
     assert "Benchmark finished" in res.result["result"] and "efficacy:   pass  net +9" in res.result["result"]
     check_tokens(rig, res, run)
+    check_dollars(rig, res)
     check_offered_tools(res)
     info = json.loads((run / "run.json").read_text())
     assert info["agent_types"] == {"baseline": ["bench-baseline"], "new": ["workflow-subagent"],
@@ -168,6 +169,7 @@ def test_agent_tool_path_two_arm_run(tmp_path):
     plan = json.loads((run / "plan.json").read_text())
     assert {(c["case"], c["trial"]) for c in plan["cells"] if c["attempt"] > 1} == {(C2, 1)}
     check_tokens(rig, res, run)
+    check_dollars(rig, res)
     check_offered_tools(res)
     info = json.loads((run / "run.json").read_text())
     assert info["agent_types"] == {"baseline": ["bench-baseline"], "new": ["general-purpose"]}
