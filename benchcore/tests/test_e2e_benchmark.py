@@ -751,7 +751,8 @@ def agent_calls(output: str) -> list[dict]:
     """The Agent calls a command's next: line names (the file with one call a line)."""
     nxt = [line for line in output.splitlines() if line.startswith("next: ")][-1]
     path = re.search(r"one Agent call per line of (\S+?),? ", nxt).group(1)
-    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+    path = Path(path) if Path(path).is_absolute() else Path.cwd() / path
+    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def test_agent_tool_batches_and_a_temperature_that_cannot_be_applied(tmp_path, monkeypatch):

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -223,3 +225,25 @@ def test_a_refused_read_of_the_skill_copy_is_no_engagement_and_is_named(tmp_path
     results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
     assert results["incomplete"] is True and all(c["efficacy"]["outcomes"] == [None] * 5 for c in results["cases"])
     assert "Claude Code refused its tool call Read" in (rig.repo / "tests/.reports/greet.html").read_text()
+
+
+def test_a_20_case_three_arm_workflow_run_costs_the_orchestrator_under_16_kb(tmp_path):
+    # Issue 8: everything the orchestrating session carries (SKILL.md's body, the tool inputs it writes, the
+    # tool results and task notifications it reads) for 300 arm cells and 200 judges, on the real CLI.
+    # Every path the orchestrator reads or writes (the skill's wrapper, run folders, scripts, Claude Code's task
+    # files) is absolute and repeated many times, so the repository's path length counts: pytest's tmp_path
+    # (about 60 characters) adds about 2 KB. The run is made in a folder of a typical length instead
+    # (/tmp/rig-XXXXXXXX, 16 characters; a user's is e.g. /home/alice/src/skills).
+    short = Path(tempfile.mkdtemp(prefix="rig-", dir="/tmp"))
+    try:
+        rig = Rig(short, edited=True, cases=20)
+        res = rig.run(Scenario(), "/benchmark-skill greet", log_requests=str(tmp_path / "requests.jsonl"),
+                      timeout=1500)
+        results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+    assert res.code == 0 and "Benchmark finished" in res.result.get("result", ""), res.stderr[-2000:]
+    assert results["incomplete"] is False and results["verdicts"]["efficacy"]["net"] == 100
+    cost = orchestration_bytes(tmp_path / "requests.jsonl")
+    print(f"\norchestration (20 cases, three-arm, Workflow path): {cost}")
+    assert cost["total"] < 16_000, cost

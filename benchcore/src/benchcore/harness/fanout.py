@@ -132,7 +132,12 @@ def write_agent_tasks(dest: Path, tasks: list[dict], ceilings: Optional[dict] = 
 
 def agent_tasks_phrase(scripts: list[Path]) -> str:
     """The Agent-tool alternative to ``workflow_calls(scripts)``, in words for a ``next:`` line."""
-    return (f"no Workflow tool: one Agent call per line of {scripts[0].parent / AGENT_TASKS}, "
+    path = scripts[0].parent / AGENT_TASKS
+    try:  # as the run folders are named in next: lines: from the repository root, where commands run
+        path = path.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    return (f"no Workflow tool: one Agent call per line of {path}, "
             "its fields exactly")
 
 
