@@ -26,6 +26,7 @@ NEEDS_REPO = [
     "test_realcli.py",         # skills/benchmark-skill, installed into the real CLI's project
     "test_realcli_cost.py",    # skills/benchmark-skill, installed into the real CLI's project
     "test_realcli_interactive.py",  # skills/benchmark-skill, installed into the real CLI's project
+    "test_realcli_plugin.py",  # the repository as a marketplace, installed into the real CLI
     "test_attacks.py",         # whole runs with skills/benchmark-skill (templates, workflow script)
     "test_e2e_cost_controls.py",  # skills/benchmark-skill
     "test_estimate.py",        # skills/benchmark-skill

@@ -78,7 +78,11 @@ class Result:
 
 
 class Rig:
-    def __init__(self, tmp: Path, *, edited: bool = True, cases: int = 2, answer_only: bool = False):
+    def __init__(self, tmp: Path, *, edited: bool = True, cases: int = 2, answer_only: bool = False,
+                 install: str = "project"):
+        # install: "project" (the dev shell's way: the skill linked into .claude/skills/, its agent types copied
+        # into .claude/agents/) or "plugin" (nothing in the project: install_plugin() adds the marketplace and
+        # installs the benchmark-skill plugin into HOME, as a plugin user does).
         # answer_only: the task is answered in the arm's final message (its hard assertion reads $OUTPUT), so
         # an arm needs to change nothing in its world (in default permission mode every change asks).
         self.answer_only = answer_only
@@ -101,6 +105,7 @@ class Rig:
             "TMPDIR": str(self.tmp / "tmp"),
         }
         (self.tmp / "tmp").mkdir()
+        self.install = install
         self._build_repo(edited, cases)
 
     def _build_repo(self, edited: bool, cases: int) -> None:
@@ -132,14 +137,45 @@ class Rig:
         if edited:
             (r / "skills/text/greet/SKILL.md").write_text(SKILL_V2)
         # Installed as the dev shell does: the skill linked, its agent types in .claude/agents/.
-        (r / ".claude/skills").mkdir(parents=True)
+        (r / ".claude").mkdir()
         # What plan's note tells a user benchmarking an edited skill: Claude Code's git status, which it shows
         # every subagent, lists the edited SKILL.md and so names the skill to the baseline; this keeps it out.
         (r / ".claude/settings.local.json").write_text(json.dumps({"includeGitInstructions": False}) + "\n")
+        if self.install == "plugin":
+            return
+        (r / ".claude/skills").mkdir()
         (r / ".claude/skills/benchmark-skill").symlink_to(BENCHMARK_SKILL)
         (r / ".claude/agents").mkdir()
         for f in sorted((BENCHMARK_SKILL / "agents").glob("*.md")):
             shutil.copy(f, r / ".claude/agents" / f.name)
+
+    def claude(self, *args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+        """The CLI with the rig's HOME and offline variables (no model is reached), checked."""
+        binary = cli_binary()
+        if binary is None:
+            raise RuntimeError(f"Claude Code {VERSION} is not installed: run {HERE}/install-cli.sh")
+        p = subprocess.run([str(binary), *args], cwd=cwd or self.tmp, env=dict(self.env), capture_output=True,
+                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        if p.returncode != 0:
+            raise RuntimeError(f"claude {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+        return p
+
+    def install_plugin(self, plugin: str = "benchmark-skill") -> Path:
+        """What a plugin user types: `claude plugin marketplace add <path>` (a copy of what git hands them:
+        committed and new files, nothing ignored) and `claude plugin install <plugin>@claude-skills`.
+        Returns the installed copy's folder, from Claude Code's installed_plugins.json."""
+        market = self.tmp / "marketplace"
+        files = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z", "-co", "--exclude-standard"],
+                               check=True, capture_output=True).stdout.decode().split("\0")
+        for f in filter(None, files):
+            src = REPO_ROOT / f
+            if src.is_file():
+                (market / f).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, market / f)
+        self.claude("plugin", "marketplace", "add", str(market))
+        self.claude("plugin", "install", f"{plugin}@claude-skills")
+        installed = json.loads((self.home / ".claude/plugins/installed_plugins.json").read_text())
+        return Path(installed["plugins"][f"{plugin}@claude-skills"][0]["installPath"])
 
     def run(self, scenario: Scenario, prompt: str, *, extra_args: tuple = (), timeout: float = 900,
             log_requests: str | None = None) -> Result:

@@ -1,0 +1,85 @@
+"""The benchmark installed as a Claude Code plugin, on the real CLI (the version in realcli/CLI_VERSION), offline.
+
+What a plugin user does, in a throwaway HOME: `claude plugin marketplace add <a copy of this repository>`,
+`claude plugin install benchmark-skill@claude-skills`, then `/benchmark-skill:benchmark-skill greet` (the
+name Claude Code gives a plugin's skill) in a repository that has nothing of the benchmark in it: no
+`.claude/skills/`, no `.claude/agents/`. The scripted model of realcli/ plays the orchestrator, the arms and
+the judges; the run must reach the verdict the judges imply, with no invalid trial, its baseline arms run as
+the plugin's namespaced agent type `benchmark-skill:bench-baseline`, offered no Skill tool.
+
+`.ci/plugin.sh` covers the rest of the install (validate, what a session loads, the wrapper's first-use
+install of benchcore from PyPI); here benchcore is on PATH, as it is after that first use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
+
+from brain import Scenario  # noqa: E402
+from rig import Rig, cli_binary  # noqa: E402
+
+if cli_binary() is None:
+    if os.environ.get("BENCH_REQUIRE_REALCLI"):
+        raise RuntimeError("BENCH_REQUIRE_REALCLI is set but the pinned Claude Code CLI is not installed: "
+                           "run benchcore/tests/realcli/install-cli.sh")
+    pytest.skip("the pinned Claude Code CLI is not installed (benchcore/tests/realcli/install-cli.sh)",
+                allow_module_level=True)
+
+C1, C2 = "01-hello-1", "02-hello-2"
+NAMESPACED = "benchmark-skill:bench-baseline"
+
+
+def loss_on(cells: set) -> callable:
+    """packet id -> the new arm's outcome: LOSS for the (case, trial) pairs given, WIN for the rest."""
+    def verdict(pid: str) -> str:
+        case, trial, _ = pid.split("#")[0].rsplit("/", 2)
+        return "LOSS" if (case, int(trial[1:])) in cells else "WIN"
+    return verdict
+
+
+@pytest.mark.parametrize("path", ["workflow", "agent-tool"])
+def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_verdict(tmp_path, path):
+    rig = Rig(tmp_path, edited=False, install="plugin")
+    installed = rig.install_plugin()
+    assert (installed / "skills/benchmark-skill/SKILL.md").is_file()
+    assert not (rig.repo / ".claude/skills").exists() and not (rig.repo / ".claude/agents").exists()
+    scenario = Scenario(use_workflow=path == "workflow", verdict=loss_on({(C1, 1), (C2, 2)}))
+    extra = ("--disallowedTools", "Workflow") if path == "agent-tool" else ()
+    res = rig.run(scenario, "/benchmark-skill:benchmark-skill greet", extra_args=extra)
+    assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    assert not res.server.oracle.errors, res.server.oracle.errors[0]
+    assert "Benchmark finished" in res.result["result"], res.result["result"]
+    # The skill that ran is the plugin's: its wrapper ran plan (the orchestrator's first Bash). From a marketplace
+    # added by local path, Claude Code 2.1.328 runs the plugin in place (the Base directory it gives the skill
+    # is the marketplace folder's), though it also copies it into the plugin cache.
+    bash = [b["input"]["command"] for e in res.events if e.get("type") == "assistant"
+            for b in e["message"]["content"] if isinstance(b, dict) and b.get("name") == "Bash"]
+    wrappers = [f'"{root}/skills/benchmark-skill/scripts/benchcore" plan' for root in (installed, rig.tmp / "marketplace")]
+    assert bash and bash[0].startswith(tuple(wrappers)), bash[:1]
+
+    runs = rig.runs()
+    assert len(runs) == 1, runs
+    plan = json.loads((runs[0] / "plan.json").read_text())
+    assert {c["agent_type"] for c in plan["cells"] if c["arm"] == "baseline"} == {NAMESPACED}
+    assert all(c["attempt"] == 1 for c in plan["cells"]), "a trial was re-run: the run had an invalid trial"
+    info = json.loads((runs[0] / "run.json").read_text())
+    assert info["agent_types"]["baseline"] == [NAMESPACED]
+
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["shape"] == "two-arm" and results["incomplete"] is False
+    cases = {c["id"]: c for c in results["cases"]}
+    assert cases[C1]["efficacy"]["outcomes"] == ["LOSS", "WIN", "WIN", "WIN", "WIN"]
+    assert cases[C2]["efficacy"]["outcomes"] == ["WIN", "LOSS", "WIN", "WIN", "WIN"]
+    assert results["verdicts"]["efficacy"]["status"] == "pass" and results["verdicts"]["efficacy"]["net"] == 6
+    assert NAMESPACED in (rig.repo / "tests/.reports/greet.html").read_text()
+
+    # Each baseline arm's requests: the plugin's agent type offers no Skill tool.
+    base = [b for b in res.server.oracle.billed if "/baseline@" in b.who]
+    assert len({b.who for b in base}) == 10 and all("Skill" not in b.tools_offered for b in base)
