@@ -260,8 +260,11 @@ def test_plan_arms_collect_judges_collect_render_clean(bench):
     assert packet.index(f"[{order['A']}-arm]") < packet.index("## Output B") < packet.index(f"[{order['B']}-arm]")
     assert "Discount length and formatting" in packet and "- It is polite." in packet
     run = json.loads((run_dir / "run.json").read_text())
-    assert run["resolved_models"] == {"baseline": ["claude-sonnet-4-6"], "new": ["claude-sonnet-4-6"],
-                                      "previous": ["claude-sonnet-4-6"]}
+    assert run["resolved_models"] == {"baseline": ["claude-opus-5-5"], "new": ["claude-opus-5-5"],
+                                      "previous": ["claude-opus-5-5"]}
+    # The agent types each arm really ran as, from Claude Code's .meta.json files (this repository installs no
+    # bench-baseline, and the stand-in alternates the Workflow and Agent-tool layouts).
+    assert run["agent_types"] == {arm: ["general-purpose", "workflow-subagent"] for arm in ("baseline", "new", "previous")}
 
     bench.judges(run_dir, script)
     rc, out, _ = bench.run("collect", str(run_dir))

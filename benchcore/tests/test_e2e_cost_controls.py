@@ -107,7 +107,7 @@ def test_the_judges_run_on_the_judge_model_and_the_report_shows_the_model_each_r
     assert (run_dir / "cases" / CASE1 / "t1" / "judges" / "efficacy-1.jsonl").is_file()
     r = results(bench)
     assert r["judge_model"] == "claude-haiku-4-5" and r["judges"]["models"] == ["claude-haiku-4-5"]
-    assert r["arms"]["new"]["models"] == ["claude-sonnet-4-6"]
+    assert r["arms"]["new"]["models"] == ["claude-opus-5-5"]
     html = (bench.repo / "tests/.reports/greet.html").read_text()
     assert "asked for claude-haiku-4-5; ran on claude-haiku-4-5" in html
     assert '<th scope="row">judges</th>' in html
