@@ -19,6 +19,8 @@
 # configDir, and a skill set in both modules gives one assertion, not a file
 # conflict.
 set -euo pipefail
+# The benchmark's agent types (every .md in skills/benchmark-skill/agents), as the modules install them.
+agent_types="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../skills/benchmark-skill/agents" && ls -- *.md | sed 's/\.md$//' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 nixpkgs_lib="$(cd "${1:?nixpkgs.lib checkout}" && pwd)"
 home_manager="$(cd "${2:?home-manager checkout}" && pwd)"
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
@@ -55,10 +57,11 @@ echo "== a skill the user adds, and one they replace, leave the flake's others i
 ev home.extended | python3 -c '
 import json, sys
 files, names = json.load(sys.stdin), sys.argv[1].split()
-want = {f".claude/skills/{n}" for n in names + ["my-own-skill"]} | {".claude/agents/bench-baseline.md"}
+agents = {f".claude/agents/{a}" for a in sys.argv[2].split()}
+want = {f".claude/skills/{n}" for n in names + ["my-own-skill"]} | agents
 assert set(files) == want, f"home.file holds {sorted(files)}, expected {sorted(want)}"
 assert files[f".claude/skills/{names[0]}"].endswith(f"-my-{names[0]}"), files
-print("ok")' "$(words home.all)"
+print("ok")' "$(words home.all)" "$(cd skills/benchmark-skill/agents && echo *.md)"
 
 echo
 echo "== the dev shell's shellHook, through checks/shell-hook.sh"
@@ -77,7 +80,7 @@ for which in chosen all; do
   str "$script" >"$T/home-files.sh"
   rm -rf "$T/home-files"
   out="$T/home-files" bash "$T/home-files.sh"
-  HOME_FILES="$T/home-files" CHOSEN="$chosen" UNCHOSEN="$unchosen" AGENTS=bench-baseline AGENTS_DIR=.claude/agents \
+  HOME_FILES="$T/home-files" CHOSEN="$chosen" UNCHOSEN="$unchosen" AGENTS="$agent_types" AGENTS_DIR=.claude/agents \
     UNKNOWN_NAME=no-such-skill UNKNOWN_FAILS="$([ "$(ev home.unknownRefused)" = true ] && echo 1 || echo 0)" \
     UNKNOWN_MESSAGE="$(str home.unknownMessages)" \
     bash checks/home-manager-module.sh
@@ -86,7 +89,7 @@ done
 echo
 echo "== beside home-manager's programs.claude-code: skills and agent types go through its options"
 test "$(words claudeCode.skills)" = "$(words home.chosen)"
-test "$(words claudeCode.agents)" = bench-baseline
+test "$(words claudeCode.agents)" = "$agent_types"
 echo ok
 for which in script movedScript; do
   if [ "$which" = script ]; then dir=.claude; else dir=.config/claude; fi
@@ -96,7 +99,7 @@ for which in script movedScript; do
   rm -rf "$T/home-files"
   out="$T/home-files" bash "$T/home-files.sh"
   HOME_FILES="$T/home-files" CHOSEN="$(words home.chosen)" UNCHOSEN="$(words home.unchosen)" \
-    TARGET_DIR="$dir/skills" AGENTS=bench-baseline AGENTS_DIR="$dir/agents" \
+    TARGET_DIR="$dir/skills" AGENTS="$agent_types" AGENTS_DIR="$dir/agents" \
     bash checks/home-manager-module.sh
 done
 ev claudeCode.movedVariables | python3 -c '
