@@ -227,6 +227,28 @@ def test_a_refused_read_of_the_skill_copy_is_no_engagement_and_is_named(tmp_path
     assert "Claude Code refused its tool call Read" in (rig.repo / "tests/.reports/greet.html").read_text()
 
 
+def test_without_the_tool_less_judge_type_a_judge_that_reads_the_run_folder_is_re_asked(tmp_path):
+    # Issue 8: judges blind by construction. Installed, bench-judge offers a judge no tool at all (checked in the
+    # path tests). Without it, judges run as the default type and can open plan.json, which holds the blind
+    # order; collect must not count such an answer but ask a fresh judge, and say why.
+    rig = Rig(tmp_path, edited=False)
+    (rig.repo / ".claude/agents/bench-judge.md").unlink()
+    planted = f"{C1}/t1/efficacy"
+    res = rig.run(Scenario(judge_reads_run={planted}), "/benchmark-skill greet",
+                  log_requests=str(tmp_path / "requests.jsonl"))
+    assert res.code == 0 and "Benchmark finished" in res.result.get("result", ""), res.stderr[-2000:]
+    judges = [b for b in res.server.oracle.billed if b.who == f"judge:{planted}"]
+    assert judges and "Read" in judges[0].tools_offered  # the default type has tools: the plant could happen
+    outs = "\n".join(collect_outputs(res))
+    assert f"{planted}" in outs and "the judge used the tool Read" in outs, outs
+    run = only_run(rig)
+    eff = json.loads((run / "cases" / C1 / "t1" / "efficacy.json").read_text())
+    assert len(eff["judgments"]) == 1  # the re-asked judge's answer, not the one that read plan.json
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["incomplete"] is False and results["verdicts"]["efficacy"]["status"] == "pass"
+    assert {c["id"]: c for c in results["cases"]}[C1]["efficacy"]["outcomes"] == ["WIN"] * 5
+
+
 def test_a_20_case_three_arm_workflow_run_costs_the_orchestrator_under_16_kb(tmp_path):
     # Issue 8: everything the orchestrating session carries (SKILL.md's body, the tool inputs it writes, the
     # tool results and task notifications it reads) for 300 arm cells and 200 judges, on the real CLI.

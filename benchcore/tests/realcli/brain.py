@@ -125,6 +125,7 @@ class Brain:
         self.skill = skill_under_test
         self.lock = threading.Lock()
         self.first_world: dict[str, str] = {}
+        self.judge_planted: set[str] = set()
         # Set once the orchestrator has given its final answer (or stopped): the interactive rig waits for it.
         self.finished = False
         self.agent_background_field = True
@@ -220,7 +221,10 @@ class Brain:
         who = f"judge:{pid}"
         msgs = body["messages"]
         step = sum(1 for mm in msgs if mm.get("role") == "assistant" and tool_uses(mm))
-        if pid in self.s.judge_reads_run and step == 0 and "Read" in offered(body):
+        if pid in self.s.judge_reads_run and step == 0 and "Read" in offered(body) and pid not in self.judge_planted:
+            # Planted once: the judge collect re-asks answers without opening anything.
+            with self.lock:
+                self.judge_planted.add(pid)
             plans = sorted((self.repo / "tests/.reports/runs").glob("*/plan.json"))
             return Reply([ToolUse("Read", {"file_path": str(plans[-1])})], who=who)
         packet = first
