@@ -78,6 +78,7 @@ def test_the_first_run_cannot_estimate_and_the_second_is_estimated_from_it(bench
     r2 = results(bench)
     # Nothing changed between the runs: the estimate is within 10% of what the run really used.
     assert abs(actual_raw(r2) - est["raw_tokens"]) <= 0.10 * actual_raw(r2)
+    print(f"\nstand-in: second run estimated {est['raw_tokens']:,.0f} raw tokens, used {actual_raw(r2):,}")
     report2 = (bench.repo / "tests/.reports/greet.html").read_text()
     assert "Estimate against actual" in report2 and "greet&#39;s 1 earlier run" in report2
     assert history(bench)[-1]["estimate"]["raw_tokens"] == est["raw_tokens"]
