@@ -50,7 +50,7 @@ from ..harness import assertions as hard
 from ..estimate import JUDGES
 from ..harness import costs, fanout, transcripts
 from ..harness.audit import Fingerprints, audit_cell, distinctive_lines, prompt_problem
-from ..harness.files import read_text, write_atomic
+from ..harness.files import not_regular, read_regular_bytes, read_text, write_atomic
 from ..harness.judging import AnswerError, draw_order, parse_text, same_prompt, to_judgment
 from ..harness.planfile import Cell, Packet, Plan, agent_tool_model, read_plan, write_plan
 from ..harness.prompts import Templates, find_skill_dir, redact, run_redactions
@@ -105,14 +105,14 @@ def _write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
-def _write_bytes_if_changed(path: Path, lines: tuple[bytes, ...]) -> bool:
-    data = b"".join(l + b"\n" for l in lines)
+def _write_bytes_if_changed(path: Path, data: bytes) -> bool:
+    """Copy a transcript byte for byte: bytes that are not UTF-8 stay the bytes Claude Code wrote."""
     try:
         if path.read_bytes() == data:
             return False
     except OSError:
         pass
-    write_atomic(path, data.decode("utf-8", errors="replace"))
+    write_atomic(path, data)
     return True
 
 
@@ -211,15 +211,16 @@ class RunCollector:
                 continue
             t = loaded.get(pick.path) or transcripts.load(pick.path, pick.agent_id, self.index)
             final = t.final_message()
-            main_lines = tuple(l for l in t.lines[: _own_line_count(pick.path)])
-            dirty = _write_bytes_if_changed(cdir / "transcript.jsonl", main_lines)
+            dirty = _write_bytes_if_changed(cdir / "transcript.jsonl", t.raw)
             meta = transcripts.meta_path(pick.path)
-            if meta.is_file():
+            if not_regular(meta) is None:
                 _write_if_changed(cdir / "meta.json", read_text(meta))
             for child in t.children:
-                src = self.index.by_id[child]
-                dirty |= _write_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl",
-                                                 tuple(l for l in src.read_bytes().splitlines() if l.strip()))
+                try:
+                    data = read_regular_bytes(self.index.by_id[child])
+                except (OSError, BenchError):  # gone since the scan, or swapped for a pipe: not copied
+                    continue
+                dirty |= _write_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data)
             if final is None:
                 self.unfinished.add(cell.id)  # still running or cut off: not collected yet
                 continue
@@ -462,8 +463,7 @@ class RunCollector:
                     models = sorted(t.models())
                     answers[pid] = evolve(answer, model=", ".join(models) if models else None)
                     # The judge's transcript is kept with the run: its usage is the judges' cost row.
-                    _write_bytes_if_changed(self.judge_transcript(packet),
-                                            tuple(l for l in t.lines[: _own_line_count(af.path)]))
+                    _write_bytes_if_changed(self.judge_transcript(packet), t.raw)
                     break
                 except AnswerError as err:
                     errors.append(f"{err} ({af.path})")
@@ -810,10 +810,6 @@ def _collected(cdir: Path) -> Optional[transcripts.Transcript]:
     return t if t.final_message() is not None else None
 
 
-def _own_line_count(path: Path) -> int:
-    return sum(1 for l in path.read_bytes().splitlines() if l.strip())
-
-
 def _since(run_dirs: list[Path]) -> Optional[float]:
     times = []
     for d in run_dirs:
@@ -852,7 +848,8 @@ def run(args) -> int:
     plans = [read_plan(d) for d in run_dirs]
     templates = Templates(find_skill_dir(Path(plans[0].repo) if plans[0].repo else None))
     skill_dir = templates.dir.parent
-    index = transcripts.Index.build(transcripts.scan(since=_since(run_dirs)))
+    refused: list[tuple[Path, str]] = []
+    index = transcripts.Index.build(transcripts.scan(since=_since(run_dirs), refused=refused))
     packet_files = index.packet_refs()
     collectors = [RunCollector(d, index, packet_files, templates, args.assert_timeout) for d in run_dirs]
     statuses = [c.collect(args.rerun) for c in collectors]
@@ -917,13 +914,19 @@ def run(args) -> int:
                f"({fanout.agent_tasks_phrase(judges_scripts)}); then run: benchcore collect {runs}")
     else:
         nxt = f"run: benchcore render {runs}"
+    skipped = [{"path": str(path), "is": what} for path, what in refused]
     if args.json:
-        print(json.dumps({"runs": [_status_dict(s) for s in statuses],
+        print(json.dumps({"runs": [_status_dict(s) for s in statuses], "skipped_files": skipped,
                           "arms_workflow": str(arms_scripts[0]) if arms_scripts else None,
                           "judges_workflow": str(judges_scripts[0]) if judges_scripts else None,
                           "arms_workflows": [str(p) for p in arms_scripts],
                           "judges_workflows": [str(p) for p in judges_scripts], "next": nxt}, indent=1))
     else:
+        for f in skipped[:LIST_LIMIT]:
+            print(f"note: skipped {f['path']}: it is {f['is']}, not a regular file, so it is no transcript "
+                  "(never opened: a named pipe would wait forever); remove it")
+        if len(skipped) > LIST_LIMIT:
+            print(f"note: ... and {len(skipped) - LIST_LIMIT} more such files (--json lists them)")
         for s in statuses:
             _print_status(s)
         print(f"next: {nxt}")

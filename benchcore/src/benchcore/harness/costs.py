@@ -71,8 +71,10 @@ def spent(run_dir: Path, prices=None) -> tuple[float, float]:
     cases = run_dir / "cases"
     if not cases.is_dir():
         return raw, usd
-    for p in sorted(cases.rglob("*.jsonl")):
-        u, _ = transcript_usage(p, prices)  # invalid attempts kept aside were paid for too
+    from .rundir import transcript_files
+
+    for p in transcript_files(sorted(cases.rglob("*.jsonl"))):
+        u, _ = transcript_usage(p, prices, follow=False)  # invalid attempts kept aside were paid for too
         raw += u.raw_tokens
         usd += u.cost_usd or 0.0
     return raw, usd

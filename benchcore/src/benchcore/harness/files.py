@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Optional
 
 from ..errors import BenchError
 
@@ -17,14 +18,16 @@ def _umask() -> int:
     return mask
 
 
-def _stage(path: Path, text: str) -> str:
-    """Write ``text`` to a temp file beside ``path`` (mode as a plain create would give) and return its name."""
+def _stage(path: Path, text: str | bytes) -> str:
+    """Write ``text`` (or bytes, as they are) to a temp file beside ``path`` (mode as a plain create would
+    give) and return its name."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp creates 0600; a report or run file is an ordinary file, readable as the umask allows.
         os.chmod(tmp, 0o666 & ~_umask())
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
+              os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -41,8 +44,9 @@ def _unlink(tmp: str) -> None:
         pass
 
 
-def write_atomic(path: Path | str, text: str) -> None:
-    """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half."""
+def write_atomic(path: Path | str, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8), or bytes exactly as given, to ``path`` so a reader sees the old file or the new
+    one, never half."""
     path = Path(path)
     tmp = _stage(path, text)
     try:
@@ -122,6 +126,53 @@ def locked_folder(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def not_regular(path: Path | str, follow: bool = False) -> Optional[str]:
+    """What ``path`` is when it is not a regular file ("a named pipe", "a symbolic link", "missing", ...),
+    or None when it is one. Found by lstat (stat when ``follow``), never by opening it: opening a named pipe
+    waits for a writer that never comes, and a device may be endless."""
+    try:
+        mode = os.stat(path).st_mode if follow else os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+NOT_REGULAR_FIX = "a transcript is a regular file (Claude Code writes one per subagent); remove or rename this one"
+
+
+def open_regular(path: Path | str, follow: bool = False, fix: str = NOT_REGULAR_FIX):
+    """A regular file opened for binary reading; anything else is a BenchError naming it, and is never opened
+    in a way that waits (a named pipe swapped in after the check is opened non-blocking and refused)."""
+    what = not_regular(path, follow)
+    if what == "missing":
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    if what is not None:
+        raise BenchError(str(path), f"is {what}, not a regular file", fix=fix)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BenchError(str(path), "is not a regular file", fix=fix)
+        return os.fdopen(fd, "rb", buffering=1 << 20)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular_bytes(path: Path | str, follow: bool = False) -> bytes:
+    """The bytes of a regular file (see :func:`open_regular`)."""
+    with open_regular(path, follow) as fh:
+        return fh.read()
 
 
 def read_text(path: Path | str) -> str:

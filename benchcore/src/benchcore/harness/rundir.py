@@ -18,7 +18,7 @@ from ..casefile import parse_case
 from ..errors import BenchError
 from ..model import (ARMS, COMPARISONS, TRIALS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData,
                      evolve)
-from .files import read_text
+from .files import not_regular, read_text
 
 
 def read_run_info(run_dir: Path) -> RunInfo:
@@ -90,16 +90,30 @@ def read_cell_usage(cell_dir: Path, prices, warnings: Optional[list] = None):
     from ..usage import sum_usage
     from .transcript_io import transcript_usage
 
-    files = sorted(p for p in cell_dir.rglob("*.jsonl") if p.is_file())
+    files = transcript_files(sorted(cell_dir.rglob("*.jsonl")), warnings)
     if not files:
         return None
     usages = []
     for p in files:
-        u, skipped = transcript_usage(p, prices)
+        u, skipped = transcript_usage(p, prices, follow=False)
         usages.append(u)
         if skipped and warnings is not None:
             warnings.append(f"{p}: skipped {skipped} truncated or malformed line{'s' if skipped != 1 else ''}")
     return sum_usage(usages)
+
+
+def transcript_files(paths, warnings: Optional[list] = None) -> list[Path]:
+    """The regular files among ``paths`` (lstat, never opened: a named pipe would wait forever); each other
+    one is named in ``warnings``, and folders are passed over in silence."""
+    out = []
+    for p in paths:
+        what = not_regular(p)
+        if what is None:
+            out.append(p)
+        elif what not in ("a folder", "missing") and warnings is not None:
+            warnings.append(f"{p}: left out of the usage: it is {what}, not a regular file (a transcript is one); "
+                            "remove it")
+    return out
 
 
 def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
@@ -143,8 +157,8 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
     jdir = tdir / "judges"
     if jdir.is_dir():
         from .transcript_io import transcript_usage
-        for p in sorted(jdir.glob("*.jsonl")):
-            u, skipped = transcript_usage(p, prices)
+        for p in transcript_files(sorted(jdir.glob("*.jsonl")), warnings):
+            u, skipped = transcript_usage(p, prices, follow=False)
             judge_usage.append(u)
             if skipped and warnings is not None:
                 warnings.append(f"{p}: skipped {skipped} truncated or malformed line{'s' if skipped != 1 else ''}")

@@ -14,13 +14,10 @@ from pathlib import Path
 
 from .. import pricing, usage
 from ..errors import BenchError
+from .files import not_regular, open_regular
 from ..model import ArmUsage
 
 PRICES_RESOURCE = "data/prices.json"
-
-# Read buffer: large enough that a 1 MB tool-result line is read in a few calls.
-_BUFFER = 1 << 20
-
 
 @lru_cache(maxsize=1)
 def price_table() -> pricing.PriceTable:
@@ -34,24 +31,30 @@ def price_table() -> pricing.PriceTable:
     return pricing.parse_prices(data, source=source)
 
 
-def read_transcript(path: Path | str) -> usage.TranscriptUsage:
-    """Stream one transcript file into the reducer; a missing or unreadable file is a BenchError."""
+USAGE_FIX = "name a transcript Claude Code wrote: a regular .jsonl file (under ~/.claude/projects)"
+
+
+def read_transcript(path: Path | str, follow: bool = True) -> usage.TranscriptUsage:
+    """Stream one transcript file into the reducer; a missing or unreadable file, or anything but a regular
+    file (a named pipe would wait forever; found by stat, never opened), is a BenchError naming it.
+    ``follow``: a symbolic link to a regular file is read (a file the user named); else it is refused."""
     path = Path(path)
+    if not_regular(path, follow) == "a folder":
+        raise BenchError(str(path), "is a directory, not a transcript file",
+                         fix="name the .jsonl transcript file inside it")
     try:
-        with open(path, "rb", buffering=_BUFFER) as fh:
+        with open_regular(path, follow, fix=USAGE_FIX) as fh:
             return usage.read_usage(fh)
     except FileNotFoundError:
         raise BenchError(str(path), "transcript not found",
                          fix="check the path; a cell's transcript is cases/<case>/t<N>/<arm>/transcript.jsonl") from None
-    except IsADirectoryError:
-        raise BenchError(str(path), "is a directory, not a transcript file",
-                         fix="name the .jsonl transcript file inside it") from None
     except OSError as exc:
         raise BenchError(str(path), f"cannot be read: {exc.strerror or exc}",
                          fix="check the file's permissions") from None
 
 
-def transcript_usage(path: Path | str, prices: pricing.PriceTable | None = None) -> tuple[ArmUsage, int]:
+def transcript_usage(path: Path | str, prices: pricing.PriceTable | None = None,
+                     follow: bool = True) -> tuple[ArmUsage, int]:
     """One transcript's usage (turns, components, cost-equivalent tokens, dollars) and its skipped-line count."""
-    tu = read_transcript(path)
+    tu = read_transcript(path, follow)
     return usage.arm_usage(tu, prices if prices is not None else price_table()), tu.skipped_lines

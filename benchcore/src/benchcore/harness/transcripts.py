@@ -21,6 +21,9 @@ from typing import Iterable, Iterator, Optional
 
 from attrs import field, frozen
 
+from ..errors import BenchError
+from .files import not_regular, open_regular, read_regular_bytes
+
 SYNTHETIC = "<synthetic>"
 _AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 _PACKET_LINE = re.compile(r"Packet id:\s*(\S+)")
@@ -53,7 +56,7 @@ def _text_of(content) -> str:
 def _records(path: Path) -> Iterator[dict]:
     """The readable records of a transcript; malformed or truncated lines are skipped."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             for raw in fh:
                 raw = raw.strip()
                 if not raw:
@@ -64,7 +67,7 @@ def _records(path: Path) -> Iterator[dict]:
                     continue
                 if isinstance(rec, dict):
                     yield rec
-    except OSError:
+    except (OSError, BenchError):  # gone, unreadable, or not a regular file: no records
         return
 
 
@@ -129,8 +132,13 @@ def first_agent_id(path: Path) -> str:
     return ""
 
 
-def scan(root: Optional[Path] = None, since: Optional[float] = None) -> list[AgentFile]:
-    """Every subagent transcript under ``root`` (both layouts), skipping files last written before ``since``."""
+def scan(root: Optional[Path] = None, since: Optional[float] = None,
+         refused: Optional[list] = None) -> list[AgentFile]:
+    """Every subagent transcript under ``root`` (both layouts), skipping files last written before ``since``.
+
+    A transcript name on anything but a regular file (a named pipe, a link, a device; found by lstat, never
+    opened, as opening a pipe waits for a writer forever) is skipped, and ``refused`` receives
+    (path, what it is)."""
     root = root if root is not None else projects_dir()
     out: list[AgentFile] = []
     if not root.is_dir():
@@ -145,8 +153,13 @@ def scan(root: Optional[Path] = None, since: Optional[float] = None) -> list[Age
             if not (name.startswith("agent-") and name.endswith(".jsonl")):
                 continue
             path = here / name
+            what = not_regular(path)
+            if what is not None:
+                if refused is not None and what != "missing":
+                    refused.append((path, what))
+                continue
             try:
-                if since is not None and path.stat().st_mtime < since:
+                if since is not None and path.lstat().st_mtime < since:
                     continue
             except OSError:
                 continue
@@ -228,6 +241,7 @@ class Transcript:
     lines: tuple[bytes, ...]  # verbatim, main file first
     records: tuple[dict, ...]
     children: tuple[str, ...]  # agent ids of launched subagents found on disk
+    raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
 
     def own(self) -> Iterator[dict]:
         for r in self.records:
@@ -337,7 +351,7 @@ def journal_result(path: Path, agent_id: str):
     """What a workflow's ``journal.jsonl`` (beside a workflow agent's transcript) recorded as that
     agent's result (an object for a ``schema`` answer, else text), or None."""
     journal = path.parent / "journal.jsonl"
-    if path.parent.parent.name != "workflows" or not journal.is_file():
+    if path.parent.parent.name != "workflows" or not_regular(journal) is not None:
         return None
     found = None
     for rec in _records(journal):
@@ -381,14 +395,17 @@ def load(path: Path, agent_id: str, index: Index) -> Transcript:
     lines: list[bytes] = []
     records: list[dict] = []
     children: list[str] = []
+    main_bytes = b""
     seen = {agent_id}
     queue = [(agent_id, path)]
     while queue:
         aid, p = queue.pop(0)
         try:
-            data = p.read_bytes()
-        except OSError:
+            data = read_regular_bytes(p)
+        except (OSError, BenchError):
             continue
+        if aid == agent_id:
+            main_bytes = data
         recs = []
         for raw in data.splitlines():
             if not raw.strip():
@@ -408,7 +425,8 @@ def load(path: Path, agent_id: str, index: Index) -> Transcript:
             seen.add(child)
             children.append(child)
             queue.append((child, index.by_id[child]))
-    return Transcript(main_id=agent_id, lines=tuple(lines), records=tuple(records), children=tuple(children))
+    return Transcript(main_id=agent_id, lines=tuple(lines), records=tuple(records), children=tuple(children),
+                      raw=main_bytes)
 
 
 def meta_path(transcript: Path) -> Path:
