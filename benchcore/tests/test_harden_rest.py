@@ -99,3 +99,72 @@ def test_the_runs_copy_of_a_transcript_is_byte_exact(tmp_path, monkeypatch):
         agent = json.loads(copy.read_bytes().split(b"\n", 1)[0])["agentId"]
         assert copy.read_bytes() == sources[f"agent-{agent}.jsonl"]
         assert b"caf\xe9 \xff\xfe" in copy.read_bytes()
+
+
+# ----------------------------------------------------------------------------- one collect per run at a time
+
+
+def invalid_run(tmp_path, monkeypatch) -> tuple[Bench, Path]:
+    """The small run with every trial invalid (each baseline read plan.json): --rerun re-plans all ten cells."""
+    b = Bench(tmp_path, monkeypatch)
+    small_repo(b)
+    rc, out, err = b.plan("greet", "--seed", "1")
+    assert rc == 0, err
+    [run_dir] = b.runs()
+    peek = {("01-hello", n, "baseline"): ["cat tests/.reports/runs/*/plan.json"] for n in range(1, 6)}
+    b.arms(next_script(out), Script(commands=peek))
+    return b, run_dir
+
+
+def test_three_concurrent_collect_reruns_re_plan_each_cell_once(tmp_path, monkeypatch):
+    b, run_dir = invalid_run(tmp_path, monkeypatch)
+    env = dict(os.environ, **R.env_for(tmp_path), PYTHONPATH=str(SRC))
+    procs = [subprocess.Popen([sys.executable, "-m", "benchcore", "collect", str(run_dir), "--rerun"], cwd=b.repo,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    done = [(p.wait(timeout=180), *p.communicate()) for p in procs]
+    for rc, out, err in done:
+        # Each one either did the re-plan, found nothing left to re-plan, or was told another collect runs.
+        assert rc in (1, 2), (rc, out, err)
+        if rc == 2:
+            assert f"another benchcore collect is running on {run_dir}" in err and "fix:" in err, err
+    assert sum("re-planned 10 cells with fresh worlds" in out for _, out, _ in done) == 1, done
+    cells = b.plan_json(run_dir)["cells"]
+    assert sorted(c["attempt"] for c in cells) == [2] * 10
+    tdirs = sorted((run_dir / "cases/01-hello").glob("t*"))
+    assert [sorted(p.name for p in t.glob(".invalid-*")) for t in tdirs] == [[".invalid-1"]] * 5
+    worlds = Path(b.plan_json(run_dir)["world_root"])
+    assert len(list(worlds.iterdir())) == 20  # the first ten and one fresh set, not three
+
+
+def test_a_second_collect_waits_then_names_the_running_one_and_a_killed_ones_lock_is_taken_over(tmp_path,
+                                                                                                 monkeypatch):
+    b, run_dir = ran(tmp_path, monkeypatch)
+    case = run_dir / "cases/01-hello/case.md"
+    fast = case.read_text()
+    case.write_text(fast.replace('test -f "$WORLD/greeting.txt"', "sleep 8"))  # five checks, 4 s each
+    env = dict(os.environ, **R.env_for(tmp_path), PYTHONPATH=str(SRC))
+    first = subprocess.Popen([sys.executable, "-m", "benchcore", "collect", str(run_dir), "--assert-timeout", "4"],
+                             cwd=b.repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        lock = run_dir / ".collect.lock"
+        deadline = time.monotonic() + 60
+        while not (lock.is_file() and lock.read_text().strip() == str(first.pid)):
+            assert time.monotonic() < deadline and first.poll() is None
+            time.sleep(0.1)
+        start = time.monotonic()
+        second = benchcore(tmp_path, "collect", str(run_dir), cwd=b.repo, timeout=120)
+        assert second.returncode == 2 and second.stdout == ""
+        assert f"another benchcore collect is running on {run_dir} (pid {first.pid}" in second.stderr
+        assert "fix: wait for it to finish" in second.stderr
+        assert time.monotonic() - start >= 9  # it waited for the first before giving up
+        assert first.poll() is None
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert lock.read_text().strip() == str(first.pid)  # what a kill -9 leaves: a lock file naming a dead pid
+    case.write_text(fast)
+    third = benchcore(tmp_path, "collect", str(run_dir), cwd=b.repo, timeout=120)
+    assert third.returncode in (0, 1), third.stderr
+    assert "10/10 cells collected" in third.stdout and "another benchcore collect" not in third.stderr

@@ -31,6 +31,7 @@ it (or wait for the running launch).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -50,7 +51,7 @@ from ..harness import assertions as hard
 from ..estimate import JUDGES
 from ..harness import costs, fanout, transcripts
 from ..harness.audit import Fingerprints, audit_cell, distinctive_lines, prompt_problem
-from ..harness.files import not_regular, read_regular_bytes, read_text, write_atomic
+from ..harness.files import locked_run, not_regular, read_regular_bytes, read_text, write_atomic
 from ..harness.judging import AnswerError, draw_order, parse_text, same_prompt, to_judgment
 from ..harness.planfile import Cell, Packet, Plan, agent_tool_model, read_plan, write_plan
 from ..harness.prompts import Templates, find_skill_dir, redact, run_redactions
@@ -845,6 +846,13 @@ def run(args) -> int:
             raise BenchError(str(d), "is not a planned run directory (no plan.json)",
                              fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
         run_dirs.append(d)
+    with contextlib.ExitStack() as held:
+        for d in sorted(set(run_dirs)):  # one collect per run at a time (always taken in the same order)
+            held.enter_context(locked_run(d))
+        return _collect(args, run_dirs)
+
+
+def _collect(args, run_dirs: list[Path]) -> int:
     plans = [read_plan(d) for d in run_dirs]
     templates = Templates(find_skill_dir(Path(plans[0].repo) if plans[0].repo else None))
     skill_dir = templates.dir.parent

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Mapping, Optional
@@ -173,6 +174,51 @@ def read_regular_bytes(path: Path | str, follow: bool = False) -> bytes:
     """The bytes of a regular file (see :func:`open_regular`)."""
     with open_regular(path, follow) as fh:
         return fh.read()
+
+
+RUN_LOCK = ".collect.lock"
+RUN_LOCK_WAIT = 10.0  # seconds a second collect waits for the first before it gives up
+
+
+@contextmanager
+def locked_run(run_dir: Path, wait: float = RUN_LOCK_WAIT) -> Iterator[None]:
+    """Hold the run folder's collect lock: one collect at a time plans, copies and re-plans a run (three at
+    once each re-planned the same cells). The lock is ``fcntl.flock`` on ``<run>/.collect.lock``, which holds
+    the holder's pid for the message; the kernel drops it when its holder ends, however it ends, so a lock
+    left by a killed collect is simply taken over and no pid can be mistaken for a live one. A live holder
+    makes this wait up to ``wait`` seconds, then it is a BenchError naming the run folder."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    path = Path(run_dir) / RUN_LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise BenchError(str(path), f"cannot be opened as the run's lock file: {exc.strerror or exc}",
+                         fix=f"make {run_dir} a writable folder; remove {path} if it is a link or a folder") from None
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+                    raise BenchError(str(run_dir), f"another benchcore collect is running on {run_dir}"
+                                     + (f" (pid {holder}; lock {path})" if holder.isdigit() else f" (lock {path})"),
+                                     fix="wait for it to finish, then run 'benchcore collect' again if you still "
+                                         "need to") from None
+                time.sleep(0.2)
+            except OSError:  # a file system without locks (some network mounts): go on unlocked
+                break
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def read_text(path: Path | str) -> str:
