@@ -168,3 +168,38 @@ def test_a_second_collect_waits_then_names_the_running_one_and_a_killed_ones_loc
     third = benchcore(tmp_path, "collect", str(run_dir), cwd=b.repo, timeout=120)
     assert third.returncode in (0, 1), third.stderr
     assert "10/10 cells collected" in third.stdout and "another benchcore collect" not in third.stderr
+
+
+# ----------------------------------------------------------------------------- next: lines that work
+
+
+def follow(tmp_path: Path, line: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run the benchcore command a next: line names, exactly as printed."""
+    command = line[line.index("benchcore "):].split("   (")[0]
+    argv = shlex.split(command)
+    assert argv[0] == "benchcore"
+    return benchcore(tmp_path, *argv[1:], cwd=cwd)
+
+
+def test_the_next_line_of_a_collect_over_two_runs_is_a_command_that_works(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    small_repo(b)
+    for _ in range(2):
+        rc, out, err = b.plan("greet", "--seed", "1")
+        assert rc == 0, err
+        b.arms(next_script(out), Script())
+    first, second = b.runs()
+    proc = benchcore(tmp_path, "collect", str(first), str(second), cwd=b.repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    nxt = proc.stdout.strip().splitlines()[-1]
+    assert nxt.startswith("next: run: benchcore render ")
+    rendered = follow(tmp_path, nxt, b.repo)
+    assert rendered.returncode in (0, 1), rendered.stderr  # a verdict, not bad input
+    assert "error" not in rendered.stderr
+    results = json.loads((b.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["run_id"] in (first.name, second.name)
+    nxt = rendered.stdout.strip().splitlines()[-1]
+    assert nxt.startswith("next: benchcore clean ")
+    cleaned = follow(tmp_path, nxt, b.repo)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert not any(Path(b.plan_json(r)["temp_root"]).exists() for r in (first, second))
