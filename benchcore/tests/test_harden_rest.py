@@ -203,3 +203,72 @@ def test_the_next_line_of_a_collect_over_two_runs_is_a_command_that_works(tmp_pa
     cleaned = follow(tmp_path, nxt, b.repo)
     assert cleaned.returncode == 0, cleaned.stderr
     assert not any(Path(b.plan_json(r)["temp_root"]).exists() for r in (first, second))
+
+
+# ----------------------------------------------------------------------------- the leaderboard checks what it reads
+
+FIXTURES = Path(__file__).resolve().parents[2] / "checks" / "fixtures" / "benchmark-core"
+
+
+def _forge(reports: Path, name: str, edit) -> None:
+    data = json.loads((reports / "adr-writer.results.json").read_text())
+    data["skill"] = name
+    edit(data)
+    (reports / f"{name}.results.json").write_text(json.dumps(data))
+
+
+def _row(index: str, skill: str) -> str:
+    start = index.index(f">{skill}<") if f">{skill}<" in index else index.index(f">{skill}</a>")
+    row = index[index.rindex("<tr", 0, start): index.index("</tr>", start)]
+    return row
+
+
+def test_a_forged_results_file_beside_the_leaderboard_is_refused_never_green(tmp_path, capsys):
+    from test_attacks import render
+    reports = tmp_path / "reports"
+    code, _, err = render(capsys, FIXTURES / "two-arm" / "run", "--reports", reports)
+    assert code == 0, err
+
+    def passing_with_losses(d, net):
+        d["verdicts"]["efficacy"].update(status="pass", net=net)
+        for c in d["cases"]:
+            c["efficacy"]["outcomes"] = ["LOSS"] * 5
+    _forge(reports, "forged-float", lambda d: passing_with_losses(d, -1e40))
+    _forge(reports, "forged-int", lambda d: passing_with_losses(d, -10 ** 40))
+    _forge(reports, "forged-net", lambda d: d["verdicts"]["efficacy"].update(net=-5))  # trials say +15
+    _forge(reports, "forged-nan", lambda d: d["verdicts"]["efficacy"].update(sign_test_p=float("nan")))
+    _forge(reports, "forged-field", lambda d: d["verdicts"]["efficacy"].update(trusted=True))
+    (reports / "forged-json.results.json").write_text('{"skill": "forged-json", "verdicts": {"efficacy": {"sta')
+    code, _, err = render(capsys, FIXTURES / "three-arm" / "run", "--reports", reports)
+    assert code == 1  # commit-message's own verdict, unchanged by the files beside it
+    index = (reports / "index.html").read_text()
+    for name, why in [("forged-float", "expected an integer, got float -1e+40 @ $.verdicts.efficacy.net"),
+                      ("forged-int", "case 01-choose-database efficacy counts 5 wins, 0 ties, 0 losses, but its "
+                                     "outcomes hold 0, 0, 5"),
+                      ("forged-net", "efficacy net is -5, but its trials make it +15"),
+                      ("forged-nan", "$.verdicts.efficacy.sign_test_p is nan, not a finite number"),
+                      ("forged-field", "$.verdicts.efficacy.trusted is not a field of AxisVerdict"),
+                      ("forged-json", "it is not valid JSON")]:
+        row = _row(index, name)
+        assert 'class="row-refused"' in row and "results refused" in row and "pass" not in row.split("Not shown")[0]
+        assert f"Not shown: {name}.results.json was refused (" in row and "render that skill" in row
+        assert f"index.html shows {name} as refused: " in err and why in err, (name, err)
+    assert "row-green" not in index.replace(_row(index, "adr-writer"), "")
+    assert 'class="row-fragile"' in _row(index, "adr-writer")  # the real file beside them still reads as it is
+    assert "6 results refused" in index
+
+
+def test_every_committed_run_reads_back_as_consistent(tmp_path, capsys):
+    # The check must refuse no file render writes: each fixture run, and the bundled example.
+    from benchcore import serde
+    from benchcore.model import SkillResult
+    from benchcore.results import check_result
+    from test_attacks import render
+    for run in [FIXTURES / "two-arm" / "run", FIXTURES / "three-arm" / "run", "--example"]:
+        reports = tmp_path / str(run).replace("/", "_")
+        code, _, err = render(capsys, *([run] if run == "--example" else [run]), "--reports", reports)
+        assert code in (0, 1), err
+        [path] = reports.glob("*.results.json")
+        data = json.loads(path.read_text())
+        assert serde.wire_problems(SkillResult, data) == []
+        assert check_result(serde.load(SkillResult, data)) == []

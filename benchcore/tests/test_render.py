@@ -428,11 +428,12 @@ def test_index_survives_other_skills_bad_results_files(tmp_path, capsys):
     (reports / "broken.results.json").write_text('{"schema": 1, "run_id": ')
     code, _, err = render(capsys, FIXTURES / "three-arm" / "run", "--reports", reports)
     assert code == 1
-    assert "left broken out of index.html" in err
+    assert "index.html shows broken as refused: it is not valid JSON" in err
     assert "left renamed.results.json out of index.html: it holds the results of 'adr-writer'" in err
     index = (reports / "index.html").read_text()
     assert index.count('href="adr-writer.html"') == 1 and 'href="commit-message.html"' in index
-    assert "renamed" not in index and "broken" not in index
+    assert "renamed" not in index and 'href="broken.html"' not in index
+    assert "Not shown: broken.results.json was refused" in index  # unknown, never left out in silence
 
 
 def test_cases_are_reported_in_folder_name_order_whatever_run_json_lists(run_copy, capsys):

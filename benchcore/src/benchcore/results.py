@@ -381,3 +381,81 @@ def headline(shape: str, cases: list[CaseResult], gated_trials: dict[str, tuple[
 
 def _round_p(p: Optional[float]) -> Optional[float]:
     return None if p is None else round(p, 6)
+
+
+# ----------------------------------------------------------------------------- a results.json read back
+
+
+def check_result(result: SkillResult) -> list[str]:
+    """What in a results.json read back (another skill's, beside index.html) disagrees with the pass rules
+    applied to its own numbers: each case's counts against its trial outcomes, each axis's pass against the
+    rule, each verdict's status, net and fragile case against its cases. Empty when it is consistent. A file
+    that is not (hand-edited, forged by anything that can write the reports folder) must never show green."""
+    problems: list[str] = []
+    if result.shape not in ("two-arm", "three-arm"):
+        return [f"shape {result.shape!r} is neither two-arm nor three-arm"]
+    if not result.cases:
+        return ["it lists no cases"]
+    three = result.shape == "three-arm"
+    for c in result.cases:
+        problems += _check_axis(f"case {c.id} efficacy", c.efficacy, efficacy=True)
+        if three and c.regression is None:
+            problems.append(f"case {c.id} has no regression in a three-arm run")
+        elif not three and c.regression is not None:
+            problems.append(f"case {c.id} has a regression in a two-arm run")
+        elif c.regression is not None:
+            problems += _check_axis(f"case {c.id} regression", c.regression, efficacy=False)
+    if problems:
+        return problems
+    axes = [("efficacy", result.verdicts.efficacy, [c.efficacy for c in result.cases])]
+    if three:
+        axes.append(("regression", result.verdicts.regression, [c.regression for c in result.cases]))
+    elif result.verdicts.regression.status != "n/a":
+        problems.append(f"regression is {result.verdicts.regression.status!r} in a two-arm run, not 'n/a'")
+    for key, verdict, cases in axes:
+        status = "pass" if all(a.passed for a in cases) else "fail"
+        if verdict.status != status:
+            problems.append(f"{key} is {verdict.status!r}, but its cases make it {status!r}")
+        outcomes = [o for a in cases for o in a.outcomes]
+        if verdict.net != scoring.net(outcomes):
+            problems.append(f"{key} net is {verdict.net}, but its trials make it {scoring.net(outcomes):+d}")
+        if verdict.incomplete and (status == "pass" or not all(a.passed or undecided(key, a) for a in cases)):
+            problems.append(f"{key} is marked incomplete, but a case fails it whatever its missing trials bring")
+    if result.verdicts.efficacy.status == "pass" and not problems:
+        case, flips = scoring.efficacy_fragile([(c.id, c.efficacy.flips_to_fail) for c in result.cases])
+        v = result.verdicts.efficacy
+        if v.fragile_case != case or v.fragile_flips not in (None, flips):
+            problems.append(f"efficacy's narrowest case is {v.fragile_case!r} ({v.fragile_flips} flips), but its "
+                            f"cases make it {case!r} ({flips} flips)")
+    if result.incomplete != any(c.efficacy.incomplete or (c.regression is not None and c.regression.incomplete)
+                                for c in result.cases):
+        problems.append(f"incomplete is {str(result.incomplete).lower()}, which its cases contradict")
+    return problems
+
+
+def _check_axis(name: str, a: AxisResult, efficacy: bool) -> list[str]:
+    from .model import TIE, TRIALS, WIN
+
+    if len(a.outcomes) != TRIALS or any(o not in (WIN, TIE, LOSS, None) for o in a.outcomes):
+        return [f"{name} has outcomes {list(a.outcomes)}, not {TRIALS} of WIN, TIE, LOSS or null"]
+    out = []
+    wins, ties, losses = scoring.counts(a.outcomes)
+    if (a.wins, a.ties, a.losses) != (wins, ties, losses):
+        out.append(f"{name} counts {a.wins} wins, {a.ties} ties, {a.losses} losses, but its outcomes hold "
+                   f"{wins}, {ties}, {losses}")
+    incomplete = None in a.outcomes
+    if a.incomplete != incomplete:
+        out.append(f"{name} is {'' if a.incomplete else 'not '}marked incomplete, but "
+                   f"{'no' if not incomplete else 'some'} trial is missing an outcome")
+    passed = (scoring.efficacy_pass(wins, losses, bool(a.gated), incomplete) if efficacy
+              else scoring.regression_pass(losses, incomplete))
+    if a.passed != passed:
+        out.append(f"{name} says pass {str(a.passed).lower()}, but {wins} wins and {losses} losses"
+                   f"{' (incomplete)' if incomplete else ''}{' (gated)' if a.gated else ''} make it "
+                   f"{str(passed).lower()}")
+    if a.flagged != (losses >= 1):
+        out.append(f"{name} flagged is {str(a.flagged).lower()}, but it has {losses} losses")
+    if efficacy and a.flips_to_fail != scoring.flips_to_fail(wins, losses, passed):
+        out.append(f"{name} flips_to_fail is {a.flips_to_fail}, but its outcomes make it "
+                   f"{scoring.flips_to_fail(wins, losses, passed)}")
+    return out

@@ -213,3 +213,46 @@ def loads(cls: type[T], text: str, *, source: str = "<data>") -> T:
         raise BenchError(source, f"is not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno,
                          fix="repair the JSON or re-create the file with the command that writes it") from None
     return load(cls, data, source=source)
+
+
+_WIRE_NAMES = {(m.AxisResult, "passed"): "pass", (m.AxisSummary, "passed"): "pass"}
+
+
+def wire_problems(cls: type, data: Any, path: str = "$") -> list[str]:
+    """What ``load`` lets through but a file read back from a shared folder must not hold: fields the format
+    does not know (``load`` ignores them, so a reader could be shown what the model never says) and numbers
+    that are not finite (NaN, Infinity, 1e999)."""
+    import math
+    import types
+    import typing
+
+    out: list[str] = []
+    if isinstance(data, float):
+        return [] if math.isfinite(data) else [f"{path} is {data!r}, not a finite number"]
+    origin = typing.get_origin(cls)
+    args = typing.get_args(cls)
+    if attrs.has(cls) and isinstance(data, dict):
+        hints = typing.get_type_hints(cls)
+        fields = {_WIRE_NAMES.get((cls, f.name), f.name): f.name for f in attrs.fields(cls)}
+        for key, value in data.items():
+            if key not in fields:
+                out.append(f"{path}.{key} is not a field of {cls.__name__}")
+            else:
+                out += wire_problems(hints[fields[key]], value, f"{path}.{key}")
+    elif origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        if len(inner) == 1:
+            out += wire_problems(inner[0], data, path)
+    elif origin in (list, tuple) and isinstance(data, list):
+        for i, item in enumerate(data):
+            item_type = args[0] if origin is list or (len(args) == 2 and args[1] is Ellipsis) else \
+                (args[i] if i < len(args) else Any)
+            out += wire_problems(item_type, item, f"{path}[{i}]")
+    elif origin is dict and isinstance(data, dict):
+        for key, value in data.items():
+            out += wire_problems(args[1] if len(args) == 2 else Any, value, f"{path}.{key}")
+    elif isinstance(data, (dict, list)):  # untyped (Any): only the numbers are checked
+        items = data.items() if isinstance(data, dict) else enumerate(data)
+        for key, value in items:
+            out += wire_problems(Any, value, f"{path}[{key}]" if isinstance(data, list) else f"{path}.{key}")
+    return out

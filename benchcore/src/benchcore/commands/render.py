@@ -82,24 +82,55 @@ def results_name(result: SkillResult) -> str:
     return result.skill if result.model is None else f"{result.skill}@{model_slug(result.model)}"
 
 
-def _latest_results(reports: Path, current: SkillResult, warnings: list[str]) -> list[SkillResult]:
+def _latest_results(reports: Path, current: SkillResult, warnings: list[str],
+                    refused: Optional[dict[str, str]] = None) -> list[SkillResult]:
     """Every skill's (and skill x model's) latest results.json in the reports folder, the current run
-    replacing its own."""
+    replacing its own. A file that cannot be read, or whose verdicts its own numbers contradict, is not
+    among them: ``refused`` receives its name and why, for the leaderboard to show it as unknown."""
     out = {results_name(current): current}
     for path in sorted(reports.glob("*.results.json")):
         name = path.name[: -len(".results.json")]
         if name == results_name(current):
             continue
-        try:
-            other = serde.loads(SkillResult, read_text(path), source=str(path))
-        except BenchError as err:
-            warnings.append(f"left {name} out of index.html: {err.message}")
+        other, why = _read_other_results(path)
+        if other is None:
+            warnings.append(f"index.html shows {name} as refused: {why}")
+            if refused is not None:
+                refused[name] = f"{path.name} was refused ({why}); render that skill's run again to replace it"
             continue
         if results_name(other) != name:  # a copied or renamed file would list a skill twice, or link a missing page
             warnings.append(f"left {path.name} out of index.html: it holds the results of {results_name(other)!r}")
             continue
         out[name] = other
     return [out[k] for k in sorted(out)]
+
+
+def _read_other_results(path: Path) -> tuple[Optional[SkillResult], Optional[str]]:
+    """Another skill's results.json as the leaderboard may trust it, or (None, why not): a regular file
+    (lstat; a pipe is never opened), valid JSON of known fields and finite numbers, whose verdicts follow
+    from its own trial outcomes by the pass rules."""
+    from ..harness.files import not_regular
+    from ..results import check_result
+
+    what = not_regular(path)
+    if what is not None:
+        return None, f"it is {what}, not a regular file"
+    try:
+        text = read_text(path)
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            return None, f"it is not valid JSON ({exc})"
+        problems = serde.wire_problems(SkillResult, data)
+        result = serde.load(SkillResult, data, source=str(path)) if not problems else None
+    except BenchError as err:
+        return None, err.message
+    if result is not None:
+        problems = check_result(result)
+    if problems:
+        more = f" and {len(problems) - 2} more" if len(problems) > 2 else ""
+        return None, "; ".join(problems[:2]) + more
+    return result, None
 
 
 def _model_sections(reports: Path, result: SkillResult, data, entries, stamp: str, warnings: list[str]):
@@ -214,9 +245,12 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
         contents = {files["results"]: serde.dumps(result), files["report"]: html,
                     files["history"]: hist.dumps(entries)}
     else:
-        latest = _latest_results(reports, result, warnings) if reports.is_dir() else [result]
+        refused: dict[str, str] = {}
+        latest = _latest_results(reports, result, warnings, refused) if reports.is_dir() else [result]
         index_html = render_index(build_index_view(
-            [LeaderboardEntry(skill=r.skill, result=r, report_file=f"{r.skill}.html", model=r.model) for r in latest],
+            [LeaderboardEntry(skill=r.skill, result=r, report_file=f"{r.skill}.html", model=r.model) for r in latest]
+            + [LeaderboardEntry(skill=name, result=None, report_file="", refused=why)
+               for name, why in sorted(refused.items())],
             generated_at=stamp))
         files = {
             "results": reports / f"{results_name(result)}.results.json",

@@ -1,8 +1,10 @@
 """Every skill's latest result -> IndexView, the leaderboard of ``index.html``. Pure.
 
-Order: regression-red first, then efficacy-red, then incomplete (a run that
-fails only for want of judgments: not a finding, so not red), then fragile,
-then clean green; ties by skill name. Skills that have no result yet come last.
+Order: regression-red first, then efficacy-red, then refused (a results file
+that could not be read or whose verdicts disagree with its own numbers: shown
+as unknown with why, never green), then incomplete (a run that fails only for
+want of judgments: not a finding, so not red), then fragile, then clean green;
+ties by skill name. Skills that have no result yet come last.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from ..model import SkillResult
 from . import fmt
 from .view import Badge, axis_badge, efficacy_flips
 
-CATEGORIES = ("regression-red", "efficacy-red", "incomplete", "fragile", "green", "no-run")
+CATEGORIES = ("regression-red", "efficacy-red", "refused", "incomplete", "fragile", "green", "no-run")
 CATEGORY_LABELS = {
     "regression-red": "regressed",
     "efficacy-red": "not yet effective",
+    "refused": "results refused",
     "incomplete": "not final",
     "fragile": "fragile",
     "green": "clean",
@@ -39,6 +42,9 @@ class LeaderboardEntry:
     report_file: str  # "<skill>.html", relative to index.html
     # Extension (issue 13): the arms' model of a multi-model run; the row then links to its section.
     model: Optional[str] = None
+    # Why its results file was refused (unreadable, or verdicts its own numbers contradict); ``result`` is
+    # then None and the row says so, never green.
+    refused: Optional[str] = None
 
 
 @frozen
@@ -109,6 +115,10 @@ def build_index_view(entries: Sequence[LeaderboardEntry], generated_at: str) -> 
 
 def _row(entry: LeaderboardEntry) -> IndexRow:
     result = entry.result
+    if entry.refused is not None:
+        return IndexRow(skill=entry.skill, href=None, category="refused", category_label=CATEGORY_LABELS["refused"],
+                        badges=(), efficacy_net="?", regression_net="?", fragile=None,
+                        headline=f"Not shown: {entry.refused}", run_id="")
     cat = category(result)
     if result is None:
         return IndexRow(skill=entry.skill, href=None, category=cat,
