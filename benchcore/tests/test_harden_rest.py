@@ -168,6 +168,7 @@ def test_a_second_collect_waits_then_names_the_running_one_and_a_killed_ones_loc
     third = benchcore(tmp_path, "collect", str(run_dir), cwd=b.repo, timeout=120)
     assert third.returncode in (0, 1), third.stderr
     assert "10/10 cells collected" in third.stdout and "another benchcore collect" not in third.stderr
+    assert not lock.exists()  # a collect that ends removes its pid file
 
 
 # ----------------------------------------------------------------------------- next: lines that work

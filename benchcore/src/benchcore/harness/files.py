@@ -183,21 +183,21 @@ RUN_LOCK_WAIT = 10.0  # seconds a second collect waits for the first before it g
 @contextmanager
 def locked_run(run_dir: Path, wait: float = RUN_LOCK_WAIT) -> Iterator[None]:
     """Hold the run folder's collect lock: one collect at a time plans, copies and re-plans a run (three at
-    once each re-planned the same cells). The lock is ``fcntl.flock`` on ``<run>/.collect.lock``, which holds
-    the holder's pid for the message; the kernel drops it when its holder ends, however it ends, so a lock
-    left by a killed collect is simply taken over and no pid can be mistaken for a live one. A live holder
-    makes this wait up to ``wait`` seconds, then it is a BenchError naming the run folder."""
+    once each re-planned the same cells).
+
+    The lock is ``fcntl.flock`` on the run folder itself, which the kernel drops when its holder ends,
+    however it ends: a killed collect leaves no lock to take over, and no pid can be mistaken for a live
+    one. While it is held, ``<run>/.collect.lock`` names the holder's pid for the message a second collect
+    prints; the holder removes it when done (one a killed collect left is overwritten). A live holder makes
+    this wait up to ``wait`` seconds, then it is a BenchError naming the run folder."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    path = Path(run_dir) / RUN_LOCK
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    except OSError as exc:
-        raise BenchError(str(path), f"cannot be opened as the run's lock file: {exc.strerror or exc}",
-                         fix=f"make {run_dir} a writable folder; remove {path} if it is a link or a folder") from None
+    run_dir = Path(run_dir)
+    pid_file = run_dir / RUN_LOCK
+    fd = os.open(run_dir, os.O_RDONLY)
     try:
         deadline = time.monotonic() + wait
         while True:
@@ -206,19 +206,38 @@ def locked_run(run_dir: Path, wait: float = RUN_LOCK_WAIT) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+                    holder = _holder(pid_file)
                     raise BenchError(str(run_dir), f"another benchcore collect is running on {run_dir}"
-                                     + (f" (pid {holder}; lock {path})" if holder.isdigit() else f" (lock {path})"),
+                                     + (f" (pid {holder})" if holder else ""),
                                      fix="wait for it to finish, then run 'benchcore collect' again if you still "
                                          "need to") from None
                 time.sleep(0.2)
             except OSError:  # a file system without locks (some network mounts): go on unlocked
                 break
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
+        mine = f"{os.getpid()}\n"
+        try:
+            write_atomic(pid_file, mine)
+        except OSError:
+            pass  # only the message's pid is lost
+        try:
+            yield
+        finally:
+            try:
+                if pid_file.read_text(encoding="utf-8") == mine:
+                    pid_file.unlink()
+            except (OSError, UnicodeDecodeError):
+                pass
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def _holder(pid_file: Path) -> str:
+    """The pid a lock holder wrote (digits only), or ""."""
+    try:
+        text = pid_file.read_text(encoding="ascii").strip() if not_regular(pid_file) is None else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return text if text.isdigit() else ""
 
 
 def read_text(path: Path | str) -> str:
