@@ -273,3 +273,44 @@ def test_every_committed_run_reads_back_as_consistent(tmp_path, capsys):
         data = json.loads(path.read_text())
         assert serde.wire_problems(SkillResult, data) == []
         assert check_result(serde.load(SkillResult, data)) == []
+
+
+# ----------------------------------------------------------------------------- a plan stopped half-way
+
+
+def _plan_stopped_by(tmp_path, monkeypatch, signum) -> tuple[Bench, Path, subprocess.CompletedProcess]:
+    b = Bench(tmp_path, monkeypatch)
+    small_repo(b)
+    case = b.repo / "tests/text/greet/01-hello/case.md"
+    # Each world's setup takes two seconds in a subshell that, were it left running, would write into its
+    # world after plan removed it, making a folder no tag names (what nothing could clean).
+    case.write_text(case.read_text().replace(
+        "description:", 'setup: touch setup-ran; (sleep 2; mkdir -p "$WORLD/late"); true\ndescription:', 1))
+    temp = tmp_path / "t"
+    env = dict(os.environ, **R.env_for(tmp_path), PYTHONPATH=str(SRC))
+    proc = subprocess.Popen([sys.executable, "-m", "benchcore", "plan", "greet", "--seed", "1", "--temp-dir", str(temp)],
+                            cwd=b.repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(temp.glob("benchcore-*/worlds/*/setup-ran")):  # mid-plan: a world is made, others are not
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    time.sleep(3)  # what a setup's subshell would write, it has written by now
+    return b, temp, subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_sigterm_during_plan_removes_everything_it_made(tmp_path, monkeypatch):
+    b, temp, proc = _plan_stopped_by(tmp_path, monkeypatch, signal.SIGTERM)
+    assert proc.returncode not in (0, 1, 2), proc  # stopped: not a plan, not a verdict, not bad input
+    assert "Traceback" not in proc.stderr and "interrupted" in proc.stderr
+    # No temp root, no world, nothing a setup's children wrote later: nothing clean would have to find.
+    assert [str(p.relative_to(temp)) for p in temp.rglob("*")] == []
+    runs = b.repo / "tests/.reports/runs"
+    assert not runs.exists() or list(runs.iterdir()) == []
+
+
+def test_sigint_during_plan_removes_everything_it_made(tmp_path, monkeypatch):
+    b, temp, proc = _plan_stopped_by(tmp_path, monkeypatch, signal.SIGINT)
+    assert proc.returncode == 130 and "interrupted" in proc.stderr
+    assert list(temp.iterdir()) == []

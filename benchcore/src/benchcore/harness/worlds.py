@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
@@ -48,7 +49,11 @@ def make_temp_root(run_id: str, repo_root: Path, base: Optional[Path] = None, no
     except OSError as exc:
         raise BenchError(str(base), f"cannot create the run's temp folder there ({exc.strerror})",
                          fix="pass --temp-dir with a writable folder outside the repository") from None
-    (root / TEMP_TAG).write_text(run_id + "\n" + (nonce + "\n" if nonce else ""), encoding="utf-8")
+    try:
+        (root / TEMP_TAG).write_text(run_id + "\n" + (nonce + "\n" if nonce else ""), encoding="utf-8")
+    except BaseException:  # a disk error or a signal before the tag is written: no untagged folder stays
+        shutil.rmtree(root, ignore_errors=True)
+        raise
     return root
 
 
@@ -142,13 +147,34 @@ def make_world(world_root: Path, case_id: str, trial: int, fixture: Optional[Pat
 def run_setup(world: Path, command: str, case_path: str) -> None:
     """Run a case's ``setup:`` command inside a fresh world; a failure is a BenchError naming the case."""
     env = dict(os.environ, WORLD=str(world))
-    try:  # standard input closed: a setup command never reads benchcore's (each world gets the same)
-        proc = subprocess.run(["bash", "-c", command], cwd=world, env=env, capture_output=True, text=True,
-                              timeout=SETUP_TIMEOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    # Standard input closed: a setup command never reads benchcore's (each world gets the same). Its own
+    # session, so that a setup cut short (timed out, or plan stopped by SIGTERM or Ctrl-C) is stopped with
+    # every process it started: one left running would write into its world after plan removed it.
+    proc = subprocess.Popen(["bash", "-c", command], cwd=world, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=SETUP_TIMEOUT)
     except subprocess.TimeoutExpired:
+        _kill_group(proc)
         raise BenchError(case_path, f"the setup command timed out after {SETUP_TIMEOUT}s: {command}",
                          fix="make the setup command finish quickly (it runs once per world)") from None
+    except BaseException:
+        _kill_group(proc)
+        raise
     if proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip()[-800:]
+        detail = (err or out).strip()[-800:]
         raise BenchError(case_path, f"the setup command failed (exit {proc.returncode}): {command}\n  {detail}",
                          fix="run it by hand in a copy of the fixture and correct it; nothing was planned")
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill a setup command and everything it started (its session's process group), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        proc.kill()
+        proc.wait()
