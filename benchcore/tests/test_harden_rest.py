@@ -314,3 +314,51 @@ def test_sigint_during_plan_removes_everything_it_made(tmp_path, monkeypatch):
     b, temp, proc = _plan_stopped_by(tmp_path, monkeypatch, signal.SIGINT)
     assert proc.returncode == 130 and "interrupted" in proc.stderr
     assert list(temp.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- clean and plan: bad paths
+
+
+def _one_error(err: str, command: str, path: Path) -> None:
+    """One error naming the path, then its fix; no traceback."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and "Traceback" not in err, err
+    assert lines[0].startswith(f"benchcore {command}: error: {path}: ") and lines[1].startswith("  fix: "), err
+
+
+def test_clean_with_a_linked_temp_root_is_one_error_naming_it_and_removes_nothing(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    small_repo(b)
+    rc, out, err = b.plan("greet", "--seed", "1")
+    [run_dir] = b.runs()
+    plan = b.plan_json(run_dir)
+    real = Path(plan["temp_root"])
+    a_file = tmp_path / "a-file"
+    a_file.write_text("keep")
+    for target in (real, a_file, tmp_path / "nowhere"):
+        link = real.with_name(f"{real.name}-to-{target.name}")
+        link.symlink_to(target)
+        (run_dir / "plan.json").write_text(json.dumps(dict(plan, temp_root=str(link))))
+        rc, out, err = b.run("clean", str(run_dir))
+        assert rc == 2 and out == ""
+        _one_error(err, "clean", link)
+        assert "nothing was removed" in err and "plan.json's temp_root" in err
+        assert link.is_symlink() and real.is_dir() and a_file.read_text() == "keep"
+    assert len(list((real / "worlds").iterdir())) == 10
+
+
+def test_plan_with_a_temp_dir_that_is_no_folder_is_one_error_naming_it(tmp_path, monkeypatch):
+    b = Bench(tmp_path, monkeypatch)
+    small_repo(b)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    link = tmp_path / "link-to-file"
+    link.symlink_to(a_file)
+    for temp_dir, named in ((a_file, a_file), (a_file / "sub", a_file / "sub"), (link, a_file)):
+        rc, out, err = b.run("plan", "greet", "--seed", "1", "--temp-dir", str(temp_dir))
+        assert rc == 2 and out == ""
+        _one_error(err, "plan", named)
+        assert "--temp-dir" in err
+    runs = b.repo / "tests/.reports/runs"
+    assert not runs.exists() or list(runs.iterdir()) == []
+    assert a_file.read_text() == "x"
