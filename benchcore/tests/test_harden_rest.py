@@ -362,3 +362,59 @@ def test_plan_with_a_temp_dir_that_is_no_folder_is_one_error_naming_it(tmp_path,
     runs = b.repo / "tests/.reports/runs"
     assert not runs.exists() or list(runs.iterdir()) == []
     assert a_file.read_text() == "x"
+
+
+# ----------------------------------------------------------------------------- render killed between renames
+
+KILL_AFTER = """
+import os, signal, sys
+from benchcore.cli import main
+real, done = os.replace, [0]
+def replace(src, dst, *a, **k):
+    if done[0] == int(sys.argv[1]):
+        os.kill(os.getpid(), signal.SIGKILL)  # kill -9 between two renames
+    done[0] += 1
+    return real(src, dst, *a, **k)
+os.replace = replace
+sys.exit(main(["render", *sys.argv[2:]]))
+"""
+
+
+def _runs_for_history(tmp_path: Path) -> tuple[Path, Path, Path]:
+    import shutil
+    older, newer = tmp_path / "runs" / "older", tmp_path / "runs" / "newer"
+    shutil.copytree(FIXTURES / "two-arm" / "run", older)
+    shutil.copytree(FIXTURES / "two-arm" / "run", newer)
+    info = json.loads((newer / "run.json").read_text())
+    info["run_id"], info["started_at"] = "20991231T235959Z-beef", "2099-12-31T23:59:59Z"
+    (newer / "run.json").write_text(json.dumps(info))
+    return older, newer, tmp_path / "reports"
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("renames", [0, 1, 2, 3, 4])
+def test_a_render_killed_between_its_renames_loses_no_history_line_and_the_next_cleans_up(tmp_path, capsys, renames):
+    from test_attacks import render
+    older, newer, reports = _runs_for_history(tmp_path)
+    assert render(capsys, older, "--reports", reports)[0] == 0
+    history = reports / "adr-writer.history.jsonl"
+    good = history.read_text().splitlines()
+    corrupt = '{"run_id": "half-written'
+    history.write_text(history.read_text() + corrupt + "\n")
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    proc = subprocess.run([sys.executable, "-c", KILL_AFTER, str(renames), str(newer), "--reports", str(reports)],
+                          env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    kept = reports / "adr-writer.history.corrupt.jsonl"
+    lines = history.read_text().splitlines() + (kept.read_text().splitlines() if kept.exists() else [])
+    assert all(line in lines for line in good + [corrupt])  # the kill lost no line, good or corrupt
+    assert list(reports.glob(".*.tmp"))  # what the killed render had staged and not renamed yet
+    code, out, err = render(capsys, newer, "--reports", reports)
+    assert code == 0, err
+    assert not list(reports.glob(".*.tmp"))
+    entries = [json.loads(l)["run_id"] for l in history.read_text().splitlines()]
+    assert entries == [json.loads(good[0])["run_id"], "20991231T235959Z-beef"]
+    assert kept.read_text() == corrupt + "\n"  # kept once, however many renders saw it
+    assert json.loads((reports / "adr-writer.results.json").read_text())["run_id"] == "20991231T235959Z-beef"

@@ -266,9 +266,13 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
         }
     if corrupt and seed_history is None:
         kept = read_text(corrupt_path) if corrupt_path.is_file() else ""
-        # First in the dict, so renamed into place first: a kill between two renames never leaves a history
-        # that dropped a corrupt line not yet kept in .corrupt.jsonl.
-        contents = {corrupt_path: kept + "".join(line + "\n" for line in corrupt), **contents}
+        # A render killed after keeping them but before replacing the history saw the same lines: kept once.
+        known = set(kept.splitlines())
+        fresh = [line for line in dict.fromkeys(corrupt) if line not in known]
+        if fresh:
+            # First in the dict, so renamed into place first: a kill between two renames never leaves a
+            # history that dropped a corrupt line not yet kept in .corrupt.jsonl.
+            contents = {corrupt_path: kept + "".join(line + "\n" for line in fresh), **contents}
     # A render killed between staging and renaming left .<file>.*.tmp beside its targets; under the lock none is live.
     remove_stale_staged(contents)
     # Every file is staged before any is replaced: a folder that cannot take them all gets none.
