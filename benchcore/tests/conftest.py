@@ -31,6 +31,7 @@ NEEDS_REPO = [
     "test_e2e_cost_controls.py",  # skills/benchmark-skill
     "test_estimate.py",        # skills/benchmark-skill
     "test_harden.py",          # skills/benchmark-skill, checks/fixtures/benchmark-core
+    "test_harden_rest.py",     # skills/benchmark-skill, checks/fixtures/benchmark-core
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)

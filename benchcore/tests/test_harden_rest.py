@@ -15,12 +15,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from standin import repo as R
 from standin.agent import Script
 from test_attacks import small_repo
 from test_e2e_benchmark import Bench, next_script
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+FIXTURES = Path(__file__).resolve().parents[2] / "checks" / "fixtures" / "benchmark-core"
 
 
 def benchcore(tmp_path: Path, *argv: str, cwd: Path, timeout: float = 120, **kw) -> subprocess.CompletedProcess:
@@ -208,8 +211,6 @@ def test_the_next_line_of_a_collect_over_two_runs_is_a_command_that_works(tmp_pa
 
 # ----------------------------------------------------------------------------- the leaderboard checks what it reads
 
-FIXTURES = Path(__file__).resolve().parents[2] / "checks" / "fixtures" / "benchmark-core"
-
 
 def _forge(reports: Path, name: str, edit) -> None:
     data = json.loads((reports / "adr-writer.results.json").read_text())
@@ -219,9 +220,9 @@ def _forge(reports: Path, name: str, edit) -> None:
 
 
 def _row(index: str, skill: str) -> str:
-    start = index.index(f">{skill}<") if f">{skill}<" in index else index.index(f">{skill}</a>")
-    row = index[index.rindex("<tr", 0, start): index.index("</tr>", start)]
-    return row
+    """The leaderboard row of ``skill``."""
+    start = index.index(f">{skill}<")
+    return index[index.rindex("<tr", 0, start): index.index("</tr>", start)]
 
 
 def test_a_forged_results_file_beside_the_leaderboard_is_refused_never_green(tmp_path, capsys):
@@ -389,9 +390,6 @@ def _runs_for_history(tmp_path: Path) -> tuple[Path, Path, Path]:
     info["run_id"], info["started_at"] = "20991231T235959Z-beef", "2099-12-31T23:59:59Z"
     (newer / "run.json").write_text(json.dumps(info))
     return older, newer, tmp_path / "reports"
-
-
-import pytest  # noqa: E402
 
 
 @pytest.mark.parametrize("renames", [0, 1, 2, 3, 4])
