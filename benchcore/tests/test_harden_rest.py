@@ -33,14 +33,14 @@ def benchcore(tmp_path: Path, *argv: str, cwd: Path, timeout: float = 120, **kw)
                           text=True, timeout=timeout, **kw)
 
 
-def ran(tmp_path, monkeypatch) -> tuple[Bench, Path]:
-    """The small two-arm run, planned and its arms run (ten cells, one case)."""
+def ran(tmp_path, monkeypatch, script: Script | None = None) -> tuple[Bench, Path]:
+    """The small two-arm run, planned and its arms run by ``script`` (ten cells, one case)."""
     b = Bench(tmp_path, monkeypatch)
     small_repo(b)
     rc, out, err = b.plan("greet", "--seed", "1")
     assert rc == 0, err
     [run_dir] = b.runs()
-    b.arms(next_script(out), Script())
+    b.arms(next_script(out), script or Script())
     return b, run_dir
 
 
@@ -109,14 +109,8 @@ def test_the_runs_copy_of_a_transcript_is_byte_exact(tmp_path, monkeypatch):
 
 def invalid_run(tmp_path, monkeypatch) -> tuple[Bench, Path]:
     """The small run with every trial invalid (each baseline read plan.json): --rerun re-plans all ten cells."""
-    b = Bench(tmp_path, monkeypatch)
-    small_repo(b)
-    rc, out, err = b.plan("greet", "--seed", "1")
-    assert rc == 0, err
-    [run_dir] = b.runs()
     peek = {("01-hello", n, "baseline"): ["cat tests/.reports/runs/*/plan.json"] for n in range(1, 6)}
-    b.arms(next_script(out), Script(commands=peek))
-    return b, run_dir
+    return ran(tmp_path, monkeypatch, Script(commands=peek))
 
 
 def test_three_concurrent_collect_reruns_re_plan_each_cell_once(tmp_path, monkeypatch):

@@ -26,16 +26,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
-from brain import STYLE, Scenario  # noqa: E402
+from brain import Scenario  # noqa: E402
 from measure import oracle_per_arm, orchestration_bytes  # noqa: E402
-from rig import Rig, cli_binary  # noqa: E402
+from rig import Rig, require_cli  # noqa: E402
 
-if cli_binary() is None:
-    if os.environ.get("BENCH_REQUIRE_REALCLI"):
-        raise RuntimeError("BENCH_REQUIRE_REALCLI is set but the pinned Claude Code CLI is not installed: "
-                           "run benchcore/tests/realcli/install-cli.sh")
-    pytest.skip("the pinned Claude Code CLI is not installed (benchcore/tests/realcli/install-cli.sh)",
-                allow_module_level=True)
+require_cli()
 
 C1, C2 = "01-hello-1", "02-hello-2"
 ARM_FIELDS = ("turns", "input", "output", "cache_write_5m", "cache_write_1h", "cache_read")

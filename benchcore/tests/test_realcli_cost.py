@@ -9,7 +9,6 @@ installed; ``BENCH_REQUIRE_REALCLI=1`` turns the skip into a failure.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -19,14 +18,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
 from brain import Scenario  # noqa: E402
-from rig import Rig, cli_binary  # noqa: E402
+from rig import Rig, require_cli  # noqa: E402
 
-if cli_binary() is None:
-    if os.environ.get("BENCH_REQUIRE_REALCLI"):
-        raise RuntimeError("BENCH_REQUIRE_REALCLI is set but the pinned Claude Code CLI is not installed: "
-                           "run benchcore/tests/realcli/install-cli.sh")
-    pytest.skip("the pinned Claude Code CLI is not installed (benchcore/tests/realcli/install-cli.sh)",
-                allow_module_level=True)
+require_cli()
 
 YAML = "tests/text/greet/benchmark.yaml"
 

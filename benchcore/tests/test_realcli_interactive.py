@@ -19,8 +19,6 @@ command or the skill's name. Skipped without the CLI or tmux;
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -30,13 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
 from brain import Scenario  # noqa: E402
 from measure import orchestration_bytes  # noqa: E402
-from rig import Rig, cli_binary  # noqa: E402
+from rig import Rig, require_cli  # noqa: E402
 
-if cli_binary() is None or shutil.which("tmux") is None:
-    if os.environ.get("BENCH_REQUIRE_REALCLI"):
-        raise RuntimeError("BENCH_REQUIRE_REALCLI is set but the pinned Claude Code CLI or tmux is missing: run "
-                           "benchcore/tests/realcli/install-cli.sh and install tmux")
-    pytest.skip("the pinned Claude Code CLI or tmux is not installed", allow_module_level=True)
+require_cli("tmux")
 
 from interactive import InteractiveRig  # noqa: E402
 

@@ -14,7 +14,6 @@ install of benchcore from PyPI); here benchcore is on PATH, as it is after that 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -23,14 +22,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
 from brain import Scenario  # noqa: E402
-from rig import Rig, cli_binary  # noqa: E402
+from rig import Rig, require_cli  # noqa: E402
 
-if cli_binary() is None:
-    if os.environ.get("BENCH_REQUIRE_REALCLI"):
-        raise RuntimeError("BENCH_REQUIRE_REALCLI is set but the pinned Claude Code CLI is not installed: "
-                           "run benchcore/tests/realcli/install-cli.sh")
-    pytest.skip("the pinned Claude Code CLI is not installed (benchcore/tests/realcli/install-cli.sh)",
-                allow_module_level=True)
+require_cli()
 
 C1, C2 = "01-hello-1", "02-hello-2"
 NAMESPACED = "benchmark-skill:bench-baseline"

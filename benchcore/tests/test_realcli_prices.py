@@ -15,7 +15,6 @@ which turns that skip into a failure.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,15 +24,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
 import server  # noqa: E402
-from rig import cli_binary  # noqa: E402
+from rig import cli_binary, require_cli  # noqa: E402
 from server import MessagesServer, Reply, Text, ToolUse  # noqa: E402
 
-if cli_binary() is None:
-    if os.environ.get("BENCH_REQUIRE_REALCLI"):
-        raise RuntimeError("BENCH_REQUIRE_REALCLI is set but the pinned Claude Code CLI is not installed: "
-                           "run benchcore/tests/realcli/install-cli.sh")
-    pytest.skip("the pinned Claude Code CLI is not installed (benchcore/tests/realcli/install-cli.sh)",
-                allow_module_level=True)
+require_cli()
 
 
 def u(inp=0, out=0, w5=0, w1=0, read=0, **extra) -> dict:

@@ -42,6 +42,23 @@ def cli_binary() -> Path | None:
     return None
 
 
+def require_cli(*commands: str) -> None:
+    """At the top of a real-CLI test file: skip the file when the pinned CLI (or one of ``commands``, such as
+    tmux) is not installed, or fail it when BENCH_REQUIRE_REALCLI is set (CI sets it, so a missing CLI is
+    never a silent skip there)."""
+    missing = ([] if cli_binary() is not None else [f"the pinned Claude Code CLI ({VERSION})"]) + \
+        [c for c in commands if shutil.which(c) is None]
+    if not missing:
+        return
+    what = " and ".join(missing)
+    if os.environ.get("BENCH_REQUIRE_REALCLI"):
+        raise RuntimeError(f"BENCH_REQUIRE_REALCLI is set but {what} is not installed: run "
+                           "benchcore/tests/realcli/install-cli.sh (and install tmux for the interactive tests)")
+    import pytest
+
+    pytest.skip(f"{what} is not installed (benchcore/tests/realcli/install-cli.sh)", allow_module_level=True)
+
+
 def _benchcore_bin() -> str:
     """The folder of the benchcore command the tests run with (the wrapper finds it on PATH, as a pip user's)."""
     found = shutil.which("benchcore", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
