@@ -8,7 +8,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Mapping, Optional
+from typing import Callable, Iterator, Mapping, Optional
 
 from ..errors import BenchError
 
@@ -101,18 +101,12 @@ def remove_stale_staged(paths) -> None:
 
 
 @contextmanager
-def locked_folder(folder: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` (created when missing) so that read-modify-write
-    steps on its files (a history append, the index of every skill) do not interleave.
-
-    The lock is taken on the folder itself, so no lock file is left behind; where
-    ``fcntl`` does not exist (Windows) there is no lock.
-    """
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BenchError(str(folder), f"cannot be created: {exc.strerror or exc}",
-                         fix="choose a writable folder with --reports") from None
+def _flock_folder(folder: Path, wait: Optional[float] = None,
+                  busy: Optional[Callable[[], BenchError]] = None) -> Iterator[None]:
+    """Hold ``fcntl.flock`` on ``folder`` itself (no lock file; the kernel drops it when its holder ends,
+    however it ends). ``wait`` None blocks until it is free; else after ``wait`` seconds ``busy()`` is raised.
+    Where ``fcntl`` does not exist (Windows), or the file system has no locks (some network mounts), it goes
+    on unlocked."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
@@ -120,13 +114,33 @@ def locked_folder(folder: Path) -> Iterator[None]:
         return
     fd = os.open(folder, os.O_RDONLY)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:  # a file system without locks (some network mounts): go on unlocked
-            pass
+        deadline = None if wait is None else time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if deadline is None else fcntl.LOCK_NB))
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise busy() from None
+                time.sleep(0.2)
+            except OSError:
+                break
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+@contextmanager
+def locked_folder(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (created when missing) so that read-modify-write
+    steps on its files (a history append, the index of every skill) do not interleave."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BenchError(str(folder), f"cannot be created: {exc.strerror or exc}",
+                         fix="choose a writable folder with --reports") from None
+    with _flock_folder(folder):
+        yield
 
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"),
@@ -185,35 +199,21 @@ def locked_run(run_dir: Path, wait: float = RUN_LOCK_WAIT) -> Iterator[None]:
     """Hold the run folder's collect lock: one collect at a time plans, copies and re-plans a run (three at
     once each re-planned the same cells).
 
-    The lock is ``fcntl.flock`` on the run folder itself, which the kernel drops when its holder ends,
-    however it ends: a killed collect leaves no lock to take over, and no pid can be mistaken for a live
-    one. While it is held, ``<run>/.collect.lock`` names the holder's pid for the message a second collect
-    prints; the holder removes it when done (one a killed collect left is overwritten). A live holder makes
-    this wait up to ``wait`` seconds, then it is a BenchError naming the run folder."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
+    The lock is the folder's flock (:func:`_flock_folder`): a killed collect leaves no lock to take over, and
+    no pid can be mistaken for a live one. While it is held, ``<run>/.collect.lock`` names the holder's pid
+    for the message a second collect prints; the holder removes it when done (one a killed collect left is
+    overwritten). A live holder makes this wait up to ``wait`` seconds, then it is a BenchError naming the
+    run folder."""
     run_dir = Path(run_dir)
     pid_file = run_dir / RUN_LOCK
-    fd = os.open(run_dir, os.O_RDONLY)
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _holder(pid_file)
-                    raise BenchError(str(run_dir), f"another benchcore collect is running on {run_dir}"
-                                     + (f" (pid {holder})" if holder else ""),
-                                     fix="wait for it to finish, then run 'benchcore collect' again if you still "
-                                         "need to") from None
-                time.sleep(0.2)
-            except OSError:  # a file system without locks (some network mounts): go on unlocked
-                break
+
+    def busy() -> BenchError:
+        holder = _holder(pid_file)
+        return BenchError(str(run_dir), f"another benchcore collect is running on {run_dir}"
+                          + (f" (pid {holder})" if holder else ""),
+                          fix="wait for it to finish, then run 'benchcore collect' again if you still need to")
+
+    with _flock_folder(run_dir, wait, busy):
         mine = f"{os.getpid()}\n"
         try:
             write_atomic(pid_file, mine)
@@ -227,8 +227,6 @@ def locked_run(run_dir: Path, wait: float = RUN_LOCK_WAIT) -> Iterator[None]:
                     pid_file.unlink()
             except (OSError, UnicodeDecodeError):
                 pass
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _holder(pid_file: Path) -> str:
