@@ -84,8 +84,10 @@ def _rename_pass(cls):
         cls, make_dict_unstructure_fn(cls, converter, passed=override(rename="pass")))
 
 
-_rename_pass(m.AxisSummary)
-_rename_pass(m.AxisResult)
+# Fields whose name on the wire differs from the model's: (class, field) -> wire name.
+_WIRE_NAMES = {(m.AxisResult, "passed"): "pass", (m.AxisSummary, "passed"): "pass"}
+for _cls, _ in _WIRE_NAMES:
+    _rename_pass(_cls)
 
 _axis_summary_out = converter.get_unstructure_hook(m.AxisSummary)
 
@@ -214,8 +216,6 @@ def loads(cls: type[T], text: str, *, source: str = "<data>") -> T:
                          fix="repair the JSON or re-create the file with the command that writes it") from None
     return load(cls, data, source=source)
 
-
-_WIRE_NAMES = {(m.AxisResult, "passed"): "pass", (m.AxisSummary, "passed"): "pass"}
 
 
 def wire_problems(cls: type, data: Any, path: str = "$") -> list[str]:
