@@ -398,19 +398,7 @@ class Session:
                         "content": [{"type": "tool_use", "id": tool_id, "name": "Agent", "input": agent_input}],
                         "stop_reason": "tool_use", "stop_sequence": None, "usage": _usage(1), "stop_details": None}})
         self.parent_lines.append(use)
-        final = w.final if isinstance(w.final, str) else json.dumps(w.final)
-        usage = w.usage_total()
-        tokens = sum(usage.values())
-        text = (HANDBACK_PREAMBLE + "\n".join("  " + line for line in final.split("\n"))
-                + f"\nagentId: {w.agent_id} (use SendMessage with to: '{w.agent_id}', summary: '<5-10 word recap>' "
-                  f"to continue this agent)\n<usage>subagent_tokens: {tokens}\ntool_uses: {len(w.tools_used)}\n"
-                  f"duration_ms: 1000</usage>")
-        tur = template("parent_agent_result", "toolUseResult")
-        tur.update({"prompt": prompt, "agentId": w.agent_id, "agentType": w.agent_type,
-                    "toolsUsed": sorted(set(w.tools_used), key=w.tools_used.index),
-                    "content": [{"type": "text", "text": final}], "resolvedModel": w.model,
-                    "totalDurationMs": 1000, "totalTokens": tokens, "totalToolUseCount": len(w.tools_used)})
-        tur["usage"].update(usage)
+        text, tur = handback(w, prompt)
         res_uuid = _uuid("parent", w.agent_id)
         self.parent_lines.append(_fill(template("parent_agent_result"), {
             "parentUuid": use_uuid, "uuid": res_uuid, "timestamp": _timestamp(), "cwd": self.cwd,
@@ -551,16 +539,27 @@ def spawn(session: Session, w: Writer, description: str, prompt: str, answer: st
     child.open()
     child.response([{"type": "text", "text": answer}], _usage(5 + step), split=False)
     child.save()
-    usage = child.usage_total()
-    text = (HANDBACK_PREAMBLE + "\n".join("  " + line for line in answer.split("\n"))
-            + f"\nagentId: {child_id} (use SendMessage with to: '{child_id}', summary: '<5-10 word recap>' to "
-              f"continue this agent)\n<usage>subagent_tokens: {sum(usage.values())}\ntool_uses: 0\nduration_ms: 1000</usage>")
-    tur = template("parent_agent_result", "toolUseResult")
-    tur.update({"prompt": prompt, "agentId": child_id, "agentType": "general-purpose", "toolsUsed": [],
-                "content": [{"type": "text", "text": answer}], "resolvedModel": w.model, "totalDurationMs": 1000,
-                "totalTokens": sum(usage.values()), "totalToolUseCount": 0})
-    tur["usage"].update(usage)
+    text, tur = handback(child, prompt)
     w.tool_result(call["id"], [{"type": "text", "text": text}], tur)
+
+
+def handback(w: Writer, prompt: str) -> tuple[str, dict]:
+    """What the Agent tool hands its caller when agent ``w`` has finished: the tool result's text (the agent's
+    final message in the hand-back frame, every line indented, then its id and usage) and ``toolUseResult``."""
+    final = w.final if isinstance(w.final, str) else json.dumps(w.final)
+    usage = w.usage_total()
+    tokens = sum(usage.values())
+    text = (HANDBACK_PREAMBLE + "\n".join("  " + line for line in final.split("\n"))
+            + f"\nagentId: {w.agent_id} (use SendMessage with to: '{w.agent_id}', summary: '<5-10 word recap>' "
+              f"to continue this agent)\n<usage>subagent_tokens: {tokens}\ntool_uses: {len(w.tools_used)}\n"
+              f"duration_ms: 1000</usage>")
+    tur = template("parent_agent_result", "toolUseResult")
+    tur.update({"prompt": prompt, "agentId": w.agent_id, "agentType": w.agent_type,
+                "toolsUsed": sorted(set(w.tools_used), key=w.tools_used.index),
+                "content": [{"type": "text", "text": final}], "resolvedModel": w.model,
+                "totalDurationMs": 1000, "totalTokens": tokens, "totalToolUseCount": len(w.tools_used)})
+    tur["usage"].update(usage)
+    return text, tur
 
 
 def deliver(w: Writer, prompt: str, layout: str, script: Script) -> None:
