@@ -4,11 +4,16 @@ Each predicate runs in bash with ``$OUTPUT`` (a copy of the arm's output.md, so 
 check cannot rewrite the run's own) and ``$WORLD`` (its world) set, cwd the world,
 standard input closed, and a time limit; a non-zero exit or a timeout fails it.
 
-The world is the arm's: it may have written its own ``.git/config``. Every git the
-predicate runs gets a sanitised configuration (no system config, and every key that
-can run a program overridden through ``GIT_CONFIG_COUNT``), so ``collect`` never runs
-an arm's code outside Claude Code's permission prompts. The predicate runs in its own
-process group, killed whole at the limit; only the tail of its stderr is kept.
+The world is the arm's: it may have written its own ``.git/config``. Before any
+predicate runs, a world whose git setup can reach a configuration the check cannot
+read as git will (``.git`` that is a file or a link, ``commondir``, a per-worktree
+config, ``include`` or ``includeIf`` sections) is refused: its predicates do not run
+and fail with the reason, so the trial is gated. Every git the predicate runs gets a
+sanitised configuration (no system config, no repository discovery above the world,
+and every key that can run a program overridden through ``GIT_CONFIG_COUNT``, the
+keys listed by git itself from inside the world), so ``collect`` never runs an arm's
+code outside Claude Code's permission prompts. The predicate runs in its own process
+group, killed whole at the limit; only the tail of its stderr is kept.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Optional
 
 from ..model import AssertionResult, HardAssertion
 
@@ -51,19 +56,53 @@ _COMMAND_KEY = re.compile(
     re.IGNORECASE)
 
 
+def _git_config_names(args: list[str], cwd: Path) -> list[str]:
+    """Config key names git lists for ``args`` (reading configuration runs no program)."""
+    try:
+        out = subprocess.run(["git", *args, "--name-only", "--list"], cwd=cwd, capture_output=True, text=True,
+                             timeout=10, stdin=subprocess.DEVNULL,
+                             env=dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CEILING_DIRECTORIES=str(cwd.parent)))
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return out.stdout.split()
+
+
+def world_git_problem(world: Path) -> Optional[str]:
+    """Why the world's git setup could make a check's git read configuration the check cannot vet, or None.
+
+    Refused: ``.git`` that is not a plain folder (a ``gitdir:`` file or a link points git at a folder the
+    world chose), ``.git/commondir`` (a shared config elsewhere), ``.git/config.worktree`` or
+    ``extensions.worktreeConfig``, a ``.git/config`` that is not a plain file, and ``include`` or
+    ``includeIf`` sections (their targets depend on where git runs)."""
+    dot = world / ".git"
+    if not os.path.lexists(dot):
+        return None
+    if dot.is_symlink() or not dot.is_dir():
+        return ".git is not a plain folder (a gitdir: file or a link points git at a configuration outside the world)"
+    for name in ("commondir", "config.worktree"):
+        if os.path.lexists(dot / name):
+            return f".git/{name} is present (git would read configuration the check cannot vet)"
+    config = dot / "config"
+    if not os.path.lexists(config):
+        return None
+    if config.is_symlink() or not config.is_file():
+        return ".git/config is not a plain file"
+    names = [n.lower() for n in _git_config_names(["config", "--file", str(config), "--no-includes"], world)]
+    bad = sorted({n.rsplit(".", 1)[0] for n in names if n.startswith(("include.", "includeif."))})
+    if bad:
+        return f".git/config has {', '.join(bad)} (an included file can name a program git runs)"
+    if "extensions.worktreeconfig" in names:
+        return ".git/config sets extensions.worktreeConfig (a per-worktree config the check cannot vet)"
+    return None
+
+
 def _world_command_keys(world: Path) -> list[str]:
-    """The per-name command keys the world's own git config sets (read by git's parser, which runs nothing)."""
-    keys: set[str] = set()
-    for config in (world / ".git" / "config",):
-        if config.is_symlink() or not config.is_file():
-            continue
-        try:
-            out = subprocess.run(["git", "config", "--file", str(config), "--includes", "--name-only", "--list"],
-                                 capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL,
-                                 env=dict(os.environ, GIT_CONFIG_NOSYSTEM="1"))
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        keys.update(k for k in out.stdout.split() if _COMMAND_KEY.match(k))
+    """The per-name command keys git sees from inside the world (its own config and the user's), as git lists them."""
+    keys = {k for k in _git_config_names(["config", "--includes"], world) if _COMMAND_KEY.match(k)}
+    config = world / ".git" / "config"
+    if config.is_file() and not config.is_symlink():
+        keys.update(k for k in _git_config_names(["config", "--file", str(config), "--no-includes"], world)
+                    if _COMMAND_KEY.match(k))
     return sorted(keys)
 
 
@@ -76,8 +115,10 @@ def git_safe_env(world: Path, base: dict | None = None) -> dict:
     env["GIT_EDITOR"] = "true"
     env["GIT_ASKPASS"] = "false"
     env["GIT_SSH_COMMAND"] = "false"
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES"):
+        env.pop(var, None)
+    env["GIT_CEILING_DIRECTORIES"] = str(Path(world).parent)
     pairs = list(_SAFE_CONFIG)
     pairs += [(k, "") for k in _world_command_keys(world)]
     env["GIT_CONFIG_COUNT"] = str(len(pairs))
@@ -124,6 +165,11 @@ def _run_one(command: str, world: Path, env: dict, timeout: float) -> AssertionR
 
 def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Path,
                    timeout: float = DEFAULT_TIMEOUT) -> tuple[AssertionResult, ...]:
+    assertions = list(assertions)
+    refused = world_git_problem(Path(world)) if Path(world).is_dir() else None
+    if refused:  # nothing runs: every predicate fails with the reason, so the trial is gated
+        why = f"not run: the world's git setup was refused before any check ran: {refused}"
+        return tuple(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=why) for a in assertions)
     results = []
     scratch = Path(tempfile.mkdtemp(prefix="benchcore-check-"))
     try:
