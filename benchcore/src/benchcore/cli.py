@@ -75,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.parse_args(argv)
         parser.print_help()
         return 2 if not argv else 0
-    module = importlib.import_module(f"benchcore.commands.{name}")
+    try:
+        module = importlib.import_module(f"benchcore.commands.{name}")
+    except Exception as exc:  # noqa: BLE001 - a broken install (a dependency too old or missing) is not bad input
+        return _internal_error(name, exc, what="benchcore cannot start (a broken install)")
     parser = argparse.ArgumentParser(prog=f"benchcore {name}", description=COMMANDS[name])
     module.add_arguments(parser)
     rest = list(argv)
@@ -102,19 +105,29 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a message and exit 3, never exit 1
-        where = exc.__traceback__
-        while where is not None and where.tb_next is not None:
-            where = where.tb_next
-        at = f" at {os.path.basename(where.tb_frame.f_code.co_filename)}:{where.tb_lineno}" if where else ""
-        print(f"benchcore {name}: internal error: {type(exc).__name__}: {exc}{at}\n"
-              f"  this is a bug in benchcore, not a result: report it with this message and the command you ran "
-              f"(set BENCHCORE_TRACEBACK=1 for the full traceback)", file=sys.stderr)
-        if os.environ.get("BENCHCORE_TRACEBACK"):
-            raise
-        return INTERNAL_ERROR
+        return _internal_error(name, exc)
 
 
 INTERNAL_ERROR = 3
+
+
+def _internal_error(name: str, exc: BaseException, what: str = "internal error") -> int:
+    """Print one line naming the error and where it happened (the whole traceback with BENCHCORE_TRACEBACK set)
+    and return 3: an internal error is never a verdict (1) nor bad input (2)."""
+    where = exc.__traceback__
+    while where is not None and where.tb_next is not None:
+        where = where.tb_next
+    at = f" at {os.path.basename(where.tb_frame.f_code.co_filename)}:{where.tb_lineno}" if where else ""
+    if os.environ.get("BENCHCORE_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    print(f"benchcore {name}: {what}: {type(exc).__name__}: {exc}{at}\n"
+          f"  this is a bug or a broken install, not a result: reinstall benchcore (the skill's wrapper rebuilds its "
+          f"environment), or report it with this message and the command you ran"
+          + ("" if os.environ.get("BENCHCORE_TRACEBACK") else " (set BENCHCORE_TRACEBACK=1 for the full traceback)"),
+          file=sys.stderr)
+    return INTERNAL_ERROR
 
 
 def _quiet_stdout() -> None:
