@@ -33,6 +33,8 @@ Claude Code copies it from the parent's turn (every subagent launched during
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Iterable
 
@@ -106,12 +108,63 @@ def _names_relative(blob: str, rel: str) -> bool:
     return re.search(r"(?<![A-Za-z0-9_.-])" + re.escape(rel) + r"(?![A-Za-z0-9_.-])", blob) is not None
 
 
-def _shown(result: str, lines: Iterable[str]) -> str | None:
-    """The first of ``lines`` that ``result`` shows, or None."""
-    for line in lines:
-        if line in result:
-            return line
-    return None
+_SPACE = re.compile(r"\s+")
+# A run of base64 (as `base64 -w N` prints it: groups of four, lines broken anywhere): at least 40 characters.
+_BASE64_RUN = re.compile(r"(?:[A-Za-z0-9+/](?:\s*[A-Za-z0-9+/]){39,}(?:\s*=){0,2})")
+
+
+def _decoded_runs(result: str) -> list[str]:
+    """The text inside ``result``'s base64 runs (each tried at the four alignments its start may have)."""
+    out = []
+    for m in _BASE64_RUN.finditer(result):
+        run = _SPACE.sub("", m.group(0))
+        for skip in range(4):
+            body = run[skip:]
+            body = body[: len(body) - len(body) % 4]
+            try:
+                data = base64.b64decode(body, validate=True)
+            except (binascii.Error, ValueError):
+                continue
+            text = data.decode("utf-8", errors="ignore")
+            if text.isprintable() or "\n" in text:
+                out.append(text)
+    return out
+
+
+class Shown:
+    """What one tool result showed, in every form the audit compares: the text as it came, the text with all
+    white space and line breaks removed (``fold -w 15``, a wrapped terminal), and the text inside its base64
+    runs (``base64 -w 76``), so a reshaped read of a file is caught as the plain one is."""
+
+    def __init__(self, result: str):
+        self.result = result
+        self._forms: list[str] | None = None
+
+    def forms(self) -> list[str]:
+        if self._forms is None:
+            decoded = _decoded_runs(self.result) if len(self.result) >= 40 else []
+            self._forms = [_SPACE.sub("", self.result)] + decoded + [_SPACE.sub("", d) for d in decoded]
+        return self._forms
+
+    def first(self, lines: Iterable[str]) -> str | None:
+        """The first of ``lines`` this result shows in any form, or None."""
+        lines = tuple(lines)
+        for line in lines:
+            if line in self.result:
+                return line
+        if not lines:
+            return None
+        forms = self.forms()
+        for line in lines:
+            compact = _SPACE.sub("", line)
+            if any(compact in f for f in forms):
+                return line
+        return None
+
+
+def _shown(result: str | Shown, lines: Iterable[str]) -> str | None:
+    """The first of ``lines`` that ``result`` shows (as it came, reshaped or base64-encoded), or None."""
+    return (result if isinstance(result, Shown) else Shown(result)).first(lines)
 
 
 def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
@@ -149,18 +202,19 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
             problems.append(f"Claude Code refused its tool call {said}: {_short(use.result, 400)}")
         # What the result showed, whatever the call looked like (an error's output may still show a file).
         result = use.result
+        shown = Shown(result)
         if use.name != "StructuredOutput" and result:
-            if (hit := _shown(result, fingerprints.run)) is not None:
+            if (hit := _shown(shown, fingerprints.run)) is not None:
                 problems.append(f"saw the run folder's files (the result of {said} holds {_short(hit, 60)!r})")
-            elif (hit := _shown(result, fingerprints.case)) is not None:
+            elif (hit := _shown(shown, fingerprints.case)) is not None:
                 problems.append(f"saw its case's criteria or assertions (the result of {said} holds "
                                 f"{_short(hit, 80)!r})")
-            elif (hit := _shown(result, fingerprints.tests)) is not None:
+            elif (hit := _shown(shown, fingerprints.tests)) is not None:
                 problems.append(f"saw the skill's tests (the result of {said} holds {_short(hit, 80)!r})")
-            elif arm == "baseline" and (hit := _shown(result, (l for ls in fingerprints.skill.values()
+            elif arm == "baseline" and (hit := _shown(shown, (l for ls in fingerprints.skill.values()
                                                                 for l in ls))) is not None:
                 problems.append(f"saw the skill's text (the result of {said} holds {_short(hit, 80)!r})")
-            elif arm != "baseline" and (hit := _shown(result, other_lines)) is not None:
+            elif arm != "baseline" and (hit := _shown(shown, other_lines)) is not None:
                 problems.append(f"saw another arm's skill copy (the result of {said} holds {_short(hit, 80)!r})")
         if not use.ok:
             continue  # asked for, never seen: the path checks below are about what ran
@@ -175,7 +229,7 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
             problems.append(f"read its case's case.md: {said}")
             continue
         if own_copy and use.agent_id == t.main_id and (
-                f"{own_copy}/SKILL.md" in blob or _shown(result, own_md[:3]) is not None):
+                f"{own_copy}/SKILL.md" in blob or _shown(shown, own_md[:3]) is not None):
             read_own = True
         if arm != "baseline":
             if any(c in blob for c in copies if c != own_copy):
