@@ -466,3 +466,17 @@ def test_an_output_that_is_not_utf8_exits_2_naming_it(run_copy, capsys):
     assert code == 2
     assert f"{target}: is not UTF-8 text" in err and "fix:" in err
     assert list(reports.iterdir()) == []
+
+
+def test_a_history_file_that_is_a_link_is_refused_and_its_target_left_alone(run_copy, capsys, tmp_path):
+    # Bug (issue 18, item 7): render followed a linked history, read its target and wrote a copy of it into the
+    # reports folder in place of the link.
+    run, reports = run_copy("two-arm")
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_text("private\n")
+    (reports / "adr-writer.history.jsonl").symlink_to(target)
+    code, out, err = render(capsys, run, "--reports", reports)
+    assert code == 2
+    assert "adr-writer.history.jsonl: is a link or not a regular file" in err and "fix:" in err
+    assert (reports / "adr-writer.history.jsonl").is_symlink() and target.read_text() == "private\n"
+    assert not (reports / "adr-writer.html").exists()

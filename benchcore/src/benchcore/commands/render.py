@@ -211,6 +211,10 @@ def _write_reports(reports: Path, result: SkillResult, data, seed_history, warni
         history_text = seed_history
         hist_source = f"example {skill}.history.jsonl"
     else:
+        if hist_path.is_symlink() or (hist_path.exists() and not hist_path.is_file()):
+            # Rendering would read the link's target and write it back as a file in the reports folder.
+            raise BenchError(str(hist_path), "is a link or not a regular file, so render will not read or replace it",
+                             fix=f"replace it with the history file itself, or move it away to start a new history")
         # Bytes that are not UTF-8 spoil only their own line, which is then set aside as corrupt.
         history_text = _read_lenient(hist_path) if hist_path.is_file() else ""
         hist_source = str(hist_path)
