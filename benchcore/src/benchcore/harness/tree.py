@@ -330,6 +330,14 @@ def load_options(root: Path, skill: SkillInfo) -> dict:
         if len(set(ms)) != len(ms):
             raise BenchError(rel, "models lists a model twice", line=_key_line(path, "models"),
                              fix="list each model once")
+        from ..report.fmt import model_slug  # results and reports are named <skill>@<slug>: two names, one file
+
+        by_slug: dict[str, str] = {}
+        for m in ms:
+            if (other := by_slug.setdefault(model_slug(m), m)) != m:
+                raise BenchError(rel, f"models {other!r} and {m!r} share the file name {model_slug(m)!r}, so their "
+                                      "results would overwrite each other", line=_key_line(path, "models"),
+                                 fix="benchmark one of them in a separate run, or name it by another spelling")
         opts["models"] = list(ms)
     return opts
 
