@@ -22,11 +22,10 @@ from pathlib import Path
 
 from ..errors import BenchError
 from ..harness import assertions as hard
-from ..harness.collect_launch import shown_path
 from ..harness.collect_rerun import MAX_ATTEMPTS
 from ..harness.collect_run import collect_runs
 from ..harness.collect_status import Status, status_dict
-from ..harness.files import locked_run
+from ..harness.files import locked_run, shown_path
 
 LIST_LIMIT = 8  # names printed per kind; the full lists are in <run>/collect.json
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from attrs import frozen
@@ -11,6 +10,7 @@ from . import fanout
 from .collect_budget import hold_arms_to_budget, hold_judges_to_budget
 from .collect_state import RunState
 from .collect_status import Status
+from .files import shown_path
 from .planfile import Cell, Packet
 from .prompts import Templates
 
@@ -63,12 +63,6 @@ def write_launch_scripts(runs: list[RunState], statuses: list[Status], run_dirs:
         judges_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "judges"), "Judges",
                                                     tasks, templates.answer_schema, ceilings)
     return Launches(tuple(launch_cells), tuple(pending), tuple(arms_scripts), tuple(judges_scripts), tuple(statuses))
-
-
-def shown_path(p: Path) -> str:
-    """A path as printed: relative to the working directory when it is inside it."""
-    cwd = Path.cwd()
-    return os.path.relpath(p, cwd) if p.is_relative_to(cwd) else str(p)
 
 
 def next_step(run_dirs: list[Path], launches: Launches) -> str:
