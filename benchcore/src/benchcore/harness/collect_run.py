@@ -49,6 +49,7 @@ from .rundir import read_run_info
 
 SCAN_SLACK = 600  # seconds before the plan time that a transcript file may date from
 
+
 @frozen
 class Collected:
     """One collect over one or more runs: each run's status, the files the scan refused, the scripts to
