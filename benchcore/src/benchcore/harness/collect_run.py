@@ -1,14 +1,14 @@
 """The collect pipeline: its stages called in order for each run, then what is left to launch, then collect.json.
 
-Per run directory, each stage in the module named in brackets:
+Per run directory, each stage in the module named in parentheses:
 
 1. Find each cell's subagent transcript under ``$CLAUDE_CONFIG_DIR/projects``
    (both layouts) by the world path in its prompt; copy it, with the
    transcripts of subagents the arm launched (``subagents/agent-<id>.jsonl``);
    write the arm's final message to ``output.md`` (``collect_cells``).
-2. When a trial's cells are all in: audit them (``audit.json``; an invalid
-   trial is not judged and must be re-run with ``--rerun``: ``collect_rerun``)
-   (``collect_audit``).
+2. When a trial's cells are all in: audit them (``audit.json``) (``collect_audit``);
+   an invalid trial is not judged and must be re-run with ``--rerun``
+   (``collect_rerun``, which re-plans and stops that run there).
 3. Run the new arm's hard assertions (``assertions.json``) (``collect_gate``).
 4. Write one blind judge packet per valid trial and comparison, except
    efficacy in a gated trial; list it in plan.json (``collect_packets``).

@@ -1,8 +1,7 @@
 """One transcript read from disk: its records, with those of the subagents it launched, and what they say.
 
-What a record holds is Claude Code's (CLAUDE-CODE.md section 0): tool calls and
-their results, the models that answered, the final message. Finding the files
-is :mod:`benchcore.harness.transcripts`.
+From Claude Code's records: the tool calls and their results, the models that
+answered, the final message. Finding the files is :mod:`benchcore.harness.transcripts`.
 """
 
 from __future__ import annotations
