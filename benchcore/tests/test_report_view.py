@@ -7,7 +7,9 @@ import pytest
 from benchcore.model import AxisResult, HistoryEntry, evolve
 from benchcore.report import fmt
 from benchcore.report.trend import build_ribbon
-from benchcore.report.view import axis_summary, build_report_view, temperature_text
+from benchcore.report.view import build_report_view
+from benchcore.report.view_cases import axis_summary
+from benchcore.report.view_header import temperature_text
 
 from report_sample import GENERATED_AT, clean_two_arm, failing_three_arm, history_entry
 
@@ -326,7 +328,7 @@ def test_a_failed_predicate_shows_the_comment_above_it_in_case_md():
 
 
 def test_a_fenced_block_keeps_its_lines_and_prose_wraps():
-    from benchcore.report.view import segments
+    from benchcore.report.view_evidence import segments
     text = "Here it is:\n```text\nfix(billing): round once\n\n" + "x" * 72 + "\n```\nCommit it yourself."
     assert [(s.css, s.text) for s in segments(text)] == [
         ("prose", "Here it is:"),

@@ -252,3 +252,9 @@ def read_text(path: Path | str) -> str:
     except OSError as exc:
         raise BenchError(str(path), f"cannot be read: {exc.strerror or exc}",
                          fix="check that the file exists and is readable") from None
+
+
+def shown_path(p: Path | str) -> str:
+    """A path as printed: relative to the working directory when it is inside it."""
+    cwd = Path.cwd()
+    return os.path.relpath(p, cwd) if Path(p).is_relative_to(cwd) else str(p)

@@ -1,0 +1,76 @@
+"""One run directory as collect sees it: its plan, run.json, cases and paths, shared by every collect stage."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from ..casefile import parse_case
+from ..model import Case, RunInfo
+from . import transcripts
+from .audit import Fingerprints
+from .files import read_text, write_atomic
+from .planfile import Packet, Plan, read_plan
+from .prompts import Templates, run_redactions
+from .rundir import read_run_info
+
+
+class RunState:
+    """What the stages of collect read and update for one run: ``plan`` and ``info`` are replaced (never
+    edited) as stages re-plan cells, add packets or record models; the stage that changes them writes them."""
+
+    def __init__(self, run_dir: Path, index: transcripts.Index, packet_files: dict, templates: Templates,
+                 assert_timeout: float):
+        self.run_dir = run_dir
+        self.plan: Plan = read_plan(run_dir)
+        self.info: RunInfo = read_run_info(run_dir)
+        self.index = index
+        self.packet_files = packet_files
+        self.templates = templates
+        self.assert_timeout = assert_timeout
+        self.received: dict[str, str] = {}  # cell id -> the first message its subagent got
+        self.unfinished: set[str] = set()  # cell ids whose transcript exists but has no final message
+        self.fingerprint_cache: dict[str, Fingerprints] = {}
+        self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
+        # The same replacements for every output, so no placeholder tells the arms apart.
+        self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),
+                                         self.plan.temp_root)
+        self.cases: dict[str, Case] = {}
+        for cid in self.info.cases:
+            path = run_dir / "cases" / cid / "case.md"
+            self.cases[cid] = parse_case(read_text(path), str(path), cid)
+
+    def tdir(self, case: str, trial: int) -> Path:
+        return self.run_dir / "cases" / case / f"t{trial}"
+
+    def judge_transcript(self, packet: Packet) -> Path:
+        """Where a judge's transcript is kept: cases/<case>/t<N>/judges/<comparison>-<round>.jsonl."""
+        return self.tdir(packet.case, packet.trial) / "judges" / f"{packet.comparison}-{packet.round}.jsonl"
+
+    def ref(self, packet_id: str) -> str:
+        return f"{self.plan.run_id}:{packet_id}"
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_atomic(path, text)
+    return True
+
+
+def write_bytes_if_changed(path: Path, data: bytes) -> bool:
+    """Copy a transcript byte for byte: bytes that are not UTF-8 stay the bytes Claude Code wrote."""
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    write_atomic(path, data)
+    return True
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
