@@ -59,9 +59,9 @@ def test_the_benchmark_plugin_folder_holds_only_what_it_runs_as_relative_links_i
     assert root == REPO / "plugins" / "benchmark-skill"
     entries = sorted(str((Path(d) / n).relative_to(root)) for d, dirs, files in os.walk(root)  # not into links
                      for n in dirs + files if (Path(d) / n).is_symlink() or (Path(d) / n).is_file())
-    assert entries == [".claude-plugin/plugin.json", "benchcore/README.md", "benchcore/pyproject.toml",
+    assert entries == [".claude-plugin/plugin.json", "README.md", "benchcore/README.md", "benchcore/pyproject.toml",
                        "benchcore/requirements.lock", "benchcore/src", "skills/benchmark-skill"]
-    for e in entries[1:]:
+    for e in entries[2:]:
         link = root / e
         assert link.is_symlink() and not os.path.isabs(os.readlink(link)), f"{e} must be a relative symlink"
         target = link.resolve()
