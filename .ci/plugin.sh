@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # CI's plugin steps, with the pinned Claude Code CLI run offline in a throwaway HOME:
-#   1. `claude plugin validate --strict` on the repository (the marketplace and
-#      the benchmark plugin at its root) and on each plugin the marketplace lists;
+#   1. `claude plugin validate --strict` on the repository (the marketplace) and
+#      on each plugin the marketplace lists; a plugin folder made of symlinks
+#      (plugins/benchmark-skill/: links into the repository, which the
+#      validator does not follow) is validated as installed, where the CLI has
+#      copied each link's target;
 #   2. the install a user does: `claude plugin marketplace add <path>` and
 #      `claude plugin install <plugin>@claude-skills` for each plugin, then what
 #      Claude Code reports it loads (`claude plugin details`: the skills and
-#      the namespaced agent types) and the installed copy on disk;
+#      the namespaced agent types) and the installed copy on disk: what the
+#      plugin runs and nothing else, under 2 MB;
 #   3. the installed skill's wrapper with no benchcore on PATH: it installs
 #      benchcore from the plugin's copy into the plugin's data folder (pip,
-#      from PyPI), and `plan` in a repository gives the baseline cells the
-#      plugin's agent type, benchmark-skill:bench-baseline.
+#      the exact versions of benchcore/requirements.lock, from PyPI) and says
+#      so, `validate` checks a repository's cases, and `plan` there gives the
+#      baseline cells the plugin's agent type, benchmark-skill:bench-baseline.
 # The CLI: $BENCH_CLAUDE_BIN, else what benchcore/tests/realcli/install-cli.sh
 # installs (the version is pinned there, in CLI_VERSION).
 set -euo pipefail
@@ -38,6 +43,10 @@ step "claude plugin validate --strict: the repository, then each plugin"
 "$claude" plugin validate --strict .
 while IFS== read -r name source; do
   echo "-- $name ($source)"
+  if [ -n "$(find "$source" -type l)" ]; then
+    echo "   links into the repository: validated as installed, below"
+    continue
+  fi
   "$claude" plugin validate --strict "$source"
 done <<<"$plugins"
 
@@ -76,7 +85,8 @@ installed=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plu
   "$HOME/.claude/plugins/installed_plugins.json")
 echo "benchmark-skill@claude-skills: $installed"
 for f in .claude-plugin/plugin.json skills/benchmark-skill/SKILL.md skills/benchmark-skill/scripts/benchcore \
-  skills/benchmark-skill/templates/arm-baseline.md benchcore/pyproject.toml benchcore/src/benchcore/cli.py; do
+  skills/benchmark-skill/templates/arm-baseline.md benchcore/pyproject.toml benchcore/requirements.lock \
+  benchcore/src/benchcore/cli.py; do
   [ -e "$installed/$f" ] || fail "$installed/$f is missing"
   echo "ok   $f"
 done
@@ -85,13 +95,25 @@ for agent in skills/benchmark-skill/agents/*.md; do
   echo "ok   $agent"
 done
 
+for d in tests checks docs nix .venv; do
+  [ ! -e "$installed/$d" ] && [ ! -e "$installed/benchcore/$d" ] || fail "the plugin copy holds $d/, which it does not run"
+done
+[ -z "$(find "$installed" -type l)" ] || fail "the plugin copy holds links: $(find "$installed" -type l)"
+size=$(find "$installed" -type f -exec cat {} + | wc -c)
+[ "$size" -lt 2000000 ] || fail "the plugin copy is $size bytes (limit 2 MB)"
+echo "ok   the copy holds only what the plugin runs: $(find "$installed" -type f | wc -l) files, $size bytes"
+"$claude" plugin validate --strict "$installed"
+
 step "first use without benchcore on PATH: the wrapper installs it into the plugin's data folder"
 clean_path=/usr/local/bin:/usr/bin:/bin
 if PATH=$clean_path command -v benchcore >/dev/null 2>&1; then
   fail "benchcore is on $clean_path already; this step needs a PATH without it"
 fi
 wrapper="$installed/skills/benchmark-skill/scripts/benchcore"
-PATH=$clean_path "$wrapper" --version
+first=$(PATH=$clean_path "$wrapper" --version 2>&1)
+echo "$first"
+grep -q "^benchmark-skill: first use: installing benchcore .* (about 20 s)" <<<"$first" || fail "no start line: $first"
+grep -q "^benchmark-skill: first use: benchcore .* installed in [0-9]* s$" <<<"$first" || fail "no done line: $first"
 data="$HOME/.claude/plugins/data/benchmark-skill-claude-skills"
 ls -d "$data"/benchcore-venv-* || fail "no environment in the plugin's data folder $data"
 # A second call reuses it (no install message).
@@ -99,13 +121,15 @@ second=$(PATH=$clean_path "$wrapper" --version 2>&1)
 grep -q "installing" <<<"$second" && fail "the second call installed again: $second"
 echo "ok   reused: $second"
 
-step "plan in a repository gives baseline cells the plugin's agent type"
+step "validate, then plan in a repository: baseline cells get the plugin's agent type"
 proj="$T/project"
 mkdir -p "$proj"
 (cd "$market" && tar -cf - skills tests) | tar -xf - -C "$proj"
 rm -rf "$proj/skills/.claude-plugin"
 (cd "$proj" && git init -q -b main && git -c user.name=ci -c user.email=ci@example.com add -A &&
   git -c user.name=ci -c user.email=ci@example.com commit -q -m fixture)
+(cd "$proj" && PATH=$clean_path:$(dirname "$(command -v git)") "$wrapper" validate) || fail "validate failed in $proj"
+echo "ok   validate through the plugin's wrapper"
 summary=$(cd "$proj" && PATH=$clean_path:$(dirname "$(command -v git)") "$wrapper" plan commit-message --seed 1 --json)
 agent=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["baseline_agent_type"])' "$summary")
 [ "$agent" = "benchmark-skill:bench-baseline" ] || fail "plan chose baseline agent type '$agent'"

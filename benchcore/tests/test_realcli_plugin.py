@@ -7,6 +7,10 @@ name Claude Code gives a plugin's skill) in a repository that has nothing of the
 the judges; the run must reach the verdict the judges imply, with no invalid trial, its baseline arms run as
 the plugin's namespaced agent type `benchmark-skill:bench-baseline`, offered no Skill tool.
 
+What `claude plugin install` copies into the plugin cache, from a marketplace added by local path and from one
+cloned with git (a bare repository served on loopback): only the plugin's folder, plugins/benchmark-skill/, whose
+relative links into the repository (the skill, benchcore's source and lock) the CLI copies as their targets.
+
 `.ci/plugin.sh` covers the rest of the install (validate, what a session loads, the wrapper's first-use
 install of benchcore from PyPI); here benchcore is on PATH, as it is after that first use.
 """
@@ -14,6 +18,7 @@ install of benchcore from PyPI); here benchcore is on PATH, as it is after that 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -22,7 +27,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
 from brain import Scenario  # noqa: E402
-from rig import Rig, require_cli  # noqa: E402
+from gitserve import serve  # noqa: E402
+from rig import REPO_ROOT, Rig, git, require_cli  # noqa: E402
 
 require_cli()
 
@@ -55,7 +61,8 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     # is the marketplace folder's), though it also copies it into the plugin cache.
     bash = [b["input"]["command"] for e in res.events if e.get("type") == "assistant"
             for b in e["message"]["content"] if isinstance(b, dict) and b.get("name") == "Bash"]
-    wrappers = [f'"{root}/skills/benchmark-skill/scripts/benchcore" plan' for root in (installed, rig.tmp / "marketplace")]
+    in_place = rig.tmp / "marketplace" / "plugins" / "benchmark-skill"
+    wrappers = [f'"{root}/skills/benchmark-skill/scripts/benchcore" plan' for root in (installed, in_place)]
     assert bash and bash[0].startswith(tuple(wrappers)), bash[:1]
 
     runs = rig.runs()
@@ -77,3 +84,52 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     # Each baseline arm's requests: the plugin's agent type offers no Skill tool.
     base = [b for b in res.server.oracle.billed if "/baseline@" in b.who]
     assert len({b.who for b in base}) == 10 and all("Skill" not in b.tools_offered for b in base)
+
+
+# What the plugin runs, as in the repository: the copy must hold these, byte for byte, and nothing else.
+RUNS = {"skills/benchmark-skill": REPO_ROOT / "skills/benchmark-skill", "benchcore/src": REPO_ROOT / "benchcore/src",
+        **{f"benchcore/{f}": REPO_ROOT / "benchcore" / f for f in ("pyproject.toml", "README.md", "requirements.lock")}}
+LIMIT = 2_000_000
+
+
+def files_under(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("how", ["local-path", "git-clone"])
+def test_claude_plugin_install_copies_only_what_the_plugin_runs_under_2_mb(tmp_path, how):
+    rig = Rig(tmp_path, edited=False, install="plugin")
+    market = rig.copy_marketplace()
+    # A user's clone after `python -m venv .venv` (what made a 71 MB plugin copy when the plugin was the repository).
+    (market / ".venv/lib").mkdir(parents=True)
+    (market / ".venv/lib/big.bin").write_bytes(b"\0" * 3_000_000)
+    if how == "local-path":
+        installed = rig.install_plugin(source=str(market))
+    else:
+        env = dict(rig.env, GIT_AUTHOR_NAME="r", GIT_AUTHOR_EMAIL="r@example.com", GIT_COMMITTER_NAME="r",
+                   GIT_COMMITTER_EMAIL="r@example.com")
+        subprocess.run(["git", "init", "-q", "-b", "main", str(market)], check=True, env=env)
+        (market / ".gitignore").write_text(".venv/\n")
+        git(market, "add", "-A", env=env)
+        git(market, "commit", "-q", "-m", "marketplace", env=env)
+        subprocess.run(["git", "clone", "-q", "--bare", str(market), str(tmp_path / "served/claude-skills.git")],
+                       check=True, env=env)
+        with serve(tmp_path / "served") as url:
+            installed = rig.install_plugin(source=url + "claude-skills.git")
+    got = files_under(installed)
+    size = sum(len(b) for b in got.values())
+    print(f"{how}: claude plugin install copied {len(got)} files, {size} bytes, into {installed}")
+    assert size < LIMIT, f"the plugin copy is {size} bytes"
+    assert not [p for p in installed.rglob("*") if p.is_symlink()], "a link was copied as a link"
+    tops = {name.split("/")[0] for name in got}
+    assert tops == {".claude-plugin", "README.md", "skills", "benchcore"}, tops
+    # Every link's target, copied whole; nothing else beside the manifest and the plugin's README.
+    want = {f: (REPO_ROOT / "plugins/benchmark-skill" / f).read_bytes() for f in (".claude-plugin/plugin.json", "README.md")}
+    for rel, real in RUNS.items():
+        if real.is_file():
+            want[rel] = real.read_bytes()
+        else:
+            tracked = subprocess.run(["git", "-C", str(real), "ls-files", "-z", "."], check=True,
+                                     capture_output=True).stdout.decode().split("\0")
+            want.update({f"{rel}/{f}": (real / f).read_bytes() for f in filter(None, tracked)})
+    assert got == want

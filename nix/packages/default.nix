@@ -46,7 +46,7 @@ let
   # then benchmark-skill:<name>.
   benchmarkPlugin = pkgs.runCommandLocal "claude-plugin-benchmark-skill" { } ''
     mkdir -p "$out/.claude-plugin" "$out/skills"
-    cp ${../../.claude-plugin/plugin.json} "$out/.claude-plugin/plugin.json"
+    cp ${../../plugins/benchmark-skill/.claude-plugin/plugin.json} "$out/.claude-plugin/plugin.json"
     cp -R ${skills.benchmark-skill} "$out/skills/benchmark-skill"
   '';
 

@@ -177,19 +177,27 @@ class Rig:
             raise RuntimeError(f"claude {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
         return p
 
-    def install_plugin(self, plugin: str = "benchmark-skill") -> Path:
-        """What a plugin user types: `claude plugin marketplace add <path>` (a copy of what git hands them:
-        committed and new files, nothing ignored) and `claude plugin install <plugin>@claude-skills`.
-        Returns the installed copy's folder, from Claude Code's installed_plugins.json."""
+    def copy_marketplace(self) -> Path:
+        """A copy of what git hands a user (committed and new files, nothing ignored; symlinks as links) at
+        <tmp>/marketplace."""
         market = self.tmp / "marketplace"
         files = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z", "-co", "--exclude-standard"],
                                check=True, capture_output=True).stdout.decode().split("\0")
         for f in filter(None, files):
             src = REPO_ROOT / f
-            if src.is_file():
+            if src.is_symlink():  # as git checks it out (plugins/benchmark-skill/ is links into the repository)
+                (market / f).parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(os.readlink(src), market / f)
+            elif src.is_file():
                 (market / f).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, market / f)
-        self.claude("plugin", "marketplace", "add", str(market))
+        return market
+
+    def install_plugin(self, plugin: str = "benchmark-skill", source: str | None = None) -> Path:
+        """What a plugin user types: `claude plugin marketplace add <source>` (default: copy_marketplace()'s
+        folder) and `claude plugin install <plugin>@claude-skills`.
+        Returns the installed copy's folder, from Claude Code's installed_plugins.json."""
+        self.claude("plugin", "marketplace", "add", source or str(self.copy_marketplace()))
         self.claude("plugin", "install", f"{plugin}@claude-skills")
         installed = json.loads((self.home / ".claude/plugins/installed_plugins.json").read_text())
         return Path(installed["plugins"][f"{plugin}@claude-skills"][0]["installPath"])
