@@ -347,7 +347,7 @@ class AxisResult:
     passed: bool  # wire name "pass"
     flagged: bool
     incomplete: bool
-    gated: Optional[bool] = None  # efficacy only
+    gated: Optional[bool] = None  # efficacy: always; regression: true when gated, else None (left out)
     flips_to_fail: Optional[int] = None  # efficacy only
     # Extension: why the axis failed, in words (gate command, missing trials ...).
     reason: Optional[str] = None

@@ -116,6 +116,18 @@ def _unstructure_axis_result(a: m.AxisResult) -> dict:
 
 converter.register_unstructure_hook(m.AxisResult, _unstructure_axis_result)
 
+_case_result_out = converter.get_unstructure_hook(m.CaseResult)
+
+
+def _unstructure_case_result(c: m.CaseResult) -> dict:
+    d = _case_result_out(c)
+    if isinstance(d.get("regression"), dict):  # a gated regression axis says "gated": true, never flips
+        d["regression"].pop("flips_to_fail", None)
+    return d
+
+
+converter.register_unstructure_hook(m.CaseResult, _unstructure_case_result)
+
 _judgment_out = make_dict_unstructure_fn(m.Judgment, converter)
 
 

@@ -12,7 +12,7 @@ Per run directory:
    trial is not judged and must be re-run with ``--rerun``).
 3. Run the new arm's hard assertions (``assertions.json``).
 4. Write one blind judge packet per valid trial and comparison, except
-   efficacy in a gated trial; list it in plan.json.
+   a gated trial (the gate fails it on both axes); list it in plan.json.
 5. Read each judge's JSON answer from its transcript (found by the
    ``Packet id:`` line) and write ``<comparison>.json``; an invalid answer is
    named, and its packet goes back to the judges.
@@ -379,7 +379,7 @@ class RunCollector:
                               prompt=self.templates.judge_prompt_inline(text, self.ref(pid)))
 
     def write_packets(self, audits: dict, gated: dict, unchecked: set) -> dict[str, Packet]:
-        """One packet per valid trial and comparison (efficacy only where the gate passed), each keyed to the
+        """One packet per valid trial and comparison where the gate passed (a gated trial is lost on both), each keyed to the
         bytes of the two outputs it shows. A packet whose outputs changed is written afresh (new time, new
         prompt), its escalation rounds dropped and its judgments file removed: its trial goes back to the
         judges. Packets of trials that no longer qualify leave the plan."""
@@ -393,8 +393,7 @@ class RunCollector:
             keys_all = {c.arm: file_sha256(tdir / c.arm / "output.md")
                         for c in self.plan.cells if (c.case, c.trial) == (case_id, trial)}
             for comp, (_, other) in self.info.comparisons.items():
-                if comp == "efficacy" and (gated.get((case_id, trial)) or (case_id, trial) in unchecked
-                                           or (case_id, trial) not in gated):
+                if gated.get((case_id, trial)) or (case_id, trial) in unchecked or (case_id, trial) not in gated:
                     continue
                 base = f"{case_id}/t{trial}/{comp}"
                 keys = {"new": keys_all["new"], other: keys_all[other]}

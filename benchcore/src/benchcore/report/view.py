@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 from attrs import frozen
 
 from .. import __version__
-from ..results import counts_phrase, undecided, unjudged, why_fails
+from ..results import counts_phrase, gate_phrase, undecided, unjudged, why_fails
 from ..model import (
     ArmUsage,
     LOSS,
@@ -596,7 +596,7 @@ def so_what(case: CaseResult, gated_trials: Sequence[int], two_arm: bool) -> tup
             parts.append(f"regression not final: {why_fails('regression', reg)}")
             states.append("incomplete")
         else:
-            parts.append(f"regressed: {why_fails('regression', reg)}")
+            parts.append(f"regressed: {why_fails('regression', reg, tuple(gated_trials))}")
             states.append("fail")
     text = "; ".join(parts)
     css = "fail" if "fail" in states else ("incomplete" if "incomplete" in states else "pass")
@@ -621,10 +621,7 @@ def gate_failures(trial: Optional[TrialData]) -> tuple[AssertionResult, ...]:
 def _axis_panel(key: str, case_id: str, axis: AxisResult, trials: dict, run: RunData,
                 invalid_trials: set, comments: Optional[dict] = None) -> AxisPanel:
     name = "Efficacy" if key == "efficacy" else "Regression"
-    gated_trials = []
-    if key == "efficacy":
-        gated_trials = [n for n in range(1, len(axis.outcomes) + 1)
-                        if gate_failures(trials.get((case_id, n)))]
+    gated_trials = [n for n in range(1, len(axis.outcomes) + 1) if gate_failures(trials.get((case_id, n)))]
     waiting = not axis.passed and undecided(key, axis)
     word = ("pass" if key == "efficacy" else "hold") if axis.passed else ("not final" if waiting else "fail")
     css = "pass" if axis.passed else ("incomplete" if waiting else "fail")
@@ -648,9 +645,8 @@ def _axis_panel(key: str, case_id: str, axis: AxisResult, trials: dict, run: Run
 
 def axis_summary(key: str, axis: AxisResult, gated_trials: Sequence[int] = ()) -> str:
     """One line from the counts: why this axis of the case passes or fails."""
-    if key == "efficacy" and (axis.gated or gated_trials):
-        which = f" on {fmt.trials_phrase(gated_trials)}" if gated_trials else ""
-        return f"gated: a hard assertion failed{which}"
+    if axis.gated or gated_trials:
+        return f"gated: {gate_phrase(key, gated_trials)}"
     if axis.incomplete:
         return f"incomplete: no judgment for {fmt.trials_phrase(missing_trials(axis))}"
     counts = (f"{fmt.plural(axis.wins, 'win')}, {fmt.plural(axis.ties, 'tie')}, "
