@@ -211,7 +211,7 @@ def build_results(data: RunData) -> SkillResult:
             reg_judgments.extend(rj)
         expanded = (not eff.passed or eff.flagged) or (reg is not None and (not reg.passed or reg.flagged))
         cases.append(CaseResult(id=case.id, description=case.description, efficacy=eff, regression=reg,
-                                expanded=expanded))
+                                expanded=expanded, predicates_proven=False if case.id in run.unproven else None))
 
     eff_outcomes = [o for c in cases for o in c.efficacy.outcomes]
     eff_pass = all(c.efficacy.passed for c in cases)

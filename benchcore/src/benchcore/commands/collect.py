@@ -56,7 +56,7 @@ from ..harness.judging import AnswerError, draw_order, parse_text, same_prompt, 
 from ..harness.planfile import Cell, Packet, Plan, agent_tool_model, read_plan, write_plan
 from ..harness.prompts import Templates, find_skill_dir, redact, run_redactions
 from ..harness.rundir import read_run, read_run_info
-from ..harness.tree import fixture_path
+from ..harness.tree import fixture_path, tests_path_of
 from ..harness.worlds import is_temp_root, make_world, run_setup
 
 MAX_ATTEMPTS = 3  # a cell is planned at most this often: the first time and two --rerun rounds
@@ -240,7 +240,7 @@ class RunCollector:
             return self._fingerprints[case_id]
         repo = Path(self.plan.repo) if self.plan.repo else None
         case = self.cases[case_id]
-        tests_dir = repo / ("tests/" + self.info.skill.path[len("skills/"):]) if repo else None
+        tests_dir = repo / tests_path_of(self.info.skill) if repo else None
         allowed = [c.prompt for c in self.plan.cells if c.case == case_id]
         if tests_dir is not None and (tests_dir / case_id).is_dir():
             fixture = fixture_path(repo, tests_dir / case_id, case)
@@ -283,7 +283,7 @@ class RunCollector:
             by_trial.setdefault((cell.case, cell.trial), []).append(cell)
         repo = self.plan.repo
         skill_rel = self.info.skill.path
-        tests_rel = "tests/" + skill_rel[len("skills/"):]
+        tests_rel = tests_path_of(self.info.skill)
         for key, cells in by_trial.items():
             if not all(c.id in found for c in cells):
                 continue
@@ -574,7 +574,7 @@ class RunCollector:
                              f"{self.plan.temp_root} is gone (benchcore clean ran) or is not this run's",
                              fix="plan a new run with 'benchcore plan'; this one renders as it stands")
         repo = Path(self.plan.repo)
-        tests_dir = repo / ("tests/" + self.info.skill.path[len("skills/"):])
+        tests_dir = repo / tests_path_of(self.info.skill)
         fresh: dict[str, Cell] = {}
         made: list[Path] = []
         try:

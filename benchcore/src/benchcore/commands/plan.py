@@ -28,7 +28,7 @@ from attrs import evolve, frozen
 
 from .. import serde
 from ..errors import BenchError
-from ..model import Budget, BranchRef, Case, Estimate, RunInfo, SkillRef, Temperature, TRIALS
+from ..model import Budget, BranchRef, Case, Estimate, RunInfo, Temperature, TRIALS
 from ..harness import agents, fanout, gitrepo
 from ..harness.files import write_atomic
 from ..estimate import estimate, total_of
@@ -38,7 +38,7 @@ from ..harness.rundir import read_run_info
 from ..harness.transcript_io import price_table
 from ..harness.prompts import Templates, find_skill_dir
 from ..harness.tree import (SkillInfo, case_dirs, discover_skills, find_repo_root, fixture_path, load_cases,
-                            load_options, validate_tree)
+                            load_options, skill_ref, unproven_cases, validate_tree)
 from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches_subagents
 from ..harness.worlds import _make_writable, default_temp_base, make_temp_root, make_world, new_nonce, run_setup, token
 
@@ -88,7 +88,7 @@ def _pick(skills: dict[str, SkillInfo], wanted: list[str]) -> list[SkillInfo]:
         if key in skills:
             hit = skills[key]
         else:
-            by_path = [s for s in skills.values() if s.path == f"skills/{key}"]
+            by_path = [s for s in skills.values() if s.path in (f"skills/{key}", name.strip("/"))]
             if not by_path:
                 # Never resolved silently: a part of a name may be the wrong skill, so it only names candidates.
                 near = [s.name for s in skills.values() if key.lower() in s.name.lower()]
@@ -220,11 +220,12 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
     for case in d.cases:
         write_atomic(run_dir / "cases" / case.id / "case.md",
                      (case_dir_of[case.id] / "case.md").read_text(encoding="utf-8"))
-    info = RunInfo(run_id=run_id, skill=SkillRef(d.skill.name, d.skill.path), started_at=now.isoformat().replace("+00:00", "Z"),
+    info = RunInfo(run_id=run_id, skill=skill_ref(d.skill), started_at=now.isoformat().replace("+00:00", "Z"),
                    shape=d.shape, arms=arms, comparisons=comparisons, trials=TRIALS,
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
                    default_branch=BranchRef(branch.name, branch.commit), cases=tuple(c.id for c in d.cases),
-                   model=model, judge_model=d.judge_model, budget=d.budget)
+                   model=model, judge_model=d.judge_model, budget=d.budget,
+                   unproven=unproven_cases(case_dir_of, d.cases))
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), temp_nonce=nonce, world_root=str(world_root),

@@ -568,7 +568,8 @@ def _case_panel(case: CaseResult, description: str, trials: dict, run: RunData,
                                if gate_failures(trials.get((case.id, n)))], two_arm)
     return CasePanel(anchor=fmt.case_anchor(case.id), id=case.id, description=description,
                      so_what=text, so_what_css=css,
-                     open=case.expanded, pills=tuple(a.pill for a in axes),
+                     open=case.expanded, pills=tuple(a.pill for a in axes) + ((Pill(
+                         "hard assertions unproven (no samples)", "na"),) if case.predicates_proven is False else ()),
                      invalid=invalid, axes=tuple(axes))
 
 
