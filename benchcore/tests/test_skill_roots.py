@@ -136,3 +136,16 @@ def test_a_plugin_json_skills_path_outside_skills_is_a_root_and_one_leaving_the_
     (tmp_path / "tests").mkdir()
     assert [(r.path, r.prefix) for r in skill_roots(tmp_path)] == [("custom", "")]
     assert discover_skills(tmp_path)["shout"].tests_path == "tests/shout"
+
+
+def test_plan_names_the_untested_skills_in_the_words_the_skill_relays(tmp_path, monkeypatch):
+    # SKILL.md tells the agent to relay plan's line about skills with no tests word for word: the words match.
+    b = Bench(tmp_path, monkeypatch)
+    R.init(b.repo, "main")
+    marketplace(b.repo)
+    R.commit_all(b.repo, "release")
+    skill_md = (R.SKILL_DIR / "SKILL.md").read_text()
+    [line] = [l for l in skill_md.split("`") if l.startswith("skills with no tests")]
+    rc, out, err = b.plan("--all", "--seed", "1")
+    assert rc == 0, out + err
+    assert f"{line} tidy" in out.splitlines()
