@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
@@ -252,3 +253,12 @@ def read_text(path: Path | str) -> str:
     except OSError as exc:
         raise BenchError(str(path), f"cannot be read: {exc.strerror or exc}",
                          fix="check that the file exists and is readable") from None
+
+
+def read_json_object(f: Path) -> dict:
+    """A JSON file's top-level object; {} when it is missing, unreadable, not JSON or not an object."""
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -18,13 +18,14 @@ tests paths are too. Paths that leave the repository, and non-local marketplace 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Optional
 
 from attrs import frozen
+
+from .files import read_json_object as _json
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 PLUGIN_JSON = ".claude-plugin/plugin.json"
@@ -40,14 +41,6 @@ class SkillRoot:
         """tests/<prefix><the skill's path below this root>; a root that is itself a skill maps to its name."""
         below = skill_rel[len(self.path) + 1:] if skill_rel != self.path else self.path.rsplit("/", 1)[-1]
         return f"tests/{self.prefix}{below}"
-
-
-def _json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _inside(root: Path, base: str, rel: object) -> Optional[str]:
