@@ -149,3 +149,19 @@ def test_plan_names_the_untested_skills_in_the_words_the_skill_relays(tmp_path, 
     rc, out, err = b.plan("--all", "--seed", "1")
     assert rc == 0, out + err
     assert f"{line} tidy" in out.splitlines()
+
+
+def test_a_project_that_ignores_claude_still_gives_the_new_arm_its_skill(tmp_path, monkeypatch):
+    # Many projects ignore .claude/ in git: the skill is then on no branch (two-arm, a new skill), and the new
+    # arm's copy must still hold it, not come out empty because git lists no file of it.
+    b = Bench(tmp_path, monkeypatch)
+    R.init(b.repo, "main")
+    project(b.repo)
+    R.write(b.repo / ".gitignore", ".claude/\n")
+    R.commit_all(b.repo, "release")
+    rc, out, err = b.plan("greet", "--seed", "3")
+    assert rc == 0, out + err
+    assert "greet: two-arm" in out and "new skill: .claude/skills/greet is not on the default branch" in out
+    [run_dir] = b.runs()
+    copy = Path(b.plan_json(run_dir)["skill_copies"]["new"])
+    assert "Greet the reader by name." in (copy / "SKILL.md").read_text()
