@@ -87,6 +87,11 @@ def test_each_layout_validates_plans_from_the_skills_own_path_and_reaches_a_verd
     rc, out, err = b.plan("greet", "--seed", "3")
     assert rc == 0, out + err
     assert "greet: three-arm" in out and f"edited released skill: {path} differs" in out
+    installed = [l for l in out.splitlines() if "in .claude/skills/, so Claude Code has it installed" in l]
+    assert installed == (["note: greet lives in .claude/skills/, so Claude Code has it installed in this session: "
+                          "default-type subagents see it in their skill listing, and an arm that invokes it instead "
+                          "of its own copy makes its trial invalid (collect names it; --rerun plans it afresh); "
+                          "bench-baseline cells see no skills"] if layout == "project-claude-skills" else [])
     [run_dir] = b.runs()
     run = json.loads((run_dir / "run.json").read_text())
     tests = expected["greet"][1]

@@ -37,6 +37,7 @@ from ..harness.planfile import Cell, Plan, agent_tool_model, write_plan
 from ..harness.rundir import read_run_info
 from ..harness.transcript_io import price_table
 from ..harness.prompts import Templates, find_skill_dir
+from ..harness.skillroots import installed_note
 from ..harness.tree import (SkillInfo, case_dirs, discover_skills, find_repo_root, fixture_path, load_cases,
                             load_options, skill_ref, unproven_cases, validate_tree)
 from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches_subagents
@@ -373,6 +374,8 @@ def run(args) -> int:
               f"({', '.join(names)}), so a baseline arm can read its name there; to keep it out, set "
               f'"includeGitInstructions": false in {LOCAL} (or CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=1) and '
               "start a new session before the run")
+    if (note := installed_note([d.skill for d, _, _ in runs])) is not None:
+        print(note)
     if settings_note:
         print(settings_note)
     print(f"next: {nxt}")

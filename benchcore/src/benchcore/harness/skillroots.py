@@ -106,3 +106,15 @@ def has_skills_root(folder: Path) -> bool:
 
 ROOTS_HELP = ("skills/<path>/SKILL.md or .claude/skills/<path>/SKILL.md (tests in tests/<path>/), or a plugin's "
               "<plugin>/skills/<path>/SKILL.md (tests in tests/<plugin name>/<path>/)")
+
+
+def installed_note(skills) -> Optional[str]:
+    """plan's note for skills under .claude/skills/: Claude Code has them installed in the session it runs in."""
+    names = sorted({s.name for s in skills if s.path.startswith(".claude/skills/")})
+    if not names:
+        return None
+    return (f"note: {', '.join(names)} {'lives' if len(names) == 1 else 'live'} in .claude/skills/, so Claude Code "
+            "has it installed in this session: default-type subagents see it in their skill listing, and an arm "
+            "that invokes it instead of its own copy makes its trial invalid (collect names it; --rerun plans it afresh); "
+            "bench-baseline cells see no skills")
+
