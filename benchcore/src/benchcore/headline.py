@@ -107,7 +107,8 @@ def headline(shape: str, cases: Sequence[CaseResult], gated_trials: dict[str, tu
                 failed[key].append(f"{c.id} ({why_fails(key, axis, gated_trials.get(c.id, ()))})")
     nets = f"efficacy net {_signed(scoring.net(o for c in cases for o in c.efficacy.outcomes))}"
     if three:
-        nets += f", regression net {_signed(scoring.net(o for c in cases if c.regression for o in c.regression.outcomes))}"
+        reg_outcomes = (o for c in cases if c.regression for o in c.regression.outcomes)
+        nets += f", regression net {_signed(scoring.net(reg_outcomes))}"
     n = len(cases)
     every = "its 1 case" if n == 1 else f"all {n} cases"
     eff, reg = failed["efficacy"], failed["regression"]

@@ -116,7 +116,8 @@ def case_sample_problems(root: Path, case_dir: Path, case: Case) -> list[BenchEr
             if s in good:
                 for a, (code, err) in zip(case.hard_assertions, codes):
                     if _failed(code):
-                        problems.append(CaseError(md, f"the good sample {where} fails this predicate ({_what(code, err)})",
+                        problems.append(CaseError(md, f"the good sample {where} fails this predicate "
+                                                      f"({_what(code, err)})",
                                                   line=a.line, fix=f"fix the predicate, or {where} (output.md, world/) "
                                                   "so it shows an answer that should pass"))
             else:

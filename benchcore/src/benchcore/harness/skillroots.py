@@ -115,6 +115,7 @@ def installed_note(skills) -> Optional[str]:
         return None
     return (f"note: {', '.join(names)} {'lives' if len(names) == 1 else 'live'} in .claude/skills/, so Claude Code "
             "has it installed in this session: default-type subagents see it in their skill listing, and an arm "
-            "that invokes it instead of its own copy makes its trial invalid (collect names it; --rerun plans it afresh); "
+            "that invokes it instead of its own copy makes its trial invalid (collect names it; --rerun plans it "
+            "afresh); "
             "bench-baseline cells see no skills")
 
