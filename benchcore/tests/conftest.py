@@ -32,6 +32,8 @@ NEEDS_REPO = [
     "test_estimate.py",        # skills/benchmark-skill
     "test_harden.py",          # skills/benchmark-skill, checks/fixtures/benchmark-core
     "test_harden_rest.py",     # skills/benchmark-skill, checks/fixtures/benchmark-core
+    "test_skill_roots.py",     # skills/benchmark-skill (plan, the workflow script) and this repository's layout
+    "test_realcli_layout.py",  # skills/benchmark-skill, installed into the real CLI's project
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)

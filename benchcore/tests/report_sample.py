@@ -56,11 +56,11 @@ def eff(outcomes, *, passed, flips=None, gated=False, reason=None) -> AxisResult
         reason=reason)
 
 
-def reg(outcomes, *, passed) -> AxisResult:
+def reg(outcomes, *, passed, gated=False, reason=None) -> AxisResult:
     return AxisResult(
         outcomes=tuple(outcomes), wins=outcomes.count(W), ties=outcomes.count(T),
         losses=outcomes.count(L), passed=passed, flagged=L in outcomes,
-        incomplete=None in outcomes)
+        incomplete=None in outcomes, gated=True if gated else None, reason=reason)
 
 
 def usage(turns, raw, cost_eq, usd: Optional[float], model="claude-sonnet-4-6") -> ArmUsage:
@@ -109,7 +109,8 @@ def failing_three_arm():
         id="02-breaking-change", description="An API removal is flagged as BREAKING",
         efficacy=eff([W, L, W, W, W], passed=False, gated=True,
                      reason="hard assertion failed on trial 2"),
-        regression=reg([T, L, T, L, T], passed=False), expanded=True)
+        regression=reg([T, L, T, L, T], passed=False, gated=True,
+                       reason="gated: the new version failed a hard assertion on trial 2"), expanded=True)
     c3 = CaseResult(
         id="03-hostile", description="Hostile text " + HOSTILE,
         efficacy=eff([W, W, W, W, None], passed=False, reason="no judgment for trial 5"),
@@ -121,17 +122,17 @@ def failing_three_arm():
                                  position_bias=PositionBias(9, 14), sign_test_p=0.0313),
             regression=AxisVerdict("fail", net=-3, fragile_case=None,
                                    position_bias=PositionBias(3, 5), sign_test_p=0.375)),
-        headline=("Fails efficacy on 02-breaking-change (a hard assertion failed on trial 2); regression on "
-                  "02-breaking-change (2 losses to the previous version: allows at most 1). Not final: "
-                  "03-hostile efficacy (no judgment yet for trial 5); 02-breaking-change regression (the judges "
-                  "split; trials 1, 2, 3, 4, 5 await two more judges)."),
+        # The sentence headline() writes for these cases, with this sample's badge nets (+6, -3).
+        headline=("Not final: 03-hostile efficacy (no judgment yet for trial 5); already failing: efficacy on "
+                  "02-breaking-change (a hard assertion failed on trial 2); regression on 02-breaking-change (the new "
+                  "version failed a hard assertion on trial 2); efficacy net +6, regression net -3 so far."),
         cases=(c1, c2, c3),
         arms={"new": usage(61, 1_234_567, 180_000.4, 1.2345),
               "baseline": usage(48, 900_000, 100_000.0, 0.75),
               "previous": usage(55, 1_100_000, 190_000.0, None, model="claude-mystery-9")},
         ratios=Ratios(new_vs_baseline=1.8, new_vs_previous=0.9474),
         incomplete=True,
-        escalations=(Escalation("02-breaking-change", "regression", (1, 2, 3, 4, 5)),))
+        escalations=(Escalation("02-breaking-change", "regression", (1, 3, 4, 5)),))
 
     def trial(cid, n, **kw):
         return TrialData(case=cid, trial=n, **kw)
@@ -213,7 +214,7 @@ def clean_two_arm():
             efficacy=AxisVerdict("pass", net=8, fragile_case="01-alpha", fragile_flips=2,
                                  position_bias=PositionBias(4, 8), sign_test_p=0.0078),
             regression=AxisVerdict("n/a")),
-        headline="Passes: the skill beats no skill on all 2 cases.",
+        headline="Valuable: the skill beats no skill on all 2 cases; efficacy net +8.",
         cases=cases,
         arms={"new": usage(20, 300_000, 40_000.0, 0.31),
               "baseline": usage(18, 250_000, 30_000.0, 0.22)},

@@ -285,7 +285,7 @@ def test_assertions_of_an_interrupted_collect_run_again(tmp_path, monkeypatch):
         monkeypatch.setenv(k, v)
     monkeypatch.chdir(b.repo)
     rc, out, _ = b.run("collect", str(run_dir))
-    assert "gated (a hard assertion failed; efficacy not judged): 01-hello/t1, 01-hello/t2, 01-hello/t3, 01-hello/t4" in out
+    assert "gated (a hard assertion failed; a loss on both axes, not judged): 01-hello/t1, 01-hello/t2, 01-hello/t3, 01-hello/t4" in out
     b.judges(run_dir, Script())
     b.run("collect", str(run_dir))
     rc, out, _ = b.run("render", str(run_dir))

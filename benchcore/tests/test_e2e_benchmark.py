@@ -332,7 +332,7 @@ def test_collect_after_claude_codes_transcripts_are_gone_keeps_the_run(bench):
         assert after == snapshot
 
 
-def test_a_gated_trial_is_not_judged_on_efficacy(bench):
+def test_a_gated_trial_is_not_judged_and_fails_the_case_on_both_axes(bench):
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()
     files = greet_files()
@@ -342,12 +342,13 @@ def test_a_gated_trial_is_not_judged_on_efficacy(bench):
     tasks = [{"id": c["id"], "prompt": c["prompt"]} for c in plan["cells"] if c["case"] == CASE1 and c["trial"] == 2]
     run_tasks("Arms", tasks, bench.config, Script(), bench.repo)
     rc, out, _ = bench.run("collect", str(run_dir))
-    assert f"gated (a hard assertion failed; efficacy not judged): {CASE1}/t2" in out
+    assert f"gated (a hard assertion failed; a loss on both axes, not judged): {CASE1}/t2" in out
     t2 = run_dir / "cases" / CASE1 / "t2"
     assert json.loads((t2 / "new" / "assertions.json").read_text())[0]["exit"] == 1
-    assert not (t2 / "efficacy.packet.md").exists() and (t2 / "regression.packet.md").is_file()
+    # The gate fails the case outright, whatever the head-to-head: neither comparison of t2 goes to a judge.
+    assert not (t2 / "efficacy.packet.md").exists() and not (t2 / "regression.packet.md").exists()
     ids = {p["id"] for p in bench.plan_json(run_dir)["packets"]}
-    assert f"{CASE1}/t2/efficacy" not in ids and f"{CASE1}/t2/regression" in ids and len(ids) == 19
+    assert f"{CASE1}/t2/efficacy" not in ids and f"{CASE1}/t2/regression" not in ids and len(ids) == 18
     bench.judges(run_dir, Script())
     rc, out, _ = bench.run("collect", str(run_dir))
     assert rc == 0
@@ -355,6 +356,9 @@ def test_a_gated_trial_is_not_judged_on_efficacy(bench):
     results = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())
     c1 = results["cases"][0]["efficacy"]
     assert c1["gated"] is True and c1["pass"] is False and c1["outcomes"][1] == "LOSS"
+    r1 = results["cases"][0]["regression"]
+    assert r1["gated"] is True and r1["pass"] is False and r1["outcomes"][1] == "LOSS"
+    assert r1["reason"].startswith("gated: the new version failed a hard assertion on trial 2: ")
 
 
 def test_a_split_comparison_escalates_to_two_more_judges(bench):

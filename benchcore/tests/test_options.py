@@ -16,7 +16,7 @@ def test_two_models_that_share_a_file_name_are_refused_with_the_line(tmp_path: P
     # the second run's results replacing the first's in the leaderboard.
     (tmp_path / "tests" / "solo").mkdir(parents=True)
     (tmp_path / "tests" / "solo" / "benchmark.yaml").write_text(f"temperature: 0\nmodels: {models}\n")
-    skill = SkillInfo(name="solo", path="skills/solo")
+    skill = SkillInfo(name="solo", path="skills/solo", tests_path="tests/solo")
     with pytest.raises(BenchError) as err:
         load_options(tmp_path, skill)
     assert err.value.line == 2 and "share the file name" in err.value.message and err.value.fix
@@ -25,5 +25,5 @@ def test_two_models_that_share_a_file_name_are_refused_with_the_line(tmp_path: P
 def test_distinct_models_are_kept(tmp_path: Path):
     (tmp_path / "tests" / "solo").mkdir(parents=True)
     (tmp_path / "tests" / "solo" / "benchmark.yaml").write_text("models: [claude-haiku-4-5, claude-sonnet-4-6]\n")
-    skill = SkillInfo(name="solo", path="skills/solo")
+    skill = SkillInfo(name="solo", path="skills/solo", tests_path="tests/solo")
     assert load_options(tmp_path, skill)["models"] == ["claude-haiku-4-5", "claude-sonnet-4-6"]

@@ -116,7 +116,8 @@ def test_an_incomplete_run_is_not_filed_as_a_failure(run_copy, capsys):
     assert "efficacy:   incomplete (not final; it does not pass yet)  net +14" in out
     results = json.loads((reports / "adr-writer.results.json").read_text())
     assert results["verdicts"]["efficacy"]["status"] == "fail" and results["verdicts"]["efficacy"]["incomplete"]
-    assert results["headline"] == "Not final: 01-choose-database efficacy (no judgment for trial 4)."
+    assert results["headline"] == ("Not final: 01-choose-database efficacy (no judgment for trial 4); efficacy net +14 "
+                                   "so far.")
     html = (reports / "adr-writer.html").read_text()
     assert ('<span class="badge incomplete"><span class="badge-axis">Efficacy</span>'
             '<span class="badge-status">incomplete</span><span class="badge-net">net +14 so far</span>') in html
@@ -138,7 +139,7 @@ def test_an_invalid_trial_is_named_as_such_in_the_headline(run_copy, capsys):
     results = json.loads((reports / "adr-writer.results.json").read_text())
     assert results["verdicts"]["efficacy"]["incomplete"] is True
     assert results["headline"] == ("Not final: 01-choose-database efficacy (trial 2 invalid (contaminated or "
-                                   "skill not engaged) and must be re-run).")
+                                   "skill not engaged) and must be re-run); efficacy net +14 so far.")
 
 
 def test_a_complete_run_writes_no_incomplete_keys(run_copy, capsys):

@@ -201,7 +201,7 @@ def test_counts_and_notices_back_the_headline():
     assert view.notices == (
         "This run is incomplete: no judgment for 03-hostile efficacy (trial 5). "
         "An incomplete axis does not pass; finish judging, then render again.",
-        "02-breaking-change regression: judges split on trials 1-5; "
+        "02-breaking-change regression: judges split on trials 1, 3-5; "
         "ask two more judges per trial (collect names them)",
         "1 trial must be re-run: 03-hostile trial 3",
     )
@@ -289,9 +289,12 @@ def test_a_gated_trial_shows_its_failed_commands_and_no_judging():
         ("sleep 100", "timed out", "")]
     assert gate.output.text == "feat: drop v1 API"
     assert [c.note for c in efficacy.cells] == [None, "gated", None, None, None]
-    # The gate does not touch regression: trials 2 and 4 are judged losses there.
-    assert [l.title for l in regression.losses] == [
-        "Trial 2: lost to previous version", "Trial 4: lost to previous version"]
+    # The gate fails the case on both axes: regression's trial 2 says the new version failed the gate (the
+    # previous version did not win it); trial 4 is a judged loss.
+    assert regression.summary == "gated: the new version failed a hard assertion on trial 2"
+    assert [c.note for c in regression.cells] == [None, "gated", None, None, None]
+    assert [g.commands[0].command for g in regression.gates] == ["grep -q 'BREAKING CHANGE' \"$OUTPUT\""]
+    assert [l.title for l in regression.losses] == ["Trial 4: lost to previous version"]
     assert [j.verdict for j in regression.losses[0].judges] == [
         "preferred previous version (clear)", "preferred previous version",
         "called it a tie"]

@@ -70,11 +70,13 @@ def test_efficacy_pass(wins, losses, gated, incomplete, expected):
     assert scoring.efficacy_pass(wins, losses, gated, incomplete) is expected
 
 
-@pytest.mark.parametrize("losses,incomplete,expected", [
-    (0, False, True), (1, False, True), (2, False, False), (0, True, False),
-], ids=["steady", "one-loss-holds", "two-losses-regress", "incomplete"])
-def test_regression_pass(losses, incomplete, expected):
-    assert scoring.regression_pass(losses, incomplete) is expected
+@pytest.mark.parametrize("losses,incomplete,gated,expected", [
+    (0, False, False, True), (1, False, False, True), (2, False, False, False), (0, True, False, False),
+    (0, False, True, False),
+], ids=["steady", "one-loss-holds", "two-losses-regress", "incomplete", "gated-fails-whatever-the-judges-say"])
+def test_regression_pass(losses, incomplete, gated, expected):
+    # The gate fails the case outright on both axes (a failed hard assertion, not a lost head-to-head).
+    assert scoring.regression_pass(losses, incomplete, gated) is expected
 
 
 @pytest.mark.parametrize("wins,losses,passed,expected", [
@@ -140,7 +142,8 @@ def test_efficacy_undecided(wins, losses, missing, gated, expected):
     assert scoring.efficacy_undecided(wins, losses, missing, gated) is expected
 
 
-@pytest.mark.parametrize("losses,missing,expected", [(1, 1, True), (2, 1, False), (0, 0, False)],
-                         ids=["one-loss-could-hold", "two-losses", "complete"])
-def test_regression_undecided(losses, missing, expected):
-    assert scoring.regression_undecided(losses, missing) is expected
+@pytest.mark.parametrize("losses,missing,gated,expected", [(1, 1, False, True), (2, 1, False, False),
+                                                          (0, 0, False, False), (0, 1, True, False)],
+                         ids=["one-loss-could-hold", "two-losses", "complete", "gated"])
+def test_regression_undecided(losses, missing, gated, expected):
+    assert scoring.regression_undecided(losses, missing, gated) is expected

@@ -176,38 +176,86 @@ def test_an_empty_case_folder_is_one_problem_not_a_skill_folder(repo, capsys):
     assert p["fix"].startswith("write tests/git/commit-message/03-empty/case.md")
 
 
-def test_case_folders_need_a_number_prefix_each_used_once(repo, capsys):
+def test_case_folders_need_no_number_prefix_and_keep_their_name_order(repo, capsys):
+    # A case is case.md plus an optional fixture: folder names are free, and their sorted order is the case order.
     case(repo, "git/commit-message", "small-again")
     case(repo, "git/commit-message", "2-also-two")
-    problems = {p["path"]: p for p in _problems(repo, capsys)}
-    assert set(problems) == {"tests/git/commit-message/small-again", "tests/git/commit-message/2-also-two"}
-    assert problems["tests/git/commit-message/small-again"]["message"] == \
-        "the case folder name 'small-again' does not start with a number and a dash"
-    assert "rename it to NN-small-again" in problems["tests/git/commit-message/small-again"]["fix"]
-    assert problems["tests/git/commit-message/2-also-two"]["message"] == "its number 2 is also used by 02-big"
+    code, out, _ = run_validate(repo, capsys)
+    assert code == 0, out
+    from benchcore.harness.tree import case_dirs, discover_skills
+    skill = discover_skills(repo)["commit-message"]
+    assert [d.name for d in case_dirs(repo, skill)] == ["01-small", "02-big", "2-also-two", "small-again"]
 
 
-HARD = "## Hard assertions\n```sh\ntest -s \"$OUTPUT\"\n```\n"
+HARD = "## Hard assertions\n```sh\n# says something\ntest -s \"$OUTPUT\"\ngrep -q done \"$OUTPUT\"\n```\n"
 
 
-def test_hard_assertions_need_samples_that_pass_and_fail(repo, capsys):
+def _sample(d: Path, name: str, output: str) -> None:
+    (d / "samples" / name).mkdir(parents=True, exist_ok=True)
+    (d / "samples" / name / "output.md").write_text(output)
+
+
+def test_hard_assertions_without_samples_warn_and_pass(repo, capsys):
     d = repo / "tests/git/commit-message/02-big"
     (d / "case.md").write_text("---\ndescription: d\n---\n## Prompt\nDo it.\n" + HARD + "## Soft criteria\n- ok\n")
+    code, out, _ = run_validate(repo, capsys, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["ok"] is True and data["problems"] == []
+    [w] = data["warnings"]
+    assert (w["path"], w["line"]) == ("tests/git/commit-message/02-big/case.md", 9)  # its first predicate
+    assert "has hard assertions but no samples/" in w["message"] and "unproven" in w["message"]
+    assert "samples/good/output.md" in w["fix"] and "samples/bad-<what>/output.md" in w["fix"]
+    code, out, _ = run_validate(repo, capsys)
+    assert code == 0 and "warning: tests/git/commit-message/02-big/case.md:9: has hard assertions" in out
+
+
+def test_validate_runs_the_samples_and_names_each_failure(repo, capsys):
+    d = repo / "tests/git/commit-message/02-big"
+    (d / "case.md").write_text("---\ndescription: d\n---\n## Prompt\nDo it.\n" + HARD + "## Soft criteria\n- ok\n")
+    _sample(d, "good", "done\n")
+    _sample(d, "bad-empty", "")
+    code, out, err = run_validate(repo, capsys, "--json")
+    assert code == 0, out
+    assert "checking samples 1/1: commit-message/02-big (2 samples x 2 predicates)" in err  # progress, on stderr
+    md = "tests/git/commit-message/02-big/case.md"
+    # A good sample that fails a predicate: the predicate's line, the sample and the exit.
+    _sample(d, "good-terse", "ok\n")
     [p] = _problems(repo, capsys)
-    assert (p["path"], p["line"]) == ("tests/git/commit-message/02-big/case.md", 6)
-    assert "has hard assertions but no samples" in p["message"]
-    assert "samples/good/output.md" in p["message"] and "samples/bad-<what>/output.md" in p["message"]
-    (d / "samples/good").mkdir(parents=True)
-    (d / "samples/good/output.md").write_text("done\n")
+    assert (p["path"], p["line"]) == (md, 10)  # grep -q done
+    assert p["message"] == ("the good sample tests/git/commit-message/02-big/samples/good-terse fails this predicate "
+                            "(exited 1)")
+    assert "fix the predicate, or tests/git/commit-message/02-big/samples/good-terse" in p["fix"]
+    # A bad sample that passes everything, and a predicate no bad sample fails.
+    (d / "samples/good-terse/output.md").write_text("done\n")
+    _sample(d, "bad-looks-fine", "all done\n")
     [p] = _problems(repo, capsys)
-    assert "samples/good/output.md" not in p["message"] and "samples/bad-<what>" in p["message"]
-    (d / "samples/bad-empty").mkdir()
-    (d / "samples/bad-empty/output.md").write_text("")
-    assert run_validate(repo, capsys)[0] == 0
+    assert p["path"] == "tests/git/commit-message/02-big/samples/bad-looks-fine"
+    assert p["message"] == "is a bad sample that passes every hard assertion"
+    (d / "samples/bad-looks-fine/output.md").write_text("nothing\n")
+    code, out, _ = run_validate(repo, capsys, "--json")
+    assert code == 0, out  # bad-empty fails both, bad-looks-fine the second
+    (d / "samples/bad-empty/output.md").write_text("x\n")
+    [p] = _problems(repo, capsys)
+    assert (p["path"], p["line"]) == (md, 9)
+    assert p["message"] == 'no bad sample makes this predicate fail: test -s "$OUTPUT"'
+    assert p["fix"].startswith("add samples/bad-<what>/ whose output fails it")
+
+
+def test_samples_need_a_good_and_a_bad_one_and_known_names(repo, capsys):
+    d = repo / "tests/git/commit-message/02-big"
+    (d / "case.md").write_text("---\ndescription: d\n---\n## Prompt\nDo it.\n" + HARD + "## Soft criteria\n- ok\n")
+    _sample(d, "good", "done\n")
+    (d / "samples/maybe").mkdir()
+    problems = _problems(repo, capsys)
+    assert [(p["path"], p["message"]) for p in problems] == [
+        ("tests/git/commit-message/02-big/samples/maybe", "is a sample named neither good, good-* nor bad-*"),
+        ("tests/git/commit-message/02-big/case.md", "has samples but no bad one to show its hard assertions can fail"),
+    ]
+    assert problems[1]["line"] == 6
 
 
 def test_plan_refuses_what_validate_refuses(repo, capsys):
-    (repo / "tests/git/commit-message/02-big").rename(repo / "tests/git/commit-message/big")
+    (repo / "tests/git/commit-message/02-big/case.md").write_text("---\ndescription: x\n---\n## Prompt\nhi\n")
     assert main(["plan", "commit-message", "--repo", str(repo)]) == 2
     err = capsys.readouterr().err
-    assert "tests/git/commit-message/big: the case folder name 'big' does not start with a number" in err
+    assert "tests/git/commit-message/02-big/case.md:5: no '## Soft criteria' section" in err

@@ -73,6 +73,9 @@ class Case:
 class SkillRef:
     name: str
     path: str
+    # Extension: the skill's tests folder, when it is not tests/<path below skills/> (a .claude/skills/ or
+    # plugin skill); left out otherwise.
+    tests: Optional[str] = None
 
 
 @frozen
@@ -118,6 +121,8 @@ class RunInfo:
     # Extension: the Claude Code agent type each arm really ran as, from its transcripts' .meta.json
     # (arm -> agent types; "unknown" where Claude Code wrote no meta file).
     agent_types: dict[str, tuple[str, ...]] = field(factory=dict)
+    # Extension: the cases whose hard assertions have no samples to show they can pass and fail (unproven).
+    unproven: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------
@@ -347,7 +352,7 @@ class AxisResult:
     passed: bool  # wire name "pass"
     flagged: bool
     incomplete: bool
-    gated: Optional[bool] = None  # efficacy only
+    gated: Optional[bool] = None  # efficacy: always; regression: true when gated, else None (left out)
     flips_to_fail: Optional[int] = None  # efficacy only
     # Extension: why the axis failed, in words (gate command, missing trials ...).
     reason: Optional[str] = None
@@ -360,6 +365,9 @@ class CaseResult:
     efficacy: AxisResult
     regression: Optional[AxisResult]
     expanded: bool
+    # Extension: false when the case's hard assertions have no samples proving they can pass and fail; left out
+    # otherwise.
+    predicates_proven: Optional[bool] = None
 
 
 @frozen

@@ -26,7 +26,11 @@ from .model import (
     TrialData,
     Verdicts,
 )
+from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage
+
+__all__ = ["build_results", "check_result", "counts_phrase", "efficacy_axis", "escalations", "gate_phrase", "headline",
+           "regression_axis", "undecided", "unjudged", "why_fails"]
 
 
 def _trial_map(data: RunData) -> dict[tuple[str, int], TrialData]:
@@ -42,10 +46,6 @@ def _describe_failures(failed) -> str:
     return "; ".join(parts)
 
 
-def _trials_phrase(trials: list[int]) -> str:
-    return ("trial " if len(trials) == 1 else "trials ") + ", ".join(str(t) for t in trials)
-
-
 @frozen
 class _Trials:
     """One comparison of one case, trial by trial, before the pass rule."""
@@ -58,14 +58,14 @@ class _Trials:
     not_run: list = field(factory=list)  # (trial, reason)
 
 
-def _walk(trials: list[Optional[TrialData]], comparison: str, gate: bool,
+def _walk(trials: list[Optional[TrialData]], comparison: str,
           not_run: Optional[dict[int, str]] = None) -> _Trials:
-    """Outcomes of one comparison: invalid trials unjudged, gated trials LOSS (when ``gate``), else the judges'.
+    """Outcomes of one comparison: invalid trials unjudged, gated trials LOSS (on both axes), else the judges'.
     ``not_run``: trial -> why it (or its judge) was never launched (the budget)."""
     t = _Trials()
     for n, td in enumerate(trials, start=1):
         if not_run and n in not_run and (td is None or not td.comparisons.get(comparison)):
-            failed = scoring.failed_assertions(td.assertions if td else None) if gate else ()
+            failed = scoring.failed_assertions(td.assertions if td else None)
             if not failed:
                 t.outcomes.append(None)
                 t.not_run.append((n, not_run[n]))
@@ -74,7 +74,7 @@ def _walk(trials: list[Optional[TrialData]], comparison: str, gate: bool,
             t.outcomes.append(None)
             t.invalid.append(n)
             continue
-        failed = scoring.failed_assertions(td.assertions if td else None) if gate else ()
+        failed = scoring.failed_assertions(td.assertions if td else None)
         if failed:
             t.outcomes.append(LOSS)
             t.gate_notes.append(f"trial {n}: {_describe_failures(failed)}")
@@ -103,7 +103,7 @@ def _not_run_of(not_run: Optional[dict[str, str]], case: str, comparison: str) -
 def efficacy_axis(case: Case, trials: list[Optional[TrialData]],
                   not_run: Optional[dict[str, str]] = None) -> tuple[AxisResult, list[Judgment]]:
     """One case's efficacy over its trials, and the judgments that count for position bias."""
-    t = _walk(trials, "efficacy", gate=True, not_run=_not_run_of(not_run, case.id, "efficacy"))
+    t = _walk(trials, "efficacy", not_run=_not_run_of(not_run, case.id, "efficacy"))
     wins, ties, losses = scoring.counts(t.outcomes)
     gated, incomplete = bool(t.gate_notes), bool(t.missing or t.invalid or t.not_run)
     passed = scoring.efficacy_pass(wins, losses, gated, incomplete)
@@ -122,18 +122,21 @@ def efficacy_axis(case: Case, trials: list[Optional[TrialData]],
 
 def regression_axis(case: Case, trials: list[Optional[TrialData]],
                     not_run: Optional[dict[str, str]] = None) -> tuple[AxisResult, list[Judgment]]:
-    """One case's regression over its trials (the gate does not touch it)."""
-    t = _walk(trials, "regression", gate=False, not_run=_not_run_of(not_run, case.id, "regression"))
+    """One case's regression over its trials. A trial whose new output failed the gate is a LOSS without judging,
+    as on efficacy, and fails the case outright (``gated``: true, which is left out when false)."""
+    t = _walk(trials, "regression", not_run=_not_run_of(not_run, case.id, "regression"))
     wins, ties, losses = scoring.counts(t.outcomes)
-    incomplete = bool(t.missing or t.invalid or t.not_run)
-    passed = scoring.regression_pass(losses, incomplete)
+    gated, incomplete = bool(t.gate_notes), bool(t.missing or t.invalid or t.not_run)
+    passed = scoring.regression_pass(losses, incomplete, gated)
     reason = None
-    if incomplete:
+    if gated:
+        reason = "gated: the new version failed a hard assertion on " + "; ".join(t.gate_notes)
+    elif incomplete:
         reason = _incomplete_reason(t.missing, t.invalid, t.not_run)
     elif not passed:
         reason = f"{losses} losses to the previous version: regression allows at most 1"
     axis = AxisResult(outcomes=tuple(t.outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
-                      flagged=losses >= 1, incomplete=incomplete, reason=reason)
+                      flagged=losses >= 1, incomplete=incomplete, gated=True if gated else None, reason=reason)
     return axis, t.judgments
 
 
@@ -143,11 +146,11 @@ def _incomplete_reason(missing: list[int], invalid: list[int], not_run: Optional
     for n, why in not_run or ():
         by_reason.setdefault(why, []).append(n)
     for why, trials in by_reason.items():
-        parts.append(f"{_trials_phrase(trials)} not run: {why}")
+        parts.append(f"{trials_phrase(trials)} not run: {why}")
     if missing:
-        parts.append(f"no judgment for {_trials_phrase(missing)}")
+        parts.append(f"no judgment for {trials_phrase(missing)}")
     if invalid:
-        parts.append(f"{_trials_phrase(invalid)} invalid (contaminated or skill not engaged) and must be re-run")
+        parts.append(f"{trials_phrase(invalid)} invalid (contaminated or skill not engaged) and must be re-run")
     return "incomplete: " + "; ".join(parts)
 
 
@@ -162,7 +165,7 @@ def escalations(data: RunData) -> tuple[Escalation, ...]:
                 td = tm.get((case_id, n))
                 if td is None or td.invalid:
                     continue
-                if comparison == "efficacy" and scoring.failed_assertions(td.assertions):
+                if scoring.failed_assertions(td.assertions):  # gated: a LOSS on both axes, never judged
                     continue
                 record = td.comparisons.get(comparison)
                 first = scoring.first_outcome(record)
@@ -208,7 +211,7 @@ def build_results(data: RunData) -> SkillResult:
             reg_judgments.extend(rj)
         expanded = (not eff.passed or eff.flagged) or (reg is not None and (not reg.passed or reg.flagged))
         cases.append(CaseResult(id=case.id, description=case.description, efficacy=eff, regression=reg,
-                                expanded=expanded))
+                                expanded=expanded, predicates_proven=False if case.id in run.unproven else None))
 
     eff_outcomes = [o for c in cases for o in c.efficacy.outcomes]
     eff_pass = all(c.efficacy.passed for c in cases)
@@ -251,15 +254,15 @@ def build_results(data: RunData) -> SkillResult:
     incomplete_cases = sum(1 for c in cases
                            if c.efficacy.incomplete or (c.regression is not None and c.regression.incomplete))
     incomplete = incomplete_cases > 0
-    # An axis that fails only for want of judgments is incomplete, not red (its status stays "fail").
-    if efficacy.status == "fail" and all(c.efficacy.passed or undecided("efficacy", c.efficacy) for c in cases):
+    escs = escalations(data)
+    # An axis that fails only for want of judgments (unjudged trials, or a split awaiting its panel) is
+    # incomplete, not red (its status stays "fail").
+    if efficacy.status == "fail" and not_final("efficacy", cases, escs):
         efficacy = evolve(efficacy, incomplete=True)
-    if regression.status == "fail" and all(c.regression.passed or undecided("regression", c.regression)
-                                           for c in cases if c.regression is not None):
+    if regression.status == "fail" and not_final("regression", cases, escs):
         regression = evolve(regression, incomplete=True)
     gated_trials = {case.id: _gated_trials([tm.get((case.id, n)) for n in range(1, run.trials + 1)])
                     for case in data.cases}
-    escs = escalations(data)
     return SkillResult(
         run_id=run.run_id,
         skill=run.skill.name,
@@ -280,103 +283,17 @@ def build_results(data: RunData) -> SkillResult:
     )
 
 
+def not_final(key: str, cases, escs) -> bool:
+    """Every case that fails the axis could still pass it: trials are unjudged, or its judges split and the
+    panel has not answered. A gated case is decided."""
+    waiting = {e.case for e in escs if e.comparison == key}
+    axes = [(c.id, getattr(c, key)) for c in cases if getattr(c, key) is not None]
+    return all(a.passed or (not a.gated and (undecided(key, a) or cid in waiting)) for cid, a in axes)
+
+
 def _gated_trials(trials: list[Optional[TrialData]]) -> tuple[int, ...]:
     return tuple(n for n, td in enumerate(trials, start=1)
                  if td is not None and not td.invalid and scoring.failed_assertions(td.assertions))
-
-
-def unjudged(axis: AxisResult) -> tuple[int, ...]:
-    """The trials of an axis with no outcome (unjudged, or invalid and to be re-run)."""
-    return tuple(n for n, o in enumerate(axis.outcomes, start=1) if o is None)
-
-
-def undecided(key: str, axis: AxisResult) -> bool:
-    """The axis of a case fails only because trials are missing: favourable outcomes could still pass it."""
-    missing = len(unjudged(axis))
-    if key == "efficacy":
-        return scoring.efficacy_undecided(axis.wins, axis.losses, missing, bool(axis.gated))
-    return scoring.regression_undecided(axis.losses, missing)
-
-
-def _n(n: int, one: str, many: Optional[str] = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
-def _list(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def counts_phrase(axis: AxisResult) -> str:
-    """'3 wins, 1 tie, 1 loss'."""
-    return f"{_n(axis.wins, 'win')}, {_n(axis.ties, 'tie')}, {_n(axis.losses, 'loss', 'losses')}"
-
-
-def why_fails(key: str, axis: AxisResult, gated_trials: tuple[int, ...] = ()) -> str:
-    """How a case fails one axis, in a few words backed by its trial strip ('2 wins, 3 ties, 0 losses:
-    needs 3 wins'); for an axis still missing trials, which ones."""
-    if key == "efficacy" and (axis.gated or gated_trials):
-        return "a hard assertion failed on " + _trials_phrase(list(gated_trials)) if gated_trials else \
-            "a hard assertion failed"
-    missing = unjudged(axis)
-    unjudged_note = f" ({_trials_phrase(list(missing))} not judged yet)" if missing else ""
-    if undecided(key, axis):
-        # The axis's own reason says why each trial is missing (unjudged, invalid, never launched).
-        if axis.reason and axis.reason.startswith("incomplete: "):
-            return axis.reason.removeprefix("incomplete: ")
-        return f"no judgment yet for {_trials_phrase(list(missing))}"
-    if key == "efficacy":
-        needs = []
-        if axis.wins + len(missing) < 3:  # not even a win on every unjudged trial would do
-            needs.append("needs at least 3 wins")
-        if axis.losses > 1:
-            needs.append("allows at most 1 loss")
-        return f"{counts_phrase(axis)}{unjudged_note}: {' and '.join(needs) or 'fails'}"
-    return f"{_n(axis.losses, 'loss', 'losses')} to the previous version{unjudged_note}: allows at most 1"
-
-
-HEADLINE_CASES = 3  # cases named per axis in the headline; the rest are counted
-
-
-def headline(shape: str, cases: list[CaseResult], gated_trials: dict[str, tuple[int, ...]],
-             escs: tuple[Escalation, ...] = ()) -> str:
-    """What the verdicts found, case by case: which cases fail which axis and how, then what is not final
-    yet. Nothing else: every clause is backed by a case's trial strip or a badge on the same page."""
-    n = len(cases)
-    failed: dict[str, list[str]] = {"efficacy": [], "regression": []}
-    waiting: list[str] = []
-    for c in cases:
-        for key, axis in (("efficacy", c.efficacy), ("regression", c.regression)):
-            if axis is None or axis.passed:
-                continue
-            if undecided(key, axis):
-                waiting.append(f"{c.id} {key} ({why_fails(key, axis)})")
-            else:
-                failed[key].append(f"{c.id} ({why_fails(key, axis, gated_trials.get(c.id, ()))})")
-    for e in escs:
-        waiting.append(f"{e.case} {e.comparison} (the judges split; {_trials_phrase(list(e.trials))} "
-                       f"{'awaits' if len(e.trials) == 1 else 'await'} two more judges)")
-    sentences = []
-    parts = []
-    for key in ("efficacy", "regression"):
-        named = failed[key]
-        if not named:
-            continue
-        shown = named[:HEADLINE_CASES]
-        if len(named) > len(shown):
-            shown.append(_n(len(named) - len(shown), "more case"))
-        parts.append(f"{key} on {_list(shown)}")
-    if parts:
-        sentences.append("Fails " + "; ".join(parts) + ".")
-    if waiting:
-        shown = waiting[:HEADLINE_CASES] + ([_n(len(waiting) - HEADLINE_CASES, "more")]
-                                            if len(waiting) > HEADLINE_CASES else [])
-        sentences.append("Not final: " + "; ".join(shown) + ".")
-    if not sentences:
-        every = "its 1 case" if n == 1 else f"all {n} cases"
-        if shape == "two-arm":
-            return f"Passes: the skill beats no skill on {every}."
-        return f"Passes: the skill beats no skill on {every}, and this edit regressed none."
-    return " ".join(sentences)
 
 
 def _round_p(p: Optional[float]) -> Optional[float]:
@@ -405,6 +322,8 @@ def check_result(result: SkillResult) -> list[str]:
             problems.append(f"case {c.id} has a regression in a two-arm run")
         elif c.regression is not None:
             problems += _check_axis(f"case {c.id} regression", c.regression, efficacy=False)
+            if bool(c.regression.gated) != bool(c.efficacy.gated):
+                problems.append(f"case {c.id} is gated on one axis only: a failed hard assertion fails both")
     if problems:
         return problems
     axes = [("efficacy", result.verdicts.efficacy, [c.efficacy for c in result.cases])]
@@ -419,7 +338,7 @@ def check_result(result: SkillResult) -> list[str]:
         outcomes = [o for a in cases for o in a.outcomes]
         if verdict.net != scoring.net(outcomes):
             problems.append(f"{key} net is {verdict.net}, but its trials make it {scoring.net(outcomes):+d}")
-        if verdict.incomplete and (status == "pass" or not all(a.passed or undecided(key, a) for a in cases)):
+        if verdict.incomplete and (status == "pass" or not not_final(key, result.cases, result.escalations)):
             problems.append(f"{key} is marked incomplete, but a case fails it whatever its missing trials bring")
     if result.verdicts.efficacy.status == "pass" and not problems:
         case, flips = scoring.efficacy_fragile([(c.id, c.efficacy.flips_to_fail) for c in result.cases])
@@ -448,7 +367,7 @@ def _check_axis(name: str, a: AxisResult, efficacy: bool) -> list[str]:
         out.append(f"{name} is {'' if a.incomplete else 'not '}marked incomplete, but "
                    f"{'no' if not incomplete else 'some'} trial is missing an outcome")
     passed = (scoring.efficacy_pass(wins, losses, bool(a.gated), incomplete) if efficacy
-              else scoring.regression_pass(losses, incomplete))
+              else scoring.regression_pass(losses, incomplete, bool(a.gated)))
     if a.passed != passed:
         out.append(f"{name} says pass {str(a.passed).lower()}, but {wins} wins and {losses} losses"
                    f"{' (incomplete)' if incomplete else ''}{' (gated)' if a.gated else ''} make it "

@@ -62,9 +62,10 @@ def efficacy_pass(wins: int, losses: int, gated: bool, incomplete: bool) -> bool
     return not gated and not incomplete and wins >= 3 and losses <= 1
 
 
-def regression_pass(losses: int, incomplete: bool) -> bool:
-    """Regression passes when complete and losses <= 1; ties and wins both hold steady."""
-    return not incomplete and losses <= 1
+def regression_pass(losses: int, incomplete: bool, gated: bool = False) -> bool:
+    """Regression passes when not gated, complete and losses <= 1; ties and wins both hold steady. A failed hard
+    assertion fails the case outright on both axes, whatever the head-to-head."""
+    return not gated and not incomplete and losses <= 1
 
 
 def efficacy_undecided(wins: int, losses: int, missing: int, gated: bool) -> bool:
@@ -72,9 +73,10 @@ def efficacy_undecided(wins: int, losses: int, missing: int, gated: bool) -> boo
     return missing > 0 and not gated and wins + missing >= 3 and losses <= 1
 
 
-def regression_undecided(losses: int, missing: int) -> bool:
-    """An incomplete regression case is undecided when its losses so far still allow it to hold."""
-    return missing > 0 and losses <= 1
+def regression_undecided(losses: int, missing: int, gated: bool = False) -> bool:
+    """An incomplete regression case is undecided when it is not gated and its losses so far still allow it to
+    hold."""
+    return missing > 0 and not gated and losses <= 1
 
 
 def flips_to_fail(wins: int, losses: int, passed: bool) -> Optional[int]:

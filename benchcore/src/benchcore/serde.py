@@ -116,6 +116,20 @@ def _unstructure_axis_result(a: m.AxisResult) -> dict:
 
 converter.register_unstructure_hook(m.AxisResult, _unstructure_axis_result)
 
+_case_result_out = converter.get_unstructure_hook(m.CaseResult)
+
+
+def _unstructure_case_result(c: m.CaseResult) -> dict:
+    d = _case_result_out(c)
+    if isinstance(d.get("regression"), dict):  # a gated regression axis says "gated": true, never flips
+        d["regression"].pop("flips_to_fail", None)
+    if c.predicates_proven is None:
+        d.pop("predicates_proven", None)
+    return d
+
+
+converter.register_unstructure_hook(m.CaseResult, _unstructure_case_result)
+
 _judgment_out = make_dict_unstructure_fn(m.Judgment, converter)
 
 
@@ -158,7 +172,8 @@ def _omit_when_empty(cls, keys: tuple[str, ...]) -> None:
     converter.register_unstructure_hook(cls, hook)
 
 
-_omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run"))
+_omit_when_empty(m.SkillRef, ("tests",))
+_omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven"))
 _omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "budget", "not_run"))
 _omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate"))
 _omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", "cost_usd"))

@@ -96,7 +96,9 @@ class Result:
 
 class Rig:
     def __init__(self, tmp: Path, *, edited: bool = True, cases: int = 2, answer_only: bool = False,
-                 install: str = "project"):
+                 install: str = "project", layout: str = "skills"):
+        # layout: "skills" (the skill at skills/text/greet, its cases in tests/text/greet/) or "claude" (a
+        # project's own skill at .claude/skills/greet, committed, its cases in tests/greet/).
         # install: "project" (the dev shell's way: the skill linked into .claude/skills/, its agent types copied
         # into .claude/agents/) or "plugin" (nothing in the project: install_plugin() adds the marketplace and
         # installs the benchmark-skill plugin into HOME, as a plugin user does).
@@ -123,14 +125,16 @@ class Rig:
         }
         (self.tmp / "tmp").mkdir()
         self.install = install
+        self.skill_path, self.tests_path = (("skills/text/greet", "tests/text/greet") if layout == "skills"
+                                            else (".claude/skills/greet", "tests/greet"))
         self._build_repo(edited, cases)
 
     def _build_repo(self, edited: bool, cases: int) -> None:
         r = self.repo
-        (r / "skills/text/greet").mkdir(parents=True)
-        (r / "skills/text/greet/SKILL.md").write_text(SKILL_V1)
+        (r / self.skill_path).mkdir(parents=True)
+        (r / self.skill_path / "SKILL.md").write_text(SKILL_V1)
         for i in range(1, cases + 1):
-            d = r / f"tests/text/greet/{i:02d}-hello-{i}"
+            d = r / f"{self.tests_path}/{i:02d}-hello-{i}"
             (d / "fixture").mkdir(parents=True)
             (d / "fixture/README.md").write_text(f"Project {i}: say hello to the reader by name.\n" if self.answer_only
                                                  else f"Project {i}: write greeting.txt for the reader.\n")
@@ -146,21 +150,24 @@ class Rig:
             (d / "samples/good/world/greeting.txt").write_text("Hello, reader!\n")
             (d / "samples/bad-no-file").mkdir(parents=True)
             (d / "samples/bad-no-file/output.md").write_text("Hi.\n" if self.answer_only else "Hello, reader!\n")
-        (r / ".gitignore").write_text("tests/.reports/\n.claude/\n")
+        # A project that commits its own skills ignores the rest of .claude/ (settings.local.json, the links).
+        (r / ".gitignore").write_text("tests/.reports/\n.claude/\n" if self.skill_path.startswith("skills/")
+                                      else "tests/.reports/\n.claude/*\n!.claude/skills/\n.claude/skills/*\n"
+                                           "!.claude/skills/greet/\n")
         env = dict(os.environ, **self.env)
         subprocess.run(["git", "init", "-q", "-b", "main", str(r)], check=True, env=env)
         git(r, "add", "-A", env=env)
         git(r, "commit", "-q", "-m", "greet", env=env)
         if edited:
-            (r / "skills/text/greet/SKILL.md").write_text(SKILL_V2)
+            (r / self.skill_path / "SKILL.md").write_text(SKILL_V2)
         # Installed as the dev shell does: the skill linked, its agent types in .claude/agents/.
-        (r / ".claude").mkdir()
+        (r / ".claude").mkdir(exist_ok=True)
         # What plan's note tells a user benchmarking an edited skill: Claude Code's git status, which it shows
         # every subagent, lists the edited SKILL.md and so names the skill to the baseline; this keeps it out.
         (r / ".claude/settings.local.json").write_text(json.dumps({"includeGitInstructions": False}) + "\n")
         if self.install == "plugin":
             return
-        (r / ".claude/skills").mkdir()
+        (r / ".claude/skills").mkdir(exist_ok=True)
         (r / ".claude/skills/benchmark-skill").symlink_to(BENCHMARK_SKILL)
         (r / ".claude/agents").mkdir()
         for f in sorted((BENCHMARK_SKILL / "agents").glob("*.md")):

@@ -51,6 +51,7 @@ def case(repo: Path, rel: str, case_id: str, *, prompt: str = "Write a greeting 
         write(d / "fixture" / "README.md", f"fixture of {case_id}\n")
     if hard:  # validate asks a case with hard assertions for samples that pass and fail them
         write(d / "samples" / "good" / "output.md", "Wrote greeting.txt.\n")
+        write(d / "samples" / "good" / "world" / "greeting.txt", "Hello, reader!\n")
         write(d / "samples" / "bad-nothing-written" / "output.md", "I did not write it.\n")
     return d
 

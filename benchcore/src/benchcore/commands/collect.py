@@ -98,7 +98,7 @@ def _print_status(s: Status) -> None:
     if s.rerun:
         print(f"  re-planned {len(s.rerun)} cells with fresh worlds: {_names(s.rerun)}")
     if s.gated:
-        print(f"  gated (a hard assertion failed; efficacy not judged): {_names(s.gated)}")
+        print(f"  gated (a hard assertion failed; a loss on both axes, not judged): {_names(s.gated)}")
     for trial, problems in s.invalid_trials[:LIST_LIMIT]:
         print(f"  INVALID trial {trial} (re-run, not scored): {problems[:300]}")
     if len(s.invalid_trials) > LIST_LIMIT:

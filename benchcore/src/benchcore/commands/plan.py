@@ -33,6 +33,7 @@ from ..harness.plan_decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, de
 from ..harness.plan_estimate import arms_phrase, budget_phrase, estimate_line
 from ..harness.plan_run import plan_runs
 from ..harness.planfile import agent_tool_model
+from ..harness.skillroots import installed_note
 from ..harness.tree import find_repo_root
 from ..harness.worlds import default_temp_base
 
@@ -139,6 +140,8 @@ def run(args) -> int:
               f"({', '.join(names)}), so a baseline arm can read its name there; to keep it out, set "
               f'"includeGitInstructions": false in {LOCAL} (or CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=1) and '
               "start a new session before the run")
+    if (note := installed_note([d.skill for d, _, _ in runs])) is not None:
+        print(note)
     if settings_note:
         print(settings_note)
     print(f"next: {nxt}")

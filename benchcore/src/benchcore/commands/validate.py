@@ -1,10 +1,12 @@
-"""benchcore validate [--json] [--repo DIR]: check the tests/ tree against skills/."""
+"""benchcore validate [--json] [--repo DIR]: check the tests/ tree against the skills, and run each case's samples."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+from ..harness.samples import tree_sample_problems
 from ..harness.tree import find_repo_root, validate_tree
 
 
@@ -16,22 +18,28 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     root = find_repo_root(args.repo or Path.cwd())
     report = validate_tree(root)
+    # The samples prove each case's hard assertions can pass and fail; progress goes to stderr (it can take a while).
+    problems = list(report.problems) + tree_sample_problems(
+        root, [s for s, _ in report.skills], progress=lambda line: print(line, file=sys.stderr, flush=True))
     if args.json:
         print(json.dumps({
-            "ok": not report.problems,
+            "ok": not problems,
             "repo": str(root),
             "skills": [{"name": s.name, "path": s.path, "tests": s.tests_path, "cases": n} for s, n in report.skills],
             "untested": list(report.untested),
-            "problems": [p.as_dict() for p in report.problems],
+            "problems": [p.as_dict() for p in problems],
+            "warnings": [w.as_dict() for w in report.warnings],
         }, indent=2))
-        return 2 if report.problems else 0
+        return 2 if problems else 0
     for skill, n in report.skills:
         print(f"  {skill.name:<28} {skill.path:<40} {n} case{'s' if n != 1 else ''}")
     if report.untested:
         print(f"skills with no tests (reported, not an error): {', '.join(report.untested)}")
-    if report.problems:
-        print(f"\n{len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}:")
-        for p in report.problems:
+    for w in report.warnings:
+        print(f"warning: {w}")
+    if problems:
+        print(f"\n{len(problems)} problem{'s' if len(problems) != 1 else ''}:")
+        for p in problems:
             print(f"- {p}")
         print("\nnext: fix the problems above, then run 'benchcore validate' again")
         return 2

@@ -33,18 +33,10 @@ from pathlib import Path
 from typing import Optional
 
 from .agents import config_dir
-from .files import write_atomic
+from .files import read_json_object as _load, write_atomic
 
 LOCAL = Path(".claude") / "settings.local.json"
 COMMANDS = ("plan", "collect", "render", "clean")
-
-
-def _load(f: Path) -> dict:
-    try:
-        data = json.loads(f.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _perm_list(data: dict, key: str) -> list:

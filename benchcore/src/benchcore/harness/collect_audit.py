@@ -12,7 +12,7 @@ from .audit import Fingerprints, audit_cell, distinctive_lines, prompt_problem
 from .collect_state import RunState, write_if_changed
 from .files import read_text
 from .planfile import Cell
-from .tree import fixture_path
+from .tree import fixture_path, tests_path_of
 
 
 def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
@@ -23,7 +23,7 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
         return run.fingerprint_cache[case_id]
     repo = Path(run.plan.repo) if run.plan.repo else None
     case = run.cases[case_id]
-    tests_dir = repo / ("tests/" + run.info.skill.path[len("skills/"):]) if repo else None
+    tests_dir = repo / tests_path_of(run.info.skill) if repo else None
     allowed = [c.prompt for c in run.plan.cells if c.case == case_id]
     if tests_dir is not None and (tests_dir / case_id).is_dir():
         fixture = fixture_path(repo, tests_dir / case_id, case)
@@ -67,7 +67,7 @@ def audit_trials(run: RunState, found: dict[str, transcripts.Transcript], change
         by_trial.setdefault((cell.case, cell.trial), []).append(cell)
     repo = run.plan.repo
     skill_rel = run.info.skill.path
-    tests_rel = "tests/" + skill_rel[len("skills/"):]
+    tests_rel = tests_path_of(run.info.skill)
     for key, cells in by_trial.items():
         if not all(c.id in found for c in cells):
             continue

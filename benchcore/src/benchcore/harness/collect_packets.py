@@ -47,7 +47,7 @@ def add_packet(run: RunState, packets: dict[str, Packet], case: str, trial: int,
 
 
 def write_packets(run: RunState, audits: dict, gated: dict, unchecked: set) -> dict[str, Packet]:
-    """One packet per valid trial and comparison (efficacy only where the gate passed), each keyed to the
+    """One packet per valid trial and comparison where the gate passed (a gated trial is lost on both), each keyed to the
     bytes of the two outputs it shows. A packet whose outputs changed is written afresh (new time, new
     prompt), its escalation rounds dropped and its judgments file removed: its trial goes back to the
     judges. Packets of trials that no longer qualify leave the plan."""
@@ -61,8 +61,7 @@ def write_packets(run: RunState, audits: dict, gated: dict, unchecked: set) -> d
         keys_all = {c.arm: file_sha256(tdir / c.arm / "output.md")
                     for c in run.plan.cells if (c.case, c.trial) == (case_id, trial)}
         for comp, (_, other) in run.info.comparisons.items():
-            if comp == "efficacy" and (gated.get((case_id, trial)) or (case_id, trial) in unchecked
-                                       or (case_id, trial) not in gated):
+            if gated.get((case_id, trial)) or (case_id, trial) in unchecked or (case_id, trial) not in gated:
                 continue
             base = f"{case_id}/t{trial}/{comp}"
             keys = {"new": keys_all["new"], other: keys_all[other]}

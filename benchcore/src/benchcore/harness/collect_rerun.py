@@ -10,7 +10,7 @@ from attrs import evolve
 from ..errors import BenchError
 from .collect_state import RunState
 from .planfile import Cell
-from .tree import fixture_path
+from .tree import fixture_path, tests_path_of
 from .worlds import is_temp_root, make_world, run_setup
 
 MAX_ATTEMPTS = 3  # a cell is planned at most this often: the first time and two --rerun rounds
@@ -48,7 +48,7 @@ def replan_cells(run: RunState, found: dict, audits: dict) -> list[str]:
                          f"{run.plan.temp_root} is gone (benchcore clean ran) or is not this run's",
                          fix="plan a new run with 'benchcore plan'; this one renders as it stands")
     repo = Path(run.plan.repo)
-    tests_dir = repo / ("tests/" + run.info.skill.path[len("skills/"):])
+    tests_dir = repo / tests_path_of(run.info.skill)
     fresh: dict[str, Cell] = {}
     made: list[Path] = []
     try:

@@ -11,7 +11,7 @@ Per run directory, each stage in the module named in parentheses:
    (``collect_rerun``, which re-plans and stops that run there).
 3. Run the new arm's hard assertions (``assertions.json``) (``collect_gate``).
 4. Write one blind judge packet per valid trial and comparison, except
-   efficacy in a gated trial; list it in plan.json (``collect_packets``).
+   a gated trial (the gate fails it on both axes); list it in plan.json (``collect_packets``).
 5. Read each judge's JSON answer from its transcript (found by the
    ``Packet id:`` line) and write ``<comparison>.json``; an invalid answer is
    named, and its packet goes back to the judges (``collect_answers``).

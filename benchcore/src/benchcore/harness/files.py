@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
@@ -258,3 +259,12 @@ def shown_path(p: Path | str) -> str:
     """A path as printed: relative to the working directory when it is inside it."""
     cwd = Path.cwd()
     return os.path.relpath(p, cwd) if Path(p).is_relative_to(cwd) else str(p)
+
+
+def read_json_object(f: Path) -> dict:
+    """A JSON file's top-level object; {} when it is missing, unreadable, not JSON or not an object."""
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -92,9 +92,12 @@ def resolve_default_branch(root: Path) -> DefaultBranch:
 
 def worktree_files(root: Path, rel: str) -> list[str]:
     """Paths (relative to the repo root) of the skill folder's files in the working tree:
-    tracked files that still exist and untracked files that are not ignored."""
+    tracked files that still exist and untracked files that are not ignored. A skill whose SKILL.md git
+    ignores (a project that ignores .claude/) is copied whole: ignoring it must not leave the new arm no skill."""
     proc = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", rel)
     names = sorted({n for n in proc.stdout.decode().split("\0") if n})
+    if f"{rel}/SKILL.md" not in names and (root / rel / "SKILL.md").is_file():
+        names = sorted(Path(d, f).relative_to(root).as_posix() for d, _, fs in os.walk(root / rel) for f in fs)
     return [n for n in names if (root / n).is_file() or (root / n).is_symlink()]
 
 

@@ -63,7 +63,7 @@ def _pick(skills: dict[str, SkillInfo], wanted: list[str]) -> list[SkillInfo]:
         if key in skills:
             hit = skills[key]
         else:
-            by_path = [s for s in skills.values() if s.path == f"skills/{key}"]
+            by_path = [s for s in skills.values() if s.path in (f"skills/{key}", name.strip("/"))]
             if not by_path:
                 # Never resolved silently: a part of a name may be the wrong skill, so it only names candidates.
                 near = [s.name for s in skills.values() if key.lower() in s.name.lower()]

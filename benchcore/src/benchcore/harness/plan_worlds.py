@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from .. import serde
-from ..model import BranchRef, RunInfo, SkillRef, Temperature, TRIALS
+from ..model import BranchRef, RunInfo, Temperature, TRIALS
 from . import gitrepo
 from .files import write_atomic
 from .plan_decide import Decision
 from .planfile import Cell, Plan, agent_tool_model, write_plan
 from .prompts import Templates
-from .tree import case_dirs, fixture_path
+from .tree import case_dirs, fixture_path, skill_ref, unproven_cases
 from .worlds import _make_writable, make_temp_root, make_world, new_nonce, run_setup, token
 
 RUNS_DIR = "tests/.reports/runs"
@@ -99,11 +99,12 @@ def build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int,
     for case in d.cases:
         write_atomic(run_dir / "cases" / case.id / "case.md",
                      (case_dir_of[case.id] / "case.md").read_text(encoding="utf-8"))
-    info = RunInfo(run_id=run_id, skill=SkillRef(d.skill.name, d.skill.path), started_at=now.isoformat().replace("+00:00", "Z"),
+    info = RunInfo(run_id=run_id, skill=skill_ref(d.skill), started_at=now.isoformat().replace("+00:00", "Z"),
                    shape=d.shape, arms=arms, comparisons=comparisons, trials=TRIALS,
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
                    default_branch=BranchRef(branch.name, branch.commit), cases=tuple(c.id for c in d.cases),
-                   model=model, judge_model=d.judge_model, budget=d.budget)
+                   model=model, judge_model=d.judge_model, budget=d.budget,
+                   unproven=unproven_cases(case_dir_of, d.cases))
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), temp_nonce=nonce, world_root=str(world_root),

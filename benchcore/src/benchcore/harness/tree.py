@@ -1,10 +1,11 @@
-"""The repository's skills/ and tests/ trees: discovery and validation (I/O).
+"""The repository's skills and tests/ trees: discovery and validation (I/O).
 
 Rules (CONTRACT section 1, ARCHITECTURE "Top level"):
-- a skill is a folder under skills/ holding SKILL.md; its name is the leaf
-  folder name and must equal the frontmatter ``name``; names are unique;
-  skills do not nest (the walk stops at a folder holding SKILL.md);
-- its tests are at the same relative path under tests/: tests/<rel>/<case>/case.md;
+- a skill is a folder under a skills root (skills/, .claude/skills/, a plugin's skills/: see skillroots.py)
+  holding SKILL.md; its name is the leaf folder name and must equal the frontmatter ``name``; names are
+  unique; skills do not nest (the walk stops at a folder holding SKILL.md);
+- its tests are at its path below its root under tests/ (a subfolder plugin's skills under
+  tests/<plugin>/): tests/<rel>/<case>/case.md;
 - every folder under tests/ must lie on the way to a skill's test folder,
   be a skill's test folder, or be (inside) a case folder;
 - tests/.reports and hidden folders are ignored.
@@ -23,8 +24,9 @@ from attrs import frozen
 
 from ..casefile import parse_case, read_frontmatter
 from ..errors import BenchError, CaseError
-from ..model import Case
+from ..model import Case, SkillRef
 from .files import read_text
+from .skillroots import ROOTS_HELP, SkillRoot, has_skills_root, skill_roots
 
 OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
@@ -33,21 +35,30 @@ _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
 @frozen
 class SkillInfo:
     name: str
-    path: str  # relative to the repo root, e.g. "skills/git/commit-message"
+    path: str  # relative to the repo root, e.g. "skills/git/commit-message" or ".claude/skills/foo"
+    tests_path: str  # e.g. "tests/git/commit-message" (skillroots.py has the rule)
 
-    @property
-    def tests_path(self) -> str:
-        return "tests/" + self.path[len("skills/"):]
+
+def skill_ref(skill: SkillInfo) -> SkillRef:
+    """The skill as run.json names it; ``tests`` only where the old rule (skills/<p> -> tests/<p>) would miss."""
+    legacy = "tests/" + skill.path.removeprefix("skills/")
+    return SkillRef(skill.name, skill.path, None if skill.tests_path == legacy else skill.tests_path)
+
+
+def tests_path_of(ref: SkillRef) -> str:
+    """A run's skill's tests folder, relative to the repository (run.json's ``tests``, else skills/<p> -> tests/<p>)."""
+    return ref.tests or "tests/" + ref.path.removeprefix("skills/")
 
 
 def find_repo_root(start: Path) -> Path:
-    """The nearest folder at or above ``start`` holding skills/ (and tests/ or .git)."""
+    """The nearest folder at or above ``start`` holding a skills root (and tests/ or .git)."""
     start = Path(start).resolve()
     for d in (start, *start.parents):
-        if (d / "skills").is_dir() and ((d / "tests").is_dir() or (d / ".git").exists()):
+        if ((d / "tests").is_dir() or (d / ".git").exists()) and has_skills_root(d):
             return d
-    raise BenchError(str(start), "is not inside a skills repository (no folder above it holds skills/ and tests/)",
-                     fix="run benchcore from your skills repository, or create skills/ and tests/ at its root")
+    raise BenchError(str(start), "is not inside a skills repository (no folder above it holds skills/, "
+                     ".claude/skills/ or a plugin, with tests/ or .git)",
+                     fix=f"run benchcore from your skills repository; skills live in {ROOTS_HELP}")
 
 
 def _rel(root: Path, p: Path) -> str:
@@ -63,34 +74,45 @@ def _read(root: Path, path: Path) -> str:
 
 
 def discover_skills(root: Path) -> dict[str, SkillInfo]:
-    """name -> SkillInfo for every skill under skills/, sorted by name; BenchError on a clash."""
-    skills_dir = root / "skills"
+    """name -> SkillInfo for every skill under every skills root, sorted by name; BenchError on a clash."""
     found: dict[str, SkillInfo] = {}
-    problems = _discover(root, skills_dir, found)
+    problems = _discover(root, found)
     if problems:
         raise problems[0]
     return dict(sorted(found.items()))
 
 
-def _discover(root: Path, skills_dir: Path, found: dict[str, SkillInfo],
-              broken: Optional[dict[str, str]] = None) -> list[BenchError]:
+def _discover(root: Path, found: dict[str, SkillInfo], broken: Optional[dict[str, str]] = None) -> list[BenchError]:
     """Fill ``found`` with every good skill; ``broken`` (tests path -> SKILL.md) gets the skills whose SKILL.md
     has a problem, so that their tests are not also blamed for mapping to no skill."""
     problems: list[BenchError] = []
     broken = {} if broken is None else broken
-    if not skills_dir.is_dir():
-        return [BenchError(str(skills_dir), "there is no skills/ folder", fix="create skills/<name>/SKILL.md")]
-    for dirpath, dirnames, filenames in os.walk(skills_dir):
+    roots = skill_roots(root)
+    if not roots:
+        return [BenchError(str(root), "has no skills folder", fix=f"put each skill in {ROOTS_HELP}")]
+    seen: set[Path] = set()  # a skill reached from two roots (a plugin's skills path inside skills/) counts once
+    for sroot in roots:
+        problems += _discover_root(root, sroot, found, broken, seen)
+    return problems
+
+
+def _discover_root(root: Path, sroot: SkillRoot, found: dict[str, SkillInfo], broken: dict[str, str],
+                   seen: set[Path]) -> list[BenchError]:
+    problems: list[BenchError] = []
+    for dirpath, dirnames, filenames in os.walk(root / sroot.path):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         if "SKILL.md" not in filenames:
             continue
         dirnames[:] = []  # skills do not nest
         folder = Path(dirpath)
+        if folder.resolve() in seen:
+            continue
+        seen.add(folder.resolve())
         rel = _rel(root, folder)
         skill_md = folder / "SKILL.md"
         leaf = folder.name
         md_rel = _rel(root, skill_md)
-        tests_rel = "tests/" + rel[len("skills/"):]
+        tests_rel = sroot.tests_rel(rel)
         try:
             text = _read(root, skill_md)
             meta = read_frontmatter(text, md_rel)
@@ -132,7 +154,7 @@ def _discover(root: Path, skills_dir: Path, found: dict[str, SkillInfo],
             problems.append(BenchError(rel, f"two skills are named {leaf!r}: {found[leaf].path} and {rel}",
                                        fix="rename one of the two folders (and its frontmatter name)"))
             continue
-        found[leaf] = SkillInfo(name=leaf, path=rel)
+        found[leaf] = SkillInfo(name=leaf, path=rel, tests_path=tests_rel)
     return problems
 
 
@@ -147,54 +169,15 @@ def _fm_line(text: str, key: str) -> int:
     return 2
 
 
-_CASE_NUMBER = re.compile(r"^(?P<n>[0-9]+)-")
-
-
-def case_folder_problems(root: Path, case_dirs_: list[Path]) -> list[BenchError]:
-    """Case folders must start with a number and a dash (``01-``), each number used once: the numbers fix
-    the order of the cases in every report."""
-    problems: list[BenchError] = []
-    seen: dict[int, str] = {}
-    for d in sorted(case_dirs_, key=lambda d: d.name):
-        m = _CASE_NUMBER.match(d.name)
-        if m is None:
-            problems.append(BenchError(_rel(root, d), f"the case folder name {d.name!r} does not start with a number "
-                                       "and a dash", fix=f"rename it to NN-{d.name} (e.g. 01-{d.name}): the number "
-                                       "fixes the case's place in every report"))
-            continue
-        n = int(m.group("n"))
-        if n in seen:
-            problems.append(BenchError(_rel(root, d), f"its number {m.group('n')} is also used by {seen[n]}",
-                                       fix="give every case folder of a skill its own number (case order comes "
-                                           "from the folder names)"))
-            continue
-        seen[n] = d.name
-    return problems
-
-
-def samples_problem(root: Path, case_dir: Path, case: Case) -> Optional[BenchError]:
-    """A case with hard assertions commits samples beside case.md (docs/writing-cases.md): ``samples/good/``
-    (or ``good-*``) with an output.md that passes every predicate, and ``samples/bad-*/`` that fail one."""
-    if not case.hard_assertions:
-        return None
+def sample_dirs(case_dir: Path) -> list[Path]:
+    """The case's sample folders (samples/<name>/), sorted by name; none when it has no samples/."""
     sdir = case_dir / "samples"
-    subs = sorted(d for d in sdir.iterdir() if d.is_dir()) if sdir.is_dir() else []
-    good = [d for d in subs if d.name == "good" or d.name.startswith("good-")]
-    bad = [d for d in subs if d.name.startswith("bad-")]
-    missing = []
-    if not any((d / "output.md").is_file() for d in good):
-        missing.append("samples/good/output.md (an answer that passes every predicate)")
-    if not bad:
-        missing.append("samples/bad-<what>/output.md (an answer that fails a predicate)")
-    if not missing:
-        return None
-    text = _read(root, case_dir / "case.md")
-    line = next((i + 1 for i, l in enumerate(text.splitlines())
-                 if l.strip().lower().startswith("## hard assertions")), case.hard_assertions[0].line)
-    return CaseError(_rel(root, case_dir / "case.md"),
-                     f"has hard assertions but no samples to show they can pass and fail: missing {'; '.join(missing)}",
-                     line=line, fix="add the samples beside case.md (see docs/writing-cases.md, 'The samples beside "
-                                    "the case'), or remove the hard assertions")
+    return sorted(d for d in sdir.iterdir() if d.is_dir()) if sdir.is_dir() else []
+
+
+def unproven_cases(case_dir_of: dict[str, Path], cases) -> tuple[str, ...]:
+    """The cases with hard assertions and no sample to show they can pass and fail (harness/samples.py)."""
+    return tuple(c.id for c in cases if c.hard_assertions and not sample_dirs(case_dir_of[c.id]))
 
 
 def case_dirs(root: Path, skill: SkillInfo) -> list[Path]:
@@ -214,8 +197,7 @@ def load_case(root: Path, case_dir: Path) -> Case:
     if not _CASE_ID.fullmatch(case_dir.name):
         raise CaseError(_rel(root, case_dir), f"the case folder name {case_dir.name!r} has a character outside "
                         "ASCII letters, digits, '.', '_' and '-' (it becomes part of every cell id and path)",
-                        fix="rename the folder to match NN-name with only a-z, A-Z, 0-9, '.', '_', '-' "
-                            "(e.g. 01-unicode-code)")
+                        fix="rename the folder with only a-z, A-Z, 0-9, '.', '_', '-' (e.g. unicode-code)")
     fixture = fixture_path(root, case_dir, case)
     if fixture is not None and case.fixture is None:
         tests_root = (root / "tests").resolve()
@@ -241,7 +223,7 @@ def load_case(root: Path, case_dir: Path) -> Case:
     return case
 
 
-_CASE_ID = re.compile(r"[A-Za-z0-9._-]+")  # the NN- prefix is checked by case_folder_problems
+_CASE_ID = re.compile(r"[A-Za-z0-9._-]+")  # any name: cases run and report in their folders' name order
 
 
 def _unsafe_fixture_entry(fixture: Path) -> Optional[Path]:
@@ -353,6 +335,7 @@ def _key_line(path: Path, key: str) -> Optional[int]:
 class TreeReport:
     skills: tuple[tuple[SkillInfo, int], ...]  # (skill, number of cases)
     problems: tuple[BenchError, ...]
+    warnings: tuple[BenchError, ...] = ()  # reported, exit 0: e.g. hard assertions with no samples (unproven)
 
     @property
     def untested(self) -> tuple[str, ...]:
@@ -363,7 +346,8 @@ def validate_tree(root: Path) -> TreeReport:
     """Check skills/ and tests/ together; collect every problem rather than stopping at the first."""
     found: dict[str, SkillInfo] = {}
     broken: dict[str, str] = {}
-    problems: list[BenchError] = list(_discover(root, root / "skills", found, broken))
+    problems: list[BenchError] = list(_discover(root, found, broken))
+    warnings: list[BenchError] = []
     by_tests_path = {s.tests_path: s for s in found.values()}
     skill_paths = set(by_tests_path) | set(broken)
     counts = {name: 0 for name in found}
@@ -382,7 +366,7 @@ def validate_tree(root: Path) -> TreeReport:
                         load_options(root, skill)
                     except BenchError as err:
                         problems.append(err)
-                keep, cases_here = [], []
+                keep = []
                 for d in list(dirnames):
                     case_dir = here / d
                     if not (case_dir / "case.md").is_file():
@@ -396,7 +380,6 @@ def validate_tree(root: Path) -> TreeReport:
                             + f" (in the tests of {rel.rsplit('/', 1)[-1]})",
                             fix=f"write {_rel(root, case_dir)}/case.md (see docs/case-format.md), or remove the folder"))
                         continue
-                    cases_here.append(case_dir)
                     if skill is not None:
                         counts[skill.name] += 1
                     try:
@@ -404,16 +387,20 @@ def validate_tree(root: Path) -> TreeReport:
                     except BenchError as err:
                         problems.append(err)
                         continue
-                    missing_samples = samples_problem(root, case_dir, case)
-                    if missing_samples is not None:
-                        problems.append(missing_samples)
-                problems.extend(case_folder_problems(root, cases_here))
+                    if unproven_cases({case.id: case_dir}, [case]):
+                        warnings.append(CaseError(
+                            _rel(root, case_dir / "case.md"), "has hard assertions but no samples/, so nothing shows "
+                            "they can pass and fail: the run marks its predicates unproven",
+                            line=case.hard_assertions[0].line,
+                            fix="add samples/good/output.md (passes every predicate) and samples/bad-<what>/output.md "
+                                "(fails one) beside case.md; benchcore validate runs them"))
                 dirnames[:] = keep
                 continue
             if not any(t.startswith(rel + "/") for t in skill_paths):
                 known = ", ".join(sorted(by_tests_path)) or "none"
-                problems.append(BenchError(rel, "maps to no skill (there is no skills/" + rel[len("tests/"):] + "/SKILL.md)",
+                problems.append(BenchError(rel, "maps to no skill (no skill has its tests here: a skill in "
+                                           f"{ROOTS_HELP})",
                                            fix=f"move it to the test path of an existing skill ({known}) or remove it"))
                 dirnames[:] = []
     skills = tuple((s, counts[s.name]) for s in sorted(found.values(), key=lambda s: s.path))
-    return TreeReport(skills=skills, problems=tuple(problems))
+    return TreeReport(skills=skills, problems=tuple(problems), warnings=tuple(warnings))

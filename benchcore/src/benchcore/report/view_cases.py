@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 from attrs import frozen
 
 from ..model import LOSS, TIE, WIN, AxisResult, CaseResult, RunData
-from ..results import counts_phrase, undecided, why_fails
+from ..results import counts_phrase, gate_phrase, undecided, why_fails
 from . import fmt
 from .view_evidence import GateDetail, LossDetail, gate_detail, gate_failures, loss_detail
 from .view_verdict import missing_trials
@@ -72,7 +72,8 @@ def case_panel(case: CaseResult, description: str, trials: dict, run: RunData,
                                if gate_failures(trials.get((case.id, n)))], two_arm)
     return CasePanel(anchor=fmt.case_anchor(case.id), id=case.id, description=description,
                      so_what=text, so_what_css=css,
-                     open=case.expanded, pills=tuple(a.pill for a in axes),
+                     open=case.expanded, pills=tuple(a.pill for a in axes) + ((Pill(
+                         "hard assertions unproven (no samples)", "na"),) if case.predicates_proven is False else ()),
                      invalid=invalid, axes=tuple(axes))
 
 
@@ -100,7 +101,7 @@ def so_what(case: CaseResult, gated_trials: Sequence[int], two_arm: bool) -> tup
             parts.append(f"regression not final: {why_fails('regression', reg)}")
             states.append("incomplete")
         else:
-            parts.append(f"regressed: {why_fails('regression', reg)}")
+            parts.append(f"regressed: {why_fails('regression', reg, tuple(gated_trials))}")
             states.append("fail")
     text = "; ".join(parts)
     css = "fail" if "fail" in states else ("incomplete" if "incomplete" in states else "pass")
@@ -118,10 +119,7 @@ def _assertion_comments(run: RunData, case_id: str) -> dict[str, str]:
 def _axis_panel(key: str, case_id: str, axis: AxisResult, trials: dict, run: RunData,
                 invalid_trials: set, comments: Optional[dict] = None) -> AxisPanel:
     name = "Efficacy" if key == "efficacy" else "Regression"
-    gated_trials = []
-    if key == "efficacy":
-        gated_trials = [n for n in range(1, len(axis.outcomes) + 1)
-                        if gate_failures(trials.get((case_id, n)))]
+    gated_trials = [n for n in range(1, len(axis.outcomes) + 1) if gate_failures(trials.get((case_id, n)))]
     waiting = not axis.passed and undecided(key, axis)
     word = ("pass" if key == "efficacy" else "hold") if axis.passed else ("not final" if waiting else "fail")
     css = "pass" if axis.passed else ("incomplete" if waiting else "fail")
@@ -145,9 +143,8 @@ def _axis_panel(key: str, case_id: str, axis: AxisResult, trials: dict, run: Run
 
 def axis_summary(key: str, axis: AxisResult, gated_trials: Sequence[int] = ()) -> str:
     """One line from the counts: why this axis of the case passes or fails."""
-    if key == "efficacy" and (axis.gated or gated_trials):
-        which = f" on {fmt.trials_phrase(gated_trials)}" if gated_trials else ""
-        return f"gated: a hard assertion failed{which}"
+    if axis.gated or gated_trials:
+        return f"gated: {gate_phrase(key, gated_trials)}"
     if axis.incomplete:
         return f"incomplete: no judgment for {fmt.trials_phrase(missing_trials(axis))}"
     counts = (f"{fmt.plural(axis.wins, 'win')}, {fmt.plural(axis.ties, 'tie')}, "
