@@ -119,3 +119,16 @@ def installed_note(skills) -> Optional[str]:
             "afresh); "
             "bench-baseline cells see no skills")
 
+
+
+def linked_folders(root: Path, skill_path: str) -> list[str]:
+    """The links to folders inside a skill folder, relative to the repository. A skill is copied file by file
+    (git lists and hashes files, and a link to a folder is neither), so such a link cannot be benchmarked."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root / skill_path):
+        for name in sorted(dirnames + filenames):
+            p = Path(dirpath) / name
+            if p.is_symlink() and p.is_dir():
+                out.append(p.relative_to(root).as_posix())
+        dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink()]
+    return sorted(out)

@@ -26,7 +26,7 @@ from ..casefile import parse_case, read_frontmatter
 from ..errors import BenchError, CaseError
 from ..model import Case, SkillRef
 from .files import read_text
-from .skillroots import ROOTS_HELP, SkillRoot, has_skills_root, skill_roots
+from .skillroots import ROOTS_HELP, SkillRoot, has_skills_root, linked_folders, skill_roots
 
 OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
@@ -348,6 +348,10 @@ def validate_tree(root: Path) -> TreeReport:
     broken: dict[str, str] = {}
     problems: list[BenchError] = list(_discover(root, found, broken))
     warnings: list[BenchError] = []
+    problems += [BenchError(link, "is a link to a folder inside a skill; a skill is copied file by file, so the "
+                            "benchmark cannot copy it", fix="replace the link with the folder itself, or link "
+                            "each file") for s in sorted(found.values(), key=lambda s: s.path)
+                 for link in linked_folders(root, s.path)]
     by_tests_path = {s.tests_path: s for s in found.values()}
     skill_paths = set(by_tests_path) | set(broken)
     counts = {name: 0 for name in found}
