@@ -481,3 +481,13 @@ def test_a_history_file_that_is_a_link_is_refused_and_its_target_left_alone(run_
     assert "adr-writer.history.jsonl: is a link or not a regular file" in err and "fix:" in err
     assert (reports / "adr-writer.history.jsonl").is_symlink() and target.read_text() == "private\n"
     assert not (reports / "adr-writer.html").exists()
+
+
+def test_the_bundled_example_gives_no_advice_a_user_cannot_follow(tmp_path, capsys, monkeypatch):
+    # Bug (issue 19, item 8): render --example told the user to "add two more judges", which nobody can do for
+    # the bundled example: it has no run folder and no judges to launch.
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = render(capsys, "--example")
+    assert code == 1
+    assert "add two more judges" not in out
+    assert "the bundled example stops here" in out

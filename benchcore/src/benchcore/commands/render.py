@@ -378,8 +378,12 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
         print("  the run is incomplete: some trials have no judgment or must be re-run (the report names them)")
     for e in result.escalations:
         trials = ", ".join(str(t) for t in e.trials)
-        print(f"  judges split on {e.case} {e.comparison}: add two more judges to trials {trials} "
-              "(benchcore collect lists the packets)")
+        if args.example:  # nothing to run: the bundled example stops where a real run would ask more judges
+            print(f"  judges split on {e.case} {e.comparison} (trials {trials}): in a real run, collect writes two "
+                  "more judge packets per trial and /benchmark-skill launches them; the bundled example stops here")
+        else:
+            print(f"  judges split on {e.case} {e.comparison}: two more judges are due on trials {trials}; "
+                  f"run benchcore collect {run_dir} and launch the judges script it names")
     for w in warnings:
         print(f"  warning: {w}", file=sys.stderr)
     print("wrote:")
