@@ -9,7 +9,9 @@ export const meta = {
 }
 
 // The input is {phase: 'Arms' | 'Judges', tasks: [{id, prompt, agentType?, model?, judge?, cost?}],
-// schema?, ceilings?}. A task's cost is {pool, group, raw, usd, output}: its estimated raw tokens,
+// texts?, schema?, ceilings?}. A prompt is a string, or a list of pieces joined in order: a string
+// is itself, a number n is texts[n] (a list of strings, joined): text several prompts share is
+// written once, and no line is long (Claude Code's approval dialog refuses a script with long lines). A task's cost is {pool, group, raw, usd, output}: its estimated raw tokens,
 // dollars and output tokens; ceilings is {pool: {raw_tokens?, usd?, spent_raw, spent_usd, stopped?}}.
 // benchcore writes a bound copy of this file into the run directory with BOUND set to that
 // object, so the Workflow call needs only {scriptPath}; this file also runs with the same
@@ -20,6 +22,10 @@ const input = BOUND || args
 if (!input || !Array.isArray(input.tasks)) {
   throw new Error('bench-fanout: expected {phase, tasks: [...]} (run the bound script benchcore printed)')
 }
+const texts = (input.texts || []).map((t) => t.join(''))
+const promptOf = (task) => Array.isArray(task.prompt)
+  ? task.prompt.map((p) => (typeof p === 'number' ? texts[p] : p)).join('')
+  : task.prompt
 const title = input.phase === 'Judges' ? 'Judges' : 'Arms'
 phase(title)
 log(`${title}: ${input.tasks.length} fresh subagents`)
@@ -86,7 +92,7 @@ const runOne = (task) => {
   // A judge answers through the schema; the packet id inside the answer ties it to its
   // packet, because workflow journals carry no labels.
   if (task.judge && input.schema) opts.schema = input.schema
-  return agent(task.prompt, opts)
+  return agent(promptOf(task), opts)
 }
 
 const results = await parallel(input.tasks.map((task) => () => runOne(task)))

@@ -1,0 +1,142 @@
+"""Every fan-out script plan and collect write can be approved in Claude Code's dialog, and launches the exact prompts.
+
+Claude Code (2.1.328, default permission mode) withholds approval of a workflow
+script whose squared line lengths sum past 4 x 4096^2. The realistic size
+checked here is a 20-case three-arm run of the commit-message skill (300
+cells, 200 judge packets), its prompts built from the real cases and its
+packets showing 1-2 KB answers; the largest is what one workflow can run.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchcore.casefile import parse_case
+from benchcore.harness import bound, fanout
+from benchcore.harness.planfile import Cell, Packet
+from benchcore.harness.prompts import Templates
+from standin.agent import read_bound, run_in_node
+from standin.repo import SKILL_DIR
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = REPO / "tests" / "git" / "commit-message"
+NODE = shutil.which("node")
+RUN = "20261204T061500Z-3f2a"
+TEMP = f"/home/alice/.cache/benchcore/benchcore-{RUN}-k2j8x0qa"
+COPIES = {"new": f"{TEMP}/skills/5d1c9e0a/commit-message", "previous": f"{TEMP}/skills/b7e41f22/commit-message"}
+WORDS = ("the rounding totals invoice amount provider charged line exact half-even summed once drift "
+         "regression test billing currency cents customer statement mismatch fix refs branch staged "
+         "message header body footer because previously now payment ledger reconcile").split()
+
+
+def cases(n: int = 20):
+    """The real commit-message cases, replicated to ``n`` (ids 01.. n)."""
+    real = [parse_case((d / "case.md").read_text(), str(d / "case.md")) for d in sorted(CASES.iterdir())
+            if (d / "case.md").is_file()]
+    assert len(real) >= 5
+    return [parse_case((CASES / real[i % len(real)].id / "case.md").read_text(), "case.md",
+                       case_id=f"{i + 1:02d}-{real[i % len(real)].id[3:]}") for i in range(n)]
+
+
+def answer(cell_id: str) -> str:
+    """A commit-message answer of 1-2 KB, different for every cell: prose, a fenced message, a long line."""
+    rnd = random.Random(cell_id)
+    words = lambda k: " ".join(rnd.choice(WORDS) for _ in range(k))  # noqa: E731
+    body = "\n".join(words(11) for _ in range(rnd.randint(6, 12)))
+    return (f"Here is a commit message for the staged change:\n\n```\nfix(billing): {words(6)}\n\n{body}\n\n"
+            f"Refs: #{rnd.randint(100, 999)}\n```\n\n{words(rnd.randint(60, 120))}.\n")
+
+
+def plan_of(n_cases: int = 20, trials: int = 5):
+    t = Templates(SKILL_DIR)
+    cells, packets = [], []
+    for case in cases(n_cases):
+        for trial in range(1, trials + 1):
+            for arm in ("new", "baseline", "previous"):
+                world = f"{TEMP}/worlds/{random.Random(f'{case.id}{trial}{arm}').getrandbits(32):08x}"
+                cells.append(Cell(id=f"{case.id}/t{trial}/{arm}", case=case.id, trial=trial, arm=arm, world=world,
+                                  skill_dir=COPIES.get(arm), prompt=t.arm_prompt(case, world, COPIES.get(arm)),
+                                  agent_type="bench-arm"))
+            for comp, other in (("efficacy", "baseline"), ("regression", "previous")):
+                pid = f"{case.id}/t{trial}/{comp}"
+                a, b = answer(f"{case.id}/t{trial}/new"), answer(f"{case.id}/t{trial}/{other}")
+                text = t.packet(case, f"{RUN}:{pid}", *((a, b) if trial % 2 else (b, a)))
+                packets.append(Packet(id=pid, case=case.id, trial=trial, comparison=comp, path=f"/x/{comp}.packet.md",
+                                      prompt=t.judge_prompt_inline(text, f"{RUN}:{pid}"), ref=f"{RUN}:{pid}",
+                                      agent_type="bench-judge"))
+    return cells, packets
+
+
+def test_the_dialog_cost_is_the_sum_of_squared_line_lengths():
+    # As measured on the real CLI: eight 3,000-character lines (24 KB) were refused; a 41 KB script of seven
+    # such lines and short ones was approved. Lines are split on "\n"; JavaScript counts UTF-16 units.
+    assert bound.dialog_cost("\n".join(["x" * 3000] * 8)) > bound.DIALOG_BUDGET
+    approved = "\n".join(["x" * 3000] * 7 + ["y" * 40] * 500)
+    assert len(approved) > 41_000 and bound.dialog_cost(approved) <= bound.DIALOG_BUDGET
+    assert bound.dialog_cost("ab\ncde\n") == 4 + 9 + 0
+    assert bound.line_width("a\U0001F600") == 3
+
+
+def test_pieces_and_shared_texts_give_back_every_prompt_exactly():
+    prompts = ["Same preamble.\nLine two.\n\nown text " + "z" * 100 + "\u2028 \"q\" \\ \U0001F600\n",
+               "Same preamble.\nLine two.\n\nother text", "", "\n\n", "Line two.\n"]
+    texts, encoded = bound.encode(prompts)
+    assert [bound.decode_prompt(e, texts) for e in encoded] == prompts
+    assert texts and encoded[0][0] == encoded[1][0] == 0  # the shared opening is written once
+    assert all(bound.line_width(p) <= bound.PIECE for t in texts for p in t)
+    assert all(bound.line_width(p) <= bound.PIECE for e in encoded for p in e if isinstance(p, str))
+
+
+def scripts_and_costs(tmp_path: Path, cells, packets):
+    schema = Templates(SKILL_DIR).answer_schema
+    arms = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "arms", "Arms", fanout.arm_tasks(cells))
+    judges = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "judges", "Judges", fanout.judge_tasks(packets), schema)
+    cost = lambda ss: [bound.dialog_cost(s.read_text(encoding="utf-8")) for s in ss]  # noqa: E731
+    return arms, judges, cost(arms), cost(judges)
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_a_20_case_three_arm_run_is_one_approvable_script_per_fan_out(tmp_path):
+    cells, packets = plan_of()
+    assert len(cells) == 300 and len(packets) == 200
+    assert 500 < min(len(c.prompt) for c in cells) and 3000 < min(len(p.prompt) for p in packets)
+    arms, judges, arm_cost, judge_cost = scripts_and_costs(tmp_path, cells, packets)
+    sizes = [s.stat().st_size for s in arms + judges]
+    print(f"\narms: {sizes[0]:,} bytes, cost {arm_cost[0]:,}; judges: {sizes[1]:,} bytes, cost {judge_cost[0]:,}; "
+          f"budget {bound.DIALOG_BUDGET:,}; one-line prompts would cost "
+          f"{sum(len(c.prompt) ** 2 for c in cells):,} and {sum(len(p.prompt) ** 2 for p in packets):,}")
+    assert len(arms) == 1 and len(judges) == 1
+    assert arm_cost[0] < bound.DIALOG_BUDGET / 4 and judge_cost[0] < bound.DIALOG_BUDGET / 2
+    # The script launches every planned prompt, byte for byte (run in Node, as the Workflow runtime would).
+    for script, planned in ((arms[0], [c.prompt for c in cells]), (judges[0], [p.prompt for p in packets])):
+        assert run_in_node(script)["calls"] == planned
+        assert [t["prompt"] for t in read_bound(script)["tasks"]] == planned
+
+
+def test_at_the_largest_size_a_workflow_runs_every_script_is_approvable(tmp_path):
+    # 1,000 agents is all one workflow runs: 334 cases' arms, or 1,000 judge packets (split where one script's
+    # dialog would refuse it, in order, so the launches are the same).
+    cells, packets = plan_of(n_cases=100, trials=10)
+    cells, packets = cells[:fanout.MAX_AGENTS], packets[:fanout.MAX_AGENTS]
+    assert len(packets) == len({p.prompt for p in packets}) == fanout.MAX_AGENTS
+    arms, judges, arm_cost, judge_cost = scripts_and_costs(tmp_path, cells, packets)
+    print(f"\n1,000 arms: {len(arms)} script(s), costs {arm_cost}; 1,000 judges: {len(judges)} script(s), "
+          f"costs {judge_cost}")
+    assert all(c <= bound.DIALOG_BUDGET for c in arm_cost + judge_cost)
+    assert len(arms) == 1 and len(judges) <= 4
+    assert [t["prompt"] for s in judges for t in read_bound(s)["tasks"]] == [p.prompt for p in packets]
+
+
+def test_a_fan_out_too_big_for_one_dialog_is_split_in_order(tmp_path, monkeypatch):
+    cells, _ = plan_of(n_cases=2)
+    tasks = fanout.arm_tasks(cells)
+    one = bound.dialog_cost(fanout.bound_script((SKILL_DIR / fanout.SCRIPT).read_text(), "Arms", tasks))
+    monkeypatch.setattr(bound, "DIALOG_BUDGET", one // 2)
+    scripts = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "arms", "Arms", tasks)
+    assert len(scripts) > 1 and all(bound.dialog_cost(s.read_text()) <= one // 2 for s in scripts)
+    assert [t["id"] for s in scripts for t in read_bound(s)["tasks"]] == [c.id for c in cells]
+    assert "Claude Code approves a script only as long as its dialog can show it" in fanout.workflow_calls(scripts)
