@@ -141,7 +141,7 @@ def _fill(tmpl: dict, values: dict, drop: tuple = (), before: Optional[dict] = N
 
 def agent_role(agent_type: str) -> str:
     """Which opening attachments an agent gets: the Skill tool's listing, the baseline's, or a judge's."""
-    return {"bench-baseline": "baseline", "bench-judge": "judge"}.get(agent_type.split(":")[-1], "skill")
+    return {"bench-arm": "baseline", "bench-baseline": "baseline", "bench-judge": "judge"}.get(agent_type.split(":")[-1], "skill")
 
 
 class Writer:

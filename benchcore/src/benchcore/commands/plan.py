@@ -44,8 +44,8 @@ from ..harness.worlds import _make_writable, default_temp_base, make_temp_root, 
 
 RUNS_DIR = "tests/.reports/runs"
 REPORTS_DIR = "tests/.reports"
-BASELINE_AGENT = "bench-baseline"
-JUDGE_AGENT = "bench-judge"
+BASELINE_AGENT = agents.ARM_AGENT  # every arm runs as it, the baseline included (issue 17)
+JUDGE_AGENT = agents.JUDGE_AGENT
 
 
 def add_arguments(p) -> None:
@@ -60,7 +60,7 @@ def add_arguments(p) -> None:
                         "additionalDirectories and allow rules for benchcore's own commands, so a run asks no "
                         "permission per cell)")
     p.add_argument("--baseline-agent", default=None,
-                   help=f"agent type for baseline cells (default: {BASELINE_AGENT} when its definition is installed)")
+                   help=f"agent type for every arm cell (default: {BASELINE_AGENT} when its definition is installed)")
     p.add_argument("--budget-tokens", type=int, default=None, metavar="N",
                    help="stop launching once the estimate reaches N raw tokens (overrides benchmark.yaml budget_tokens)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
@@ -212,7 +212,7 @@ def _build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int
                 cells.append(Cell(id=f"{case.id}/t{trial}/{arm}", case=case.id, trial=trial, arm=arm,
                                   world=str(world), skill_dir=skill_copy,
                                   prompt=templates.arm_prompt(case, str(world), skill_copy),
-                                  agent_type=baseline_agent if arm == "baseline" else None, model=model,
+                                  agent_type=baseline_agent, model=model,
                                   agent_model=agent_tool_model(model)))
 
     run_dir.mkdir(parents=True)
@@ -359,8 +359,9 @@ def run(args) -> int:
     if untested:
         print(f"skills with no tests (not benchmarked): {', '.join(untested)}")
     if baseline_agent is None:
-        print(f"note: the '{BASELINE_AGENT}' agent type is not installed, so baseline cells run as the default type "
-              f"(which has the Skill tool); install it from {skill_dir}/agents/{BASELINE_AGENT}.md into .claude/agents/")
+        print(f"note: the '{BASELINE_AGENT}' agent type is not installed, so arm cells run as the default type "
+              f"(the baseline with the Skill tool, every arm with your CLAUDE.md); install it from "
+              f"{skill_dir}/agents/{BASELINE_AGENT}.md into .claude/agents/")
     if judge_agent is None:
         print(f"note: the '{JUDGE_AGENT}' agent type is not installed, so judges run as the default type (which has "
               f"tools; collect re-asks a judge that used one); install it from {skill_dir}/agents/{JUDGE_AGENT}.md "
