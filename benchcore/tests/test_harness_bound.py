@@ -71,12 +71,11 @@ def plan_of(n_cases: int = 20, trials: int = 5):
     return cells, packets
 
 
-def test_the_dialog_cost_is_the_sum_of_squared_line_lengths():
-    # As measured on the real CLI: eight 3,000-character lines (24 KB) were refused; a 41 KB script of seven
-    # such lines and short ones was approved. Lines are split on "\n"; JavaScript counts UTF-16 units.
-    assert bound.dialog_cost("\n".join(["x" * 3000] * 8)) > bound.DIALOG_BUDGET
-    approved = "\n".join(["x" * 3000] * 7 + ["y" * 40] * 500)
-    assert len(approved) > 41_000 and bound.dialog_cost(approved) <= bound.DIALOG_BUDGET
+def test_what_the_dialog_shows_in_full():
+    # As measured on the real CLI (test_realcli_dialog.py): 200,000 characters at most; of 3,000-character
+    # lines, eight or nine were refused, seven approved. Lines split on "\n"; JavaScript counts UTF-16 units.
+    assert not bound.fits("\n".join(["x" * 3000] * 8)) and bound.fits("\n".join(["x" * 3000] * 7))
+    assert bound.fits("\n".join(["y" * 79] * 2499)) and not bound.fits("\n".join(["y" * 79] * 2551))
     assert bound.dialog_cost("ab\ncde\n") == 4 + 9 + 0
     assert bound.line_width("a\U0001F600") == 3
 
@@ -86,7 +85,13 @@ def test_pieces_and_shared_texts_give_back_every_prompt_exactly():
                "Same preamble.\nLine two.\n\nother text", "", "\n\n", "Line two.\n"]
     texts, encoded = bound.encode(prompts)
     assert [bound.decode_prompt(e, texts) for e in encoded] == prompts
-    assert texts and encoded[0][0] == encoded[1][0] == 0  # the shared opening is written once
+    assert texts and encoded[0][0] == encoded[1][0] == [0, 2]  # the shared opening: written once, one reference
+    # A task's hole (here a world path, named twice in its first line) stands as HOLE: that line is shared.
+    tasks = [{"id": str(n), "hole": f"/w/{n}", "prompt": f"Work in /w/{n} (cd /w/{n} &&).\nSay hi {n % 2}.\n"}
+             for n in range(4)] + [{"id": "x", "hole": "/none", "prompt": "No hole \u0001 here.\n"}]
+    texts, encoded = bound.encode_tasks(tasks)
+    assert [t["prompt"] for t in bound.decoded_tasks({"texts": texts, "tasks": encoded})] == [t["prompt"] for t in tasks]
+    assert encoded[0]["prompt"] == encoded[2]["prompt"] == [[0, 1]] and "hole" not in encoded[-1]
     assert all(bound.line_width(p) <= bound.PIECE for t in texts for p in t)
     assert all(bound.line_width(p) <= bound.PIECE for e in encoded for p in e if isinstance(p, str))
 
@@ -95,26 +100,29 @@ def scripts_and_costs(tmp_path: Path, cells, packets):
     schema = Templates(SKILL_DIR).answer_schema
     arms = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "arms", "Arms", fanout.arm_tasks(cells))
     judges = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "judges", "Judges", fanout.judge_tasks(packets), schema)
-    cost = lambda ss: [bound.dialog_cost(s.read_text(encoding="utf-8")) for s in ss]  # noqa: E731
-    return arms, judges, cost(arms), cost(judges)
+    for s in arms + judges:
+        assert bound.fits(s.read_text(encoding="utf-8")), s
+    return arms, judges, [(s.stat().st_size, bound.dialog_cost(s.read_text(encoding="utf-8"))) for s in arms + judges]
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_a_20_case_three_arm_run_is_one_approvable_script_per_fan_out(tmp_path):
+def test_every_script_of_a_20_case_three_arm_run_is_approvable(tmp_path):
     cells, packets = plan_of()
     assert len(cells) == 300 and len(packets) == 200
     assert 500 < min(len(c.prompt) for c in cells) and 3000 < min(len(p.prompt) for p in packets)
-    arms, judges, arm_cost, judge_cost = scripts_and_costs(tmp_path, cells, packets)
-    sizes = [s.stat().st_size for s in arms + judges]
-    print(f"\narms: {sizes[0]:,} bytes, cost {arm_cost[0]:,}; judges: {sizes[1]:,} bytes, cost {judge_cost[0]:,}; "
-          f"budget {bound.DIALOG_BUDGET:,}; one-line prompts would cost "
+    arms, judges, figures = scripts_and_costs(tmp_path, cells, packets)
+    print(f"\nscripts (bytes, dialog cost): arms {figures[:len(arms)]}, judges {figures[len(arms):]}; budget "
+          f"{bound.DIALOG_BUDGET:,}, {bound.MAX_SCRIPT_CHARS:,} characters; one-line prompts would cost "
           f"{sum(len(c.prompt) ** 2 for c in cells):,} and {sum(len(p.prompt) ** 2 for p in packets):,}")
-    assert len(arms) == 1 and len(judges) == 1
-    assert arm_cost[0] < bound.DIALOG_BUDGET / 4 and judge_cost[0] < bound.DIALOG_BUDGET / 2
+    # The arms are one approval. The 200 packets hold about 540,000 characters of distinct text (each shows two
+    # answers of 1-2 KB), more than the dialog shows (200,000), so the judges are four, one after the other.
+    assert len(arms) == 1 and len(judges) == 4
+    assert all(bound.dialog_cost(s.read_text()) < bound.DIALOG_BUDGET and s.stat().st_size < 205_000
+               for s in arms + judges)
     # The script launches every planned prompt, byte for byte (run in Node, as the Workflow runtime would).
-    for script, planned in ((arms[0], [c.prompt for c in cells]), (judges[0], [p.prompt for p in packets])):
-        assert run_in_node(script)["calls"] == planned
-        assert [t["prompt"] for t in read_bound(script)["tasks"]] == planned
+    for scripts, planned in ((arms, [c.prompt for c in cells]), (judges, [p.prompt for p in packets])):
+        assert [call for s in scripts for call in run_in_node(s)["calls"]] == planned
+        assert [t["prompt"] for s in scripts for t in read_bound(s)["tasks"]] == planned
 
 
 def test_at_the_largest_size_a_workflow_runs_every_script_is_approvable(tmp_path):
@@ -123,20 +131,19 @@ def test_at_the_largest_size_a_workflow_runs_every_script_is_approvable(tmp_path
     cells, packets = plan_of(n_cases=100, trials=10)
     cells, packets = cells[:fanout.MAX_AGENTS], packets[:fanout.MAX_AGENTS]
     assert len(packets) == len({p.prompt for p in packets}) == fanout.MAX_AGENTS
-    arms, judges, arm_cost, judge_cost = scripts_and_costs(tmp_path, cells, packets)
-    print(f"\n1,000 arms: {len(arms)} script(s), costs {arm_cost}; 1,000 judges: {len(judges)} script(s), "
-          f"costs {judge_cost}")
-    assert all(c <= bound.DIALOG_BUDGET for c in arm_cost + judge_cost)
-    assert len(arms) == 1 and len(judges) <= 4
+    arms, judges, figures = scripts_and_costs(tmp_path, cells, packets)
+    print(f"\n1,000 arms: {len(arms)} script(s); 1,000 judges: {len(judges)} script(s); (bytes, cost): {figures}")
+    assert len(arms) <= 2 and len(judges) <= 20
     assert [t["prompt"] for s in judges for t in read_bound(s)["tasks"]] == [p.prompt for p in packets]
 
 
 def test_a_fan_out_too_big_for_one_dialog_is_split_in_order(tmp_path, monkeypatch):
     cells, _ = plan_of(n_cases=2)
     tasks = fanout.arm_tasks(cells)
-    one = bound.dialog_cost(fanout.bound_script((SKILL_DIR / fanout.SCRIPT).read_text(), "Arms", tasks))
-    monkeypatch.setattr(bound, "DIALOG_BUDGET", one // 2)
+    template = (SKILL_DIR / fanout.SCRIPT).read_text()
+    whole, one = (len(fanout.bound_script(template, "Arms", ts)) for ts in (tasks, tasks[:1]))
+    monkeypatch.setattr(bound, "MAX_SCRIPT_CHARS", (whole + one) // 2)
     scripts = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "arms", "Arms", tasks)
-    assert len(scripts) > 1 and all(bound.dialog_cost(s.read_text()) <= one // 2 for s in scripts)
+    assert len(scripts) > 1 and all(bound.fits(s.read_text()) for s in scripts)
     assert [t["id"] for s in scripts for t in read_bound(s)["tasks"]] == [c.id for c in cells]
-    assert "Claude Code approves a script only as long as its dialog can show it" in fanout.workflow_calls(scripts)
+    assert "Claude Code takes a script only up to a size its dialog can show" in fanout.workflow_calls(scripts)

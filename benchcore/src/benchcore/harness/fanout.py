@@ -41,7 +41,7 @@ def arm_tasks(cells: Iterable[Cell], costs: Optional[Callable[[Cell], Optional[d
     the script reserves against a ceiling before launching the cell's group."""
     out = []
     for c in cells:
-        t = {"id": c.id, "prompt": c.prompt}
+        t = {"id": c.id, "prompt": c.prompt, "hole": c.world}
         if c.agent_type:
             t["agentType"] = c.agent_type
         if c.model:
@@ -56,7 +56,7 @@ def judge_tasks(packets: Iterable[Packet]) -> list[dict]:
     """One task per packet, with its planned prompt (the packet is inside it: the judge opens no file)."""
     out = []
     for p in packets:
-        t = {"id": p.id, "prompt": p.prompt, "judge": True}
+        t = {"id": p.id, "prompt": p.prompt, "judge": True, "hole": p.ref}
         if p.agent_type:
             t["agentType"] = p.agent_type
         if p.model:
@@ -100,19 +100,25 @@ def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict
 
 def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional[dict] = None,
                   ceilings: Optional[dict] = None) -> list[list[dict]]:
-    """``tasks`` in order, in runs of at most MAX_AGENTS whose scripts the approval dialog can show in full
-    (a run over bound.DIALOG_BUDGET is halved until it is not; one task alone is never split)."""
-    pending = [tasks[i:i + MAX_AGENTS] for i in range(0, len(tasks), MAX_AGENTS)] or [[]]
+    """``tasks`` in order, in as few runs as may be: each the longest that has at most MAX_AGENTS tasks and
+    whose script the Workflow tool reads and its approval dialog can show in full (one task alone is never
+    split)."""
+    def fits(chunk: list[dict]) -> bool:
+        return bound.fits(bound_script(template, phase, chunk, schema, ceilings))
+
     out: list[list[dict]] = []
-    while pending:
-        chunk = pending.pop(0)
-        if len(chunk) > 1 and bound.dialog_cost(bound_script(template, phase, chunk, schema, ceilings)) \
-                > bound.DIALOG_BUDGET:
-            half = (len(chunk) + 1) // 2
-            pending[:0] = [chunk[:half], chunk[half:]]
-        else:
-            out.append(chunk)
-    return out
+    start = 0
+    while start < len(tasks):
+        hi = min(len(tasks) - start, MAX_AGENTS)
+        if not fits(tasks[start:start + hi]):
+            lo = 1  # fits, or stands alone; hi does not fit
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if fits(tasks[start:start + mid]) else (lo, mid)
+            hi = lo
+        out.append(tasks[start:start + hi])
+        start += hi
+    return out or [[]]
 
 
 def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list[dict],
@@ -215,7 +221,7 @@ def workflow_calls(scripts: list[Path]) -> str:
     if len(calls) == 1:
         return calls[0]
     return (f"{len(calls)} Workflow calls, one after another (a workflow runs at most {MAX_AGENTS} agents, and "
-            "Claude Code approves a script only as long as its dialog can show it): "
+            "Claude Code takes a script only up to a size its dialog can show): "
             + ", then ".join(calls))
 
 
