@@ -38,11 +38,12 @@ DIALOG_BUDGET = 4 * 4096 ** 2
 # characters costs about 17M of the 67M budget; each line adds 4 characters to it.
 PIECE = 80
 
-# Where a task's hole stands in its bound prompt (a character no prompt holds; the script checks).
+# Where a task's hole stands in its bound prompt: a control character; a prompt that holds it keeps its hole
+# written out (encode_tasks checks).
 HOLE = "\u0001"
 # The Workflow tool reads no larger script file ("Workflow script file ... exceeds 524288 bytes").
 MAX_SCRIPT_BYTES = 524288
-# A shorter line is written in place even when shared: a reference would take about as many bytes.
+# A shorter shared line is written in place unless it continues a run: a reference takes about as much.
 MIN_SHARED = 8
 
 Piece = Union[str, int, list]  # a piece of text, texts[n], or texts[a..b] as [a, b]
