@@ -4,7 +4,7 @@
 # From checks/home-manager-module.nix (a real home-manager evaluation):
 #   HOME_FILES=<home-files tree> CHOSEN="a b" UNCHOSEN="c" \
 #   [TARGET_DIR=.claude/skills] [BIN_CHECK="benchmark-skill/bin/benchcore"] \
-#   [AGENTS="bench-baseline ..." AGENTS_DIR=.claude/agents] \
+#   [AGENTS="bench-arm ..." AGENTS_DIR=.claude/agents] \
 #   [UNKNOWN_NAME=x UNKNOWN_MESSAGE="..." UNKNOWN_FAILS=1] \
 #   bash checks/home-manager-module.sh
 #

@@ -19,6 +19,7 @@ NEEDS_REPO = [
     "test_e2e_benchmark.py",   # skills/benchmark-skill (templates, workflow script)
     "test_e2e_cost.py",        # skills/benchmark-skill
     "test_harness_fanout.py",  # skills/benchmark-skill/workflow
+    "test_harness_bound.py",   # skills/benchmark-skill and tests/git/commit-message
     "test_harness_prompts.py", # skills/benchmark-skill/templates
     "test_render.py",          # checks/fixtures/benchmark-core
     "test_readme.py",          # README.md

@@ -619,7 +619,7 @@ def test_a_fan_out_larger_than_a_workflow_allows_is_split_into_several_scripts(b
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()
     scripts = next_scripts(out)
-    assert "5 Workflow calls, one after another (a workflow runs at most 7 agents)" in out
+    assert "5 Workflow calls, one after another (a workflow runs at most 7 agents, and Claude Code takes a script" in out
     tasks = [t for s in scripts for t in read_bound(s)["tasks"]]
     assert len(scripts) == 5 and all(len(read_bound(s)["tasks"]) <= 7 for s in scripts)
     assert [t["id"] for t in tasks] == [c["id"] for c in bench.plan_json(run_dir)["cells"]]

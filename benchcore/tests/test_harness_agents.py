@@ -155,3 +155,26 @@ def test_unreadable_registry_and_settings_are_ignored(where):
     write(config / "plugins" / "installed_plugins.json", "{not json")
     write(config / "settings.json", "[]")
     assert installed_agent_type("bench-baseline", repo, None, config) is None
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "skills" / "benchmark-skill" / "agents"
+
+
+@pytest.mark.skipif(not SHIPPED.is_dir(), reason="needs the repository's skills/benchmark-skill")
+def test_the_shipped_arm_and_judge_types_are_sealed():
+    # Every arm runs as bench-arm: no Skill tool (nor skill listing), no Agent or Workflow tool through which a
+    # child with Skill could run, no CLAUDE.md (measured on Claude Code 2.1.328: omitClaudeMd keeps the user's
+    # and the project's out); model and effort are the session's. Judges: no tools, no CLAUDE.md.
+    import yaml
+
+    from benchcore.harness.agents import ARM_AGENT, JUDGE_AGENT
+
+    def front(name: str) -> dict:
+        text = (SHIPPED / f"{name}.md").read_text(encoding="utf-8")
+        return yaml.safe_load(text.split("---\n")[1])
+
+    arm, judge = front(ARM_AGENT), front(JUDGE_AGENT)
+    assert arm["name"] == ARM_AGENT and arm["omitClaudeMd"] is True and arm["model"] == "inherit"
+    assert {t.strip() for t in arm["disallowedTools"].split(",")} == {"Skill", "Agent", "Workflow"}
+    assert "tools" not in arm and "effort" not in arm and "skills" not in arm
+    assert judge["tools"] == [] and judge["omitClaudeMd"] is True

@@ -84,7 +84,7 @@ def run(*argv: str) -> tuple[int, str]:
     return rc, out.getvalue()
 
 
-def test_plan_gives_baseline_cells_the_installed_plugins_agent_type(tmp_path, monkeypatch):
+def test_plan_gives_every_arm_cell_the_installed_plugins_sealed_agent_type(tmp_path, monkeypatch):
     # What `claude plugin install benchmark-skill@claude-skills` leaves in the config folder.
     for k, v in R.env_for(tmp_path).items():
         monkeypatch.setenv(k, v)
@@ -103,17 +103,18 @@ def test_plan_gives_baseline_cells_the_installed_plugins_agent_type(tmp_path, mo
     rc, out = run("plan", "greet", "--seed", "1", "--temp-dir", str(tmp_path / "t"), "--json")
     assert rc == 0, out
     summary = json.loads(out)
-    assert summary["baseline_agent_type"] == "benchmark-skill:bench-baseline"
+    assert summary["baseline_agent_type"] == "benchmark-skill:bench-arm"
     plan = json.loads((Path(summary["runs"][0]["run_dir"]) / "plan.json").read_text())
-    assert {c["agent_type"] for c in plan["cells"] if c["arm"] == "baseline"} == {"benchmark-skill:bench-baseline"}
-    assert {c["agent_type"] for c in plan["cells"] if c["arm"] != "baseline"} == {None}
-    assert '"benchmark-skill:bench-baseline"' in Path(summary["arms_workflow"]).read_text()
+    # One sealed type for every arm: they differ only in the skill copy their prompt names.
+    assert {(c["arm"], c["agent_type"]) for c in plan["cells"]} == {
+        ("new", "benchmark-skill:bench-arm"), ("baseline", "benchmark-skill:bench-arm")}
+    assert '"benchmark-skill:bench-arm"' in Path(summary["arms_workflow"]).read_text()
 
     # Disabled in the settings, the plugin's agent type is not offered: the default type, and a note.
     (config / "settings.json").write_text(json.dumps({"enabledPlugins": {"benchmark-skill@claude-skills": False}}))
     rc, out = run("plan", "greet", "--seed", "1", "--temp-dir", str(tmp_path / "t2"))
     assert rc == 0
-    assert "note: the 'bench-baseline' agent type is not installed" in out
+    assert "note: the 'bench-arm' agent type is not installed, so arm cells run as the default type" in out
 
 
 # ----------------------------------------------------------------------------- the skill's wrapper, first use

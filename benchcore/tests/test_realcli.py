@@ -102,7 +102,7 @@ def check_offered_tools(res) -> None:
 def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_path):
     rig = Rig(tmp_path, edited=True)
     # A baseline's grep from the repository shows it the skill (caught by what the result held); a Skill
-    # call the bench-baseline type is not offered fails and loads nothing, so that trial stands.
+    # call the bench-arm type is not offered fails and loads nothing, so that trial stands.
     planted = {(C1, 2): "baseline: saw ", (C1, 4): "never read its skill copy"}
     scenario = Scenario(
         verdict=verdicts({(C2, 5, "efficacy"): "TIE", (C2, 1, "regression"): "LOSS",
@@ -136,10 +136,9 @@ def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_pa
     check_dollars(rig, res)
     check_offered_tools(res)
     info = json.loads((run / "run.json").read_text())
-    assert info["agent_types"] == {"baseline": ["bench-baseline"], "new": ["workflow-subagent"],
-                                   "previous": ["workflow-subagent"]}
+    assert info["agent_types"] == {"baseline": ["bench-arm"], "new": ["bench-arm"], "previous": ["bench-arm"]}
     page = (rig.repo / "tests/.reports/greet.html").read_text()
-    assert "bench-baseline" in page and "workflow-subagent" in page
+    assert "bench-arm" in page
     # The worlds are gone, the reports stay.
     assert not any(Path(c["world"]).exists() for c in plan["cells"])
     assert (rig.repo / "tests/.reports/greet.html").is_file()
@@ -169,7 +168,7 @@ def test_agent_tool_path_two_arm_run(tmp_path):
     check_dollars(rig, res)
     check_offered_tools(res)
     info = json.loads((run / "run.json").read_text())
-    assert info["agent_types"] == {"baseline": ["bench-baseline"], "new": ["general-purpose"]}
+    assert info["agent_types"] == {"baseline": ["bench-arm"], "new": ["bench-arm"]}
     # No Workflow call: every cell and judge went through the Agent tool.
     assert not any(b.get("name") == "Workflow" for e in res.events if e.get("type") == "assistant"
                    for b in e["message"]["content"] if isinstance(b, dict) and b.get("type") == "tool_use")
@@ -180,9 +179,11 @@ def test_agent_tool_path_two_arm_run(tmp_path):
 def test_a_verdict_forged_by_an_arms_helper_subagent_is_not_counted(tmp_path):
     # (No "judge" in this name: the scripted orchestrator reads "judge" in a next: line, which holds tmp_path.)
     # Issue 11: an arm launched a helper whose whole prompt was its packet's "Packet id:" line, and the
-    # helper's JSON was taken as that packet's judge. On the real CLI (Agent-tool path, where an arm has the
-    # Agent tool): the helper is ignored, the planned judges decide.
+    # helper's JSON was taken as that packet's judge. On the real CLI (Agent-tool path, arms of the default type,
+    # which has the Agent tool: the sealed bench-arm has none, so it is not installed here): the helper is
+    # ignored, the planned judges decide.
     rig = Rig(tmp_path, edited=False)
+    (rig.repo / ".claude/agents/bench-arm.md").unlink()
     forgers = {f"{C1}/t1/new", f"{C1}/t2/new"}
     scenario = Scenario(use_workflow=False, arm_forges=forgers,
                         verdict=verdicts({(C1, 1, "efficacy"): "LOSS", (C1, 2, "efficacy"): "LOSS"}))

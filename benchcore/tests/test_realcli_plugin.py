@@ -5,7 +5,7 @@ What a plugin user does, in a throwaway HOME: `claude plugin marketplace add <a 
 name Claude Code gives a plugin's skill) in a repository that has nothing of the benchmark in it: no
 `.claude/skills/`, no `.claude/agents/`. The scripted model of realcli/ plays the orchestrator, the arms and
 the judges; the run must reach the verdict the judges imply, with no invalid trial, its baseline arms run as
-the plugin's namespaced agent type `benchmark-skill:bench-baseline`, offered no Skill tool.
+the plugin's namespaced agent type `benchmark-skill:bench-arm` (every arm), offered no Skill tool.
 
 What `claude plugin install` copies into the plugin cache, from a marketplace added by local path and from one
 cloned with git (a bare repository served on loopback): only the plugin's folder, plugins/benchmark-skill/, whose
@@ -33,7 +33,7 @@ from rig import REPO_ROOT, Rig, git, require_cli  # noqa: E402
 require_cli()
 
 C1, C2 = "01-hello-1", "02-hello-2"
-NAMESPACED = "benchmark-skill:bench-baseline"
+NAMESPACED = "benchmark-skill:bench-arm"
 
 
 def loss_on(cells: set) -> callable:
@@ -68,10 +68,10 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     runs = rig.runs()
     assert len(runs) == 1, runs
     plan = json.loads((runs[0] / "plan.json").read_text())
-    assert {c["agent_type"] for c in plan["cells"] if c["arm"] == "baseline"} == {NAMESPACED}
+    assert {c["agent_type"] for c in plan["cells"]} == {NAMESPACED}
     assert all(c["attempt"] == 1 for c in plan["cells"]), "a trial was re-run: the run had an invalid trial"
     info = json.loads((runs[0] / "run.json").read_text())
-    assert info["agent_types"]["baseline"] == [NAMESPACED]
+    assert info["agent_types"] == {"baseline": [NAMESPACED], "new": [NAMESPACED]}
 
     results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
     assert results["shape"] == "two-arm" and results["incomplete"] is False
@@ -81,9 +81,11 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     assert results["verdicts"]["efficacy"]["status"] == "pass" and results["verdicts"]["efficacy"]["net"] == 6
     assert NAMESPACED in (rig.repo / "tests/.reports/greet.html").read_text()
 
-    # Each baseline arm's requests: the plugin's agent type offers no Skill tool.
+    # Each arm's requests: the plugin's agent type offers no Skill tool, to the baseline and the new arm alike.
     base = [b for b in res.server.oracle.billed if "/baseline@" in b.who]
-    assert len({b.who for b in base}) == 10 and all("Skill" not in b.tools_offered for b in base)
+    new = [b for b in res.server.oracle.billed if "/new@" in b.who]
+    assert len({b.who for b in base}) == 10 and all("Skill" not in b.tools_offered for b in base + new)
+    assert {tuple(b.tools_offered) for b in base} == {tuple(b.tools_offered) for b in new}
 
 
 # What the plugin runs, as in the repository: the copy must hold these, byte for byte, and nothing else.

@@ -44,7 +44,7 @@ in
       description = ''
         Folder, relative to the home directory, where the agent types the
         chosen skills bring (benchmark-skill's {file}`agents/*.md`:
-        `bench-baseline`, the no-skill arm without the Skill tool, and its
+        `bench-arm`, the sealed type every arm runs as, and its
         other agent types) are linked as {file}`<agentsDir>/<name>.md`.
         Claude Code reads personal agent types from {file}`~/.claude/agents`
         at session start. The same rules as {option}`targetDir` apply. Not

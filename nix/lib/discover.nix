@@ -154,7 +154,7 @@ let
 
   # agents : { <skill> = { path; ... }; } -> { <agent> = { skill; source; }; }
   # The agent types skills bring: each `<skill>/agents/<agent>.md` (the
-  # benchmark-skill's bench-baseline and bench-judge). Two skills bringing one
+  # benchmark-skill's bench-arm and bench-judge). Two skills bringing one
   # agent name fail evaluation, naming both files.
   agents =
     found:

@@ -21,12 +21,13 @@ import re
 import shlex
 import subprocess
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain import Brain, Scenario
 from rig import Rig, cli_binary
-from server import MessagesServer
+from server import MessagesServer, Reply, Text, ToolUse
 
 # A permission dialog: Claude Code asks "Do you want ...?" above numbered options.
 QUESTION_RE = re.compile(r"^\s*(Do you want to [^\n]*\?|Run a dynamic workflow\?[^\n]*)\s*$", re.M)
@@ -86,19 +87,16 @@ class InteractiveRig:
     def visible(self) -> str:
         return _tmux("capture-pane", "-p", "-t", self.name, check=False)
 
-    def run(self, scenario: Scenario, command: str, *, timeout: float = 900, extra_args: tuple = (),
-            log_requests: str | None = None) -> Session:
+    @contextmanager
+    def _session(self, brain, extra_args: tuple = (), log_requests: str | None = None):
+        """The CLI in a tmux pane against ``brain``'s server, at its prompt; killed on leaving."""
         binary = cli_binary()
         if binary is None:
             raise RuntimeError("the pinned Claude Code CLI is not installed (realcli/install-cli.sh)")
         env = dict(self.rig.env)
         env.pop("IS_SANDBOX", None)  # a user's terminal; nothing here skips permissions
         self._seed_config(env["ANTHROPIC_API_KEY"])
-        brain = Brain(self.rig.repo, scenario)
-        session = self.session = Session()
-        start = time.monotonic()
         with MessagesServer(brain, log_requests=log_requests) as srv:
-            session.server = srv
             env["ANTHROPIC_BASE_URL"] = srv.url
             env["TERM"] = "xterm-256color"
             exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -110,15 +108,60 @@ class InteractiveRig:
             try:
                 self._wait_for(lambda s: "❯" in s or ">" in s, 60, "the prompt")
                 time.sleep(1.0)
-                _tmux("send-keys", "-t", self.name, "-l", command)
-                time.sleep(0.5)
-                _tmux("send-keys", "-t", self.name, "Enter")
+                yield srv
+            finally:
+                _tmux("kill-session", "-t", self.name, check=False)
+
+    def _type(self, command: str) -> None:
+        _tmux("send-keys", "-t", self.name, "-l", command)
+        time.sleep(0.5)
+        _tmux("send-keys", "-t", self.name, "Enter")
+
+    def run(self, scenario: Scenario, command: str, *, timeout: float = 900, extra_args: tuple = (),
+            log_requests: str | None = None) -> Session:
+        brain = Brain(self.rig.repo, scenario)
+        session = self.session = Session()
+        start = time.monotonic()
+        with self._session(brain, extra_args, log_requests) as srv:
+            session.server = srv
+            try:
+                self._type(command)
                 self._drive(brain, session, timeout)
             finally:
                 session.screen = self.capture()
                 session.seconds = time.monotonic() - start
-                _tmux("kill-session", "-t", self.name, check=False)
         return session
+
+    def workflow_dialog(self, script: Path, timeout: float = 180) -> tuple[list[tuple[str, str]], str]:
+        """Claude Code's "Run a dynamic workflow?" dialog for ``script``: the scripted model's first answer is
+        ``Workflow({scriptPath})``. Returns (the options offered, the screen); the dialog is answered with its
+        last option (No), so nothing runs. No options: the tool refused the call (the screen says why)."""
+        def brain(body: dict) -> Reply:
+            answered = any(isinstance(m.get("content"), list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"])
+                for m in body.get("messages", []) if m.get("role") == "user")
+            if answered or not body.get("tools"):  # a side request (a title, a summary) has no tools
+                return Reply([Text("Stopped.")], who="aux")
+            return Reply([ToolUse("Workflow", {"scriptPath": str(script)})], who="orchestrator")
+
+        with self._session(brain):
+            self._type("Run the bench-fanout workflow.")
+            screen = self._wait_for(lambda s: "Error:" in s or "Run a dynamic workflow?" in s and OPTION_RE.search(
+                s[s.index("Run a dynamic workflow?"):]), timeout, "the workflow dialog or an error")
+            time.sleep(1.0)
+            screen = self.visible()
+            if "Run a dynamic workflow?" not in screen:
+                return [], screen  # the Workflow tool refused the call: no dialog
+            q = QUESTION_RE.search(screen)
+            options = OPTION_RE.findall(screen[q.end():]) if q else []
+            firsts = [i for i, (num, _) in enumerate(options) if num == "1"]
+            options = options[firsts[-1]:] if firsts else options  # the choices, not the numbered phases above
+            for _ in range(len(options) - 1):
+                _tmux("send-keys", "-t", self.name, "Down")
+                time.sleep(0.15)
+            _tmux("send-keys", "-t", self.name, "Enter")
+            time.sleep(1.0)
+        return options, screen
 
     def _wait_for(self, ok, seconds: float, what: str) -> str:
         end = time.monotonic() + seconds

@@ -43,6 +43,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
+from benchcore.harness import bound
 from standin.capture import relocate, template
 
 VERSION = "2.1.328"
@@ -140,7 +141,7 @@ def _fill(tmpl: dict, values: dict, drop: tuple = (), before: Optional[dict] = N
 
 def agent_role(agent_type: str) -> str:
     """Which opening attachments an agent gets: the Skill tool's listing, the baseline's, or a judge's."""
-    return {"bench-baseline": "baseline", "bench-judge": "judge"}.get(agent_type.split(":")[-1], "skill")
+    return {"bench-arm": "baseline", "bench-baseline": "baseline", "bench-judge": "judge"}.get(agent_type.split(":")[-1], "skill")
 
 
 class Writer:
@@ -447,7 +448,7 @@ def read_bound(script_path: Path) -> dict:
     text = Path(script_path).read_text(encoding="utf-8")
     start = text.index("const BOUND = ") + len("const BOUND = ")
     data, _ = json.JSONDecoder().raw_decode(text[start:])
-    return data
+    return {**data, "tasks": bound.decoded_tasks(data)}  # each prompt joined from its pieces, as the script does
 
 
 def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: Path,
@@ -678,7 +679,7 @@ def run_in_node(script_path: Path, session_budget: Optional[dict] = None) -> dic
                   f"remaining: () => ({json.dumps(t)} == null ? Infinity : Math.max(0, {json.dumps(t)} - {sp}))}}")
     body = Path(script_path).read_text(encoding="utf-8").replace("export const meta", "const meta")
     program = _NODE_HARNESS.replace("BUDGET", budget).replace("BODY", body)
-    proc = subprocess.run([node, "-e", program], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([node, "-"], input=program, capture_output=True, text=True, timeout=120)  # no argv limit
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr)
     return json.loads(proc.stdout)

@@ -145,16 +145,16 @@ print("ok   the plugin replaces the skill and its agent types, and the claude wr
 plugin="$T/plugin"
 ev claudeCode.plugin | python3 -c 'import json,sys; print(json.load(sys.stdin)["pluginScript"])' >"$T/plugin.sh"
 out="$plugin" bash "$T/plugin.sh"
-test -f "$plugin/skills/benchmark-skill/SKILL.md" && test -f "$plugin/skills/benchmark-skill/agents/bench-baseline.md"
+test -f "$plugin/skills/benchmark-skill/SKILL.md" && test -f "$plugin/skills/benchmark-skill/agents/bench-arm.md"
 echo "ok   the plugin folder holds the skill and its agent types at the paths its manifest names"
 if [ -n "${BENCH_CLAUDE_BIN:-}" ]; then
   chmod -R u+w "$plugin"
   HOME="$T/claude-home" DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "$BENCH_CLAUDE_BIN" plugin validate --strict "$plugin" >"$T/validate.log" 2>&1 ||
     { cat "$T/validate.log"; exit 1; }
-  grep -E "agents: benchmark-skill:bench-baseline" "$T/validate.log"
+  grep -E "agents: .*benchmark-skill:bench-arm" "$T/validate.log"
   (cd "$T" && HOME="$T/claude-home" DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
     ANTHROPIC_BASE_URL=http://127.0.0.1:9 ANTHROPIC_API_KEY=offline timeout 20 \
     "$BENCH_CLAUDE_BIN" -p hello --plugin-dir "$plugin" --debug-file "$T/session.log" >/dev/null 2>&1) || true
-  grep -q "Loaded agent from plugin benchmark-skill .*/agents/bench-baseline.md" "$T/session.log"
-  echo "ok   claude --plugin-dir loads it: agent type benchmark-skill:bench-baseline"
+  grep -q "Loaded agent from plugin benchmark-skill .*/agents/bench-arm.md" "$T/session.log"
+  echo "ok   claude --plugin-dir loads it: agent type benchmark-skill:bench-arm"
 fi

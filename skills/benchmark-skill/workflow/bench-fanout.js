@@ -8,8 +8,11 @@ export const meta = {
   ],
 }
 
-// The input is {phase: 'Arms' | 'Judges', tasks: [{id, prompt, agentType?, model?, judge?, cost?}],
-// schema?, ceilings?}. A task's cost is {pool, group, raw, usd, output}: its estimated raw tokens,
+// The input is {phase: 'Arms' | 'Judges', tasks: [{id, prompt, hole?, agentType?, model?, judge?, cost?}],
+// texts?, schema?, ceilings?}. A prompt is a string, or a list of pieces joined in order: a string
+// is itself, a number n is texts[n], a pair [a, b] is texts[a] .. texts[b] (each text a list of
+// strings, joined): a line several prompts share is written once, and no line of this file is long
+// (Claude Code's approval dialog refuses a script with long lines). A task's cost is {pool, group, raw, usd, output}: its estimated raw tokens,
 // dollars and output tokens; ceilings is {pool: {raw_tokens?, usd?, spent_raw, spent_usd, stopped?}}.
 // benchcore writes a bound copy of this file into the run directory with BOUND set to that
 // object, so the Workflow call needs only {scriptPath}; this file also runs with the same
@@ -19,6 +22,15 @@ const BOUND = null
 const input = BOUND || args
 if (!input || !Array.isArray(input.tasks)) {
   throw new Error('bench-fanout: expected {phase, tasks: [...]} (run the bound script benchcore printed)')
+}
+const texts = (input.texts || []).map((t) => t.join(''))
+const piece = (p) => (typeof p === 'number' ? texts[p]
+  : Array.isArray(p) ? texts.slice(p[0], p[1] + 1).join('') : p)
+// A task's hole (an arm's world, a packet's id) stands as \u0001 in its bound prompt, so the lines
+// naming it are the same for every task and bound once.
+const promptOf = (task) => {
+  const text = Array.isArray(task.prompt) ? task.prompt.map(piece).join('') : task.prompt
+  return task.hole ? text.split('\u0001').join(task.hole) : text
 }
 const title = input.phase === 'Judges' ? 'Judges' : 'Arms'
 phase(title)
@@ -86,7 +98,7 @@ const runOne = (task) => {
   // A judge answers through the schema; the packet id inside the answer ties it to its
   // packet, because workflow journals carry no labels.
   if (task.judge && input.schema) opts.schema = input.schema
-  return agent(task.prompt, opts)
+  return agent(promptOf(task), opts)
 }
 
 const results = await parallel(input.tasks.map((task) => () => runOne(task)))

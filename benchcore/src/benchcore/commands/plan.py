@@ -50,7 +50,7 @@ def add_arguments(p) -> None:
                         "additionalDirectories and allow rules for benchcore's own commands, so a run asks no "
                         "permission per cell)")
     p.add_argument("--baseline-agent", default=None,
-                   help=f"agent type for baseline cells (default: {BASELINE_AGENT} when its definition is installed)")
+                   help=f"agent type for every arm cell (default: {BASELINE_AGENT} when its definition is installed)")
     p.add_argument("--budget-tokens", type=int, default=None, metavar="N",
                    help="stop launching once the estimate reaches N raw tokens (overrides benchmark.yaml budget_tokens)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
@@ -126,9 +126,9 @@ def run(args) -> int:
     if untested:
         print(f"skills with no tests (not benchmarked): {', '.join(untested)}")
     if planned.baseline_agent is None:
-        print(f"note: the '{BASELINE_AGENT}' agent type is not installed, so baseline cells run as the default type "
-              f"(which has the Skill tool); install it from {planned.skill_dir}/agents/{BASELINE_AGENT}.md into "
-              ".claude/agents/")
+        print(f"note: the '{BASELINE_AGENT}' agent type is not installed, so arm cells run as the default type "
+              f"(the baseline with the Skill tool, every arm with your CLAUDE.md); install it from "
+              f"{planned.skill_dir}/agents/{BASELINE_AGENT}.md into .claude/agents/")
     if planned.judge_agent is None:
         print(f"note: the '{JUDGE_AGENT}' agent type is not installed, so judges run as the default type (which has "
               f"tools; collect re-asks a judge that used one); install it from "

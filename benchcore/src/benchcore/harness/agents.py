@@ -34,6 +34,11 @@ import os
 from pathlib import Path
 from typing import Iterator, Optional
 
+# The type every arm of a new plan runs as (new, previous and baseline alike): no Skill tool and no skill
+# listing, no Agent or Workflow tool (so no child with them), no CLAUDE.md; the arms differ only in the skill
+# copy their prompt names. Runs planned before it name bench-baseline for the baseline, which is still shipped.
+ARM_AGENT = "bench-arm"
+JUDGE_AGENT = "bench-judge"
 
 
 def config_dir() -> Path:

@@ -6,7 +6,8 @@ files, so passing the tasks as ``args`` would make the agent copy every
 prompt into its tool call. Instead ``plan`` and ``collect`` write a copy whose
 ``const BOUND = null`` line holds that object, and the agent runs it with
 ``Workflow({scriptPath})``: what it writes stays the same size however many
-cells or packets there are.
+cells or packets there are. The bound data is written in short lines (harness/bound.py), so Claude
+Code's approval dialog can show it in full and offer "Yes".
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import BenchError
+from . import bound
 from .files import write_atomic
 from ..estimate import reached
 from ..model import Budget
@@ -25,8 +27,8 @@ from .planfile import Cell, Packet, agent_tool_model
 
 SCRIPT = "workflow/bench-fanout.js"
 BOUND_LINE = "const BOUND = null"
-# A workflow runs at most 1,000 agents over its lifetime (CLAUDE-CODE.md section 3): larger fan-outs are
-# split into several bound scripts, launched one after another.
+# A workflow runs at most 1,000 agents over its lifetime: larger fan-outs are split into several bound
+# scripts, launched one after another; so is one whose script the approval dialog could not show in full.
 MAX_AGENTS = 1000
 # Beside a fan-out's first script: the same launches as Agent-tool calls, one JSON object a line, for a
 # session without the Workflow tool. Only what an Agent call takes, so the orchestrator reads no more than
@@ -39,7 +41,7 @@ def arm_tasks(cells: Iterable[Cell], costs: Optional[Callable[[Cell], Optional[d
     the script reserves against a ceiling before launching the cell's group."""
     out = []
     for c in cells:
-        t = {"id": c.id, "prompt": c.prompt}
+        t = {"id": c.id, "prompt": c.prompt, "hole": c.world}
         if c.agent_type:
             t["agentType"] = c.agent_type
         if c.model:
@@ -54,20 +56,16 @@ def judge_tasks(packets: Iterable[Packet]) -> list[dict]:
     """One task per packet, with its planned prompt (the packet is inside it: the judge opens no file)."""
     out = []
     for p in packets:
-        t = {"id": p.id, "prompt": p.prompt, "judge": True}
+        t = {"id": p.id, "prompt": p.prompt, "judge": True, "hole": p.ref}
         if p.agent_type:
             t["agentType"] = p.agent_type
         if p.model:
             t["model"] = p.model
-        if p.agent_type:
-            t["agentType"] = p.agent_type
         out.append(t)
     return out
 
 
-def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict],
-                       schema: Optional[dict] = None, ceilings: Optional[dict] = None) -> Path:
-    """Write ``dest`` (…/bench-fanout.js) with the tasks bound in; returns its path."""
+def _template(skill_dir: Path) -> str:
     src = skill_dir / SCRIPT
     try:
         text = src.read_text(encoding="utf-8")
@@ -76,24 +74,59 @@ def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict
     if text.count(BOUND_LINE) != 1:
         raise BenchError(str(src), f"must contain the line '{BOUND_LINE}' exactly once",
                          fix="restore the script from the benchmark-skill skill")
-    data: dict = {"phase": phase, "tasks": tasks}
+    return text
+
+
+def bound_script(template: str, phase: str, tasks: list[dict], schema: Optional[dict] = None,
+                 ceilings: Optional[dict] = None) -> str:
+    """The script text with the tasks bound in, every prompt as short pieces and shared text written once."""
+    texts, encoded = bound.encode_tasks(tasks)
+    data: dict = {"phase": phase, "texts": texts, "tasks": encoded}
     if schema is not None:
         data["schema"] = schema
     if ceilings:
         data["ceilings"] = ceilings
-    bound = json.dumps(data, ensure_ascii=False, indent=1)
-    new = text.replace(BOUND_LINE, f"const BOUND = {bound}")
+    return template.replace(BOUND_LINE, f"const BOUND = {bound.render(data)}")
+
+
+def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict],
+                       schema: Optional[dict] = None, ceilings: Optional[dict] = None) -> Path:
+    """Write ``dest`` (…/bench-fanout.js) with the tasks bound in; returns its path."""
+    new = bound_script(_template(skill_dir), phase, tasks, schema, ceilings)
     if not (dest.is_file() and dest.read_text(encoding="utf-8") == new):
         write_atomic(dest, new)
     return dest
 
 
+def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional[dict] = None,
+                  ceilings: Optional[dict] = None) -> list[list[dict]]:
+    """``tasks`` in order, in as few runs as may be: each the longest that has at most MAX_AGENTS tasks and
+    whose script the Workflow tool reads and its approval dialog can show in full (one task alone is never
+    split)."""
+    def fits(chunk: list[dict]) -> bool:
+        return bound.fits(bound_script(template, phase, chunk, schema, ceilings))
+
+    out: list[list[dict]] = []
+    start = 0
+    while start < len(tasks):
+        hi = min(len(tasks) - start, MAX_AGENTS)
+        if not fits(tasks[start:start + hi]):
+            lo = 1  # fits, or stands alone; hi does not fit
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if fits(tasks[start:start + mid]) else (lo, mid)
+            hi = lo
+        out.append(tasks[start:start + hi])
+        start += hi
+    return out or [[]]
+
+
 def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list[dict],
                         schema: Optional[dict] = None, ceilings: Optional[dict] = None) -> list[Path]:
-    """Bound scripts for ``tasks``, at most MAX_AGENTS each: ``<kind_dir>/bench-fanout.js``, then
+    """Bound scripts for ``tasks`` (see fitted_chunks): ``<kind_dir>/bench-fanout.js``, then
     ``<kind_dir>-2/bench-fanout.js`` ... (the file stem stays the workflow's name). Chunk folders left
     from an earlier, larger fan-out are removed, so no stale script lies beside the current ones."""
-    chunks = [tasks[i:i + MAX_AGENTS] for i in range(0, len(tasks), MAX_AGENTS)] or [[]]
+    chunks = fitted_chunks(_template(skill_dir), phase, tasks, schema, ceilings)
     first_ceilings = ceilings
     out = []
     for n, chunk in enumerate(chunks, 1):
@@ -187,7 +220,8 @@ def workflow_calls(scripts: list[Path]) -> str:
     calls = [f"Workflow {workflow_call(s)}" for s in scripts]
     if len(calls) == 1:
         return calls[0]
-    return (f"{len(calls)} Workflow calls, one after another (a workflow runs at most {MAX_AGENTS} agents): "
+    return (f"{len(calls)} Workflow calls, one after another (a workflow runs at most {MAX_AGENTS} agents, and "
+            "Claude Code takes a script only up to a size its dialog can show): "
             + ", then ".join(calls))
 
 

@@ -13,8 +13,8 @@ from ..model import Budget, Case
 from . import agents, gitrepo
 from .tree import SkillInfo, case_dirs, discover_skills, load_cases, load_options, validate_tree
 
-BASELINE_AGENT = "bench-baseline"
-JUDGE_AGENT = "bench-judge"
+BASELINE_AGENT = agents.ARM_AGENT  # every arm runs as it, the baseline included
+JUDGE_AGENT = agents.JUDGE_AGENT
 
 
 @frozen

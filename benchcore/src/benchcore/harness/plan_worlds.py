@@ -91,7 +91,7 @@ def build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int,
                 cells.append(Cell(id=f"{case.id}/t{trial}/{arm}", case=case.id, trial=trial, arm=arm,
                                   world=str(world), skill_dir=skill_copy,
                                   prompt=templates.arm_prompt(case, str(world), skill_copy),
-                                  agent_type=baseline_agent if arm == "baseline" else None, model=model,
+                                  agent_type=baseline_agent, model=model,
                                   agent_model=agent_tool_model(model)))
 
     run_dir.mkdir(parents=True)
