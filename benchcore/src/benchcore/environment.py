@@ -232,14 +232,17 @@ def _permission_line(by_arm: dict, cells, settings) -> CardLine:
     return CardLine("permission_mode", "Permission mode", "not recorded", _from_transcripts(0, len(cells)))
 
 
-def environment_card(evidence: EnvironmentEvidence, arms: tuple[str, ...], skill: str,
-                     skill_path: str) -> EnvironmentCard:
-    """The card's lines from every collected cell's evidence and the settings files read at collect."""
+def environment_card(evidence: Optional[EnvironmentEvidence], arms: tuple[str, ...], skill: str,
+                     skill_path: str) -> Optional[EnvironmentCard]:
+    """The card's lines from every collected cell's evidence and the settings files read at collect; None
+    when there is no evidence (a run collected before environment.json, or no cell collected)."""
+    if evidence is None:
+        return None
     cells = [c for c in evidence.cells if c.arm in arms]
     by_arm = {arm: [c for c in cells if c.arm == arm] for arm in arms if any(c.arm == arm for c in cells)}
     n = len(cells)
     if not n:
-        return EnvironmentCard()
+        return None
     count = lambda field: sum(1 for c in cells if getattr(c, field))  # noqa: E731
     settings = evidence.settings
     lines = [
