@@ -105,9 +105,9 @@ ARMS2 = ("new", "baseline")
     (SEALED_ARMS, (), "permission_mode", "not recorded", "transcripts: 0 of 4 cells", "info"),
     # Hooks: the benchmark's guard is told apart from the user's.
     ([ev("new", hooks=("PreToolUse: benchcore guard",)), ev("baseline", hooks=("PreToolUse: benchcore guard",))], (),
-     "hooks", "the benchmark's guard in 1 of 1, no others", "transcripts: 2 of 2 cells", SEALED),
+     "hooks", "each arm: the benchmark's guard in 1 of 1 cell, no others", "transcripts: 2 of 2 cells", SEALED),
     ([ev("new", hooks=("PreToolUse: /x/scripts/benchcore guard", "PostToolUse: lint")), ev("baseline")], (), "hooks",
-     "new: the benchmark's guard in 1 of 1, others: PostToolUse: lint; baseline: none recorded",
+     "new: the benchmark's guard in 1 of 1 cell, others: PostToolUse: lint; baseline: none recorded",
      "transcripts: 1 of 2 cells", SHARED),
     (SEALED_ARMS, (SettingsFile(".claude/settings.json", hooks=("PreToolUse: benchcore guard", "Stop: say done")),),
      "hooks_configured", "Stop: say done (.claude/settings.json)", "settings: .claude/settings.json", SHARED),

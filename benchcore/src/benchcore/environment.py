@@ -165,7 +165,9 @@ def _per_arm(by_arm: dict, value) -> str:
     """One value when every arm has the same, else "arm: value" for each arm in order."""
     values = {arm: value(cells) for arm, cells in by_arm.items()}
     if len(set(values.values())) == 1:
-        return next(iter(values.values()))
+        one = next(iter(values.values()))
+        # A count ("in 4 of 5") is the arm's own: said once for all, it is said of each.
+        return f"each arm: {one}" if len(values) > 1 and " of " in one else one
     return "; ".join(f"{arm}: {v}" for arm, v in values.items())
 
 
@@ -212,7 +214,7 @@ def _hooks_value(cells) -> str:
     others = sorted({h for c in cells for h in c.hooks if not is_guard(h)})
     parts = []
     if guard:
-        parts.append(f"the benchmark's guard in {guard} of {len(cells)}")
+        parts.append(f"the benchmark's guard in {guard} of {_cells(len(cells))}")
     if others or guard:
         parts.append(f"others: {_listed(others)}" if others else "no others")
     return ", ".join(parts) or "none recorded"
