@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchcore import serde
-from benchcore.environment import (SEALED, SHARED, CellEvidence, EnvironmentEvidence, SettingsFile, cell_evidence,
-                                   environment_card)
+from benchcore.environment import (SEALED, SHARED, CellEvidence, EnvironmentEvidence, SessionEvidence, SettingsFile,
+                                   cell_evidence, environment_card, session_evidence)
 from benchcore.harness.collect_environment import settings_file
 from benchcore.harness.transcript import read_records
 
@@ -103,6 +103,11 @@ ARMS2 = ("new", "baseline")
      "permission_mode", "acceptEdits (the settings' default; the transcripts do not record it)",
      "settings: ~/.claude/settings.json", "info"),
     (SEALED_ARMS, (), "permission_mode", "not recorded", "transcripts: 0 of 4 cells", "info"),
+    # Where no arm transcript records it, the orchestrating session's own records do (before the settings).
+    ([ev("new", session="s1"), ev("baseline", session="s1")],
+     (SessionEvidence("s1", ("default",)), SettingsFile("~/.claude/settings.json", default_mode="acceptEdits")),
+     "permission_mode", "default (the orchestrating session's; the arm transcripts do not record it)",
+     "session transcripts: 1 of 1", "info"),
     # Hooks: the benchmark's guard is told apart from the user's.
     ([ev("new", hooks=("PreToolUse: benchcore guard",)), ev("baseline", hooks=("PreToolUse: benchcore guard",))], (),
      "hooks", "each arm: the benchmark's guard in 1 of 1 cell, no others", "transcripts: 2 of 2 cells", SEALED),
@@ -132,8 +137,10 @@ ARMS2 = ("new", "baseline")
      "new: dataviz; baseline: dataviz, greet (including greet itself)", "transcripts: 2 of 2 cells", SHARED),
 ])
 def test_card_line(cells, settings, key, value, source, status):
-    card = environment_card(EnvironmentEvidence(cells=tuple(cells), settings=settings), ARMS2, "greet",
-                            "skills/text/greet")
+    sessions = tuple(s for s in settings if isinstance(s, SessionEvidence))
+    files = tuple(s for s in settings if isinstance(s, SettingsFile))
+    card = environment_card(EnvironmentEvidence(cells=tuple(cells), settings=files, sessions=sessions), ARMS2,
+                            "greet", "skills/text/greet")
     line = {l.key: l for l in card.lines}[key]
     assert (line.value, line.source, line.status) == (value, source, status)
 
@@ -145,6 +152,13 @@ def test_card_of_real_three_arm_transcripts_in_order():
                                           "claude_md", "hooks", "mcp_tools", "git_status", "skills"]
     shared = {l.key for l in card.lines if l.status == SHARED}
     assert shared == {"claude_md", "hooks", "mcp_tools", "git_status", "skills"}
+
+
+def test_session_evidence_and_session_of_a_real_cell():
+    records = [{"type": "queue-operation"}, {"type": "user", "permissionMode": "default"},
+               {"type": "user", "permissionMode": "acceptEdits"}, {"type": "assistant"}]
+    assert session_evidence("s", iter(records)).permission_modes == ("acceptEdits", "default")
+    assert real("new", "new").session == json.loads((ENV / "agents/new.jsonl").read_text().splitlines()[0])["sessionId"]
 
 
 def test_no_evidence_no_card():

@@ -26,6 +26,15 @@ class CellEvidence:
     mcp_tools: tuple[str, ...] = ()  # ``mcp__`` tools offered (deferred_tools_delta, api-request-shape)
     git_status: Optional[str] = None  # ``session_context`` gitStatus's "Status:" lines; None: not in context
     skills: tuple[str, ...] = ()  # ``skill_listing`` names
+    session: Optional[str] = None  # the records' ``sessionId``: the orchestrating session
+
+
+@frozen
+class SessionEvidence:
+    """The orchestrating session's own transcript: the permission modes its records carry."""
+
+    session: str
+    permission_modes: tuple[str, ...] = ()
 
 
 @frozen
@@ -46,6 +55,7 @@ class EnvironmentEvidence:
     cells: tuple[CellEvidence, ...] = ()
     settings: tuple[SettingsFile, ...] = ()
     schema: int = 1
+    sessions: tuple[SessionEvidence, ...] = ()  # the sessions the cells name whose transcript was found
 
 
 @frozen
@@ -105,8 +115,10 @@ def cell_evidence(cell: str, arm: str, agent_type: Optional[str], records: Itera
     """One cell's evidence from its transcript's records, read once in order (a stream, never a list)."""
     found: dict = {k: set() for k in ("versions", "models", "efforts", "modes", "claude_md", "hooks", "mcp",
                                       "skills", "hook_events")}
-    found["git"] = None
+    found["git"] = found["session"] = None
     for rec in records:
+        if found["session"] is None and isinstance(rec.get("sessionId"), str):
+            found["session"] = rec["sessionId"]
         if isinstance(rec.get("version"), str):
             found["versions"].add(rec["version"])
         if isinstance(rec.get("permissionMode"), str):
@@ -131,7 +143,14 @@ def cell_evidence(cell: str, arm: str, agent_type: Optional[str], records: Itera
     s = lambda k: tuple(sorted(found[k]))  # noqa: E731
     return CellEvidence(cell=cell, arm=arm, agent_type=agent_type, versions=s("versions"), models=s("models"),
                         efforts=s("efforts"), permission_modes=s("modes"), claude_md=s("claude_md"),
-                        hooks=tuple(sorted(hooks)), mcp_tools=s("mcp"), git_status=found["git"], skills=s("skills"))
+                        hooks=tuple(sorted(hooks)), mcp_tools=s("mcp"), git_status=found["git"], skills=s("skills"),
+                        session=found["session"])
+
+
+def session_evidence(session: str, records: Iterable[dict]) -> SessionEvidence:
+    """The permission modes the orchestrating session's records carry (its prompt records have them)."""
+    modes = {r["permissionMode"] for r in records if isinstance(r.get("permissionMode"), str)}
+    return SessionEvidence(session=session, permission_modes=tuple(sorted(modes)))
 
 
 # --------------------------------------------------------------------------
@@ -220,14 +239,20 @@ def _hooks_value(cells) -> str:
     return ", ".join(parts) or "none recorded"
 
 
-def _permission_line(by_arm: dict, cells, settings) -> CardLine:
+def _permission_line(by_arm: dict, cells, evidence: EnvironmentEvidence) -> CardLine:
     have = [c for c in cells if c.permission_modes]
     if have:
         return CardLine("permission_mode", "Permission mode",
                         _per_arm(by_arm, lambda cs: _in_some(cs, "permission_modes", "in")),
                         _from_transcripts(len(have), len(cells)))
+    sessions = [s for s in evidence.sessions if s.permission_modes]
+    if sessions:
+        named = {c.session for c in cells if c.session}
+        modes = _listed(sorted({m for s in sessions for m in s.permission_modes}))
+        return CardLine("permission_mode", "Permission mode", f"{modes} (the orchestrating session's; the arm "
+                        "transcripts do not record it)", f"session transcripts: {len(sessions)} of {len(named)}")
     # Claude Code's precedence: local project settings, then shared project settings, then the user's.
-    for f in settings:
+    for f in evidence.settings:
         if f.default_mode:
             return CardLine("permission_mode", "Permission mode", f"{f.default_mode} (the settings' default; "
                             "the transcripts do not record it)", f"settings: {f.path}")
@@ -257,7 +282,7 @@ def environment_card(evidence: Optional[EnvironmentEvidence], arms: tuple[str, .
                  _from_transcripts(count("models"), n)),
         CardLine("effort", "Effort", _per_arm(by_arm, lambda cs: _in_some(cs, "efforts", "in")),
                  _from_transcripts(count("efforts"), n)),
-        _permission_line(by_arm, cells, settings),
+        _permission_line(by_arm, cells, evidence),
         CardLine("claude_md", "CLAUDE.md", _per_arm(by_arm, lambda cs: "omitted" if not any(c.claude_md for c in cs)
                                                     else "loaded: " + _in_some(cs, "claude_md", "in")),
                  _from_transcripts(count("claude_md"), n), _status(count("claude_md") > 0)),

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Optional
 
 from .. import serde
-from ..environment import CellEvidence, EnvironmentEvidence, SettingsFile, cell_evidence
+from ..environment import (CellEvidence, EnvironmentEvidence, SessionEvidence, SettingsFile, cell_evidence,
+                           session_evidence)
 from .agents import _read_json, config_dir
 from .collect_state import RunState, write_if_changed
 from .transcript import agent_type, read_records
+from .transcripts import projects_dir
 
 ENVIRONMENT_FILE = "environment.json"
 
@@ -25,9 +28,24 @@ def record_environment(run: RunState, found: dict) -> EnvironmentEvidence:
         cells.append(cell_evidence(cell.id, cell.arm, agent_type(cdir / "meta.json"),
                                    read_records(cdir / "transcript.jsonl")))
     repo = Path(run.plan.repo) if run.plan.repo else None
-    evidence = EnvironmentEvidence(cells=tuple(cells), settings=read_settings(repo, config_dir()))
+    evidence = EnvironmentEvidence(cells=tuple(cells), settings=read_settings(repo, config_dir()),
+                                   sessions=read_sessions(sorted({c.session for c in cells if c.session})))
     write_if_changed(run.run_dir / ENVIRONMENT_FILE, serde.dumps(evidence))
     return evidence
+
+
+def read_sessions(sessions: list[str]) -> tuple[SessionEvidence, ...]:
+    """Each orchestrating session's own transcript (``projects/<project>/<session>.jsonl``), streamed once,
+    for the permission modes its records carry; a session whose file is gone is left out."""
+    out = []
+    root = projects_dir()
+    for sid in sessions:
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", sid):  # a session id is a UUID: never a path or a pattern
+            continue
+        for path in sorted(root.glob(f"*/{sid}.jsonl")) if root.is_dir() else ():
+            out.append(session_evidence(sid, read_records(path)))
+            break
+    return tuple(out)
 
 
 def read_settings(repo: Optional[Path], config_dir: Path) -> tuple[SettingsFile, ...]:
