@@ -5,19 +5,22 @@ arms: a user and a project CLAUDE.md, a user hook that prints, and no ``includeG
 so Claude Code's git status, which lists the edited SKILL.md, reaches every subagent. The card in
 results.json must read, from the transcripts: the pinned CLI version, the model, the permission mode
 (bypass, as the rig runs it), CLAUDE.md omitted for the agent types that say ``omitClaudeMd: true`` and
-loaded for the built-in types, the user's hook, and the git status naming the edited skill.
+loaded for the built-in types, the user's hook, and the git status naming the edited skill. Without
+bypass, the permission mode comes from the orchestrating session's transcript.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
-from brain import Scenario  # noqa: E402
-from rig import VERSION, Rig, require_cli  # noqa: E402
+from brain import Brain, Scenario  # noqa: E402
+from rig import VERSION, Rig, cli_binary, require_cli  # noqa: E402
+from server import MessagesServer  # noqa: E402
 
 require_cli()
 
@@ -78,3 +81,26 @@ def test_card_reads_what_the_session_shared_with_each_arm(tmp_path):
     assert lines["git_status"]["status"] == "shared"
     assert lines["git_status"]["value"].endswith("naming the edited skill (skills/text/greet/SKILL.md)")
     assert lines["git_status"]["source"] == "transcripts: 15 of 15 cells"
+
+
+def test_permission_mode_no_arm_records_comes_from_the_session(tmp_path):
+    # Without bypass (acceptEdits, the arms' tools allowed), no arm record carries the mode and no auto_mode
+    # attachment is written: only the orchestrating session's own prompt record says it.
+    rig = Rig(tmp_path, edited=False, cases=1)
+    with MessagesServer(Brain(rig.repo, Scenario(use_workflow=False))) as srv:
+        p = subprocess.run([str(cli_binary()), "-p", "/benchmark-skill greet", "--output-format", "stream-json",
+                            "--verbose", "--permission-mode", "acceptEdits", "--disallowedTools", "Workflow",
+                            "--allowedTools", "Bash(*)", "Read", "Write", "Edit"],
+                           cwd=rig.repo, env=dict(rig.env, ANTHROPIC_BASE_URL=srv.url), capture_output=True,
+                           text=True, timeout=900, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr[-2000:]
+    [run] = rig.runs()
+    evidence = json.loads((run / "environment.json").read_text())
+    assert len(evidence["cells"]) == 10 and all(c["permission_modes"] == [] for c in evidence["cells"])
+    assert [s["permission_modes"] for s in evidence["sessions"]] == [["acceptEdits"]]
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    lines = {l["key"]: l for l in results["environment"]["lines"]}
+    assert lines["permission_mode"]["value"].startswith("acceptEdits (the orchestrating session's")
+    assert lines["permission_mode"]["source"] == "session transcripts: 1 of 1"
+    # The rig's settings.local.json says includeGitInstructions: false: no arm is shown git status.
+    assert lines["git_status"]["value"] == "not in context" and lines["git_status"]["status"] == "sealed"
