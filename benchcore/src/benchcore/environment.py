@@ -291,9 +291,10 @@ def environment_card(evidence: Optional[EnvironmentEvidence], arms: tuple[str, .
     ]
     if settings:
         configured = sorted({f"{h} ({f.path})" for f in settings for h in f.hooks if not is_guard(h)})
+        guard = any(is_guard(h) for f in settings for h in f.hooks)
         lines.append(CardLine("hooks_configured", "Hooks configured (a hook that prints nothing leaves no record)",
-                              _listed(configured, "none besides the benchmark's"), _settings_source(settings),
-                              _status(bool(configured))))
+                              _listed(configured, "only the benchmark's guard" if guard else "none"),
+                              _settings_source(settings), _status(bool(configured))))
     mcp = _per_arm(by_arm, lambda cs: _listed(_union(cs, "mcp_tools")))
     servers = sorted({f"{s} ({f.path})" for f in settings for s in f.mcp_servers})
     if servers:
