@@ -42,8 +42,25 @@ from benchcore.model import (
     TrialData,
     Verdicts,
 )
+from benchcore.environment import CellEvidence, EnvironmentEvidence, SettingsFile, environment_card
 
 HOSTILE = "<script>alert(1)</script> </details> {{ 7*7 }} {% if %}"
+
+
+def sample_environment():
+    """The card of a three-arm run whose sealed arms kept CLAUDE.md out but still saw git status, a user
+    hook with hostile text, and the with-skill arms' skill listing."""
+    def cell(arm, n, **kw):
+        return CellEvidence(cell=f"01-small-diff/t{n}/{arm}", arm=arm, agent_type="bench-arm",
+                            versions=("2.1.328",), models=("claude-opus-5-5",), efforts=("medium",),
+                            permission_modes=("bypassPermissions",),
+                            hooks=("PreToolUse: benchcore guard", "PostToolUse: " + HOSTILE),
+                            git_status=" M skills/git/commit-message/SKILL.md", **kw)
+    cells = tuple(cell(arm, n, **({"skills": ("dataviz", "simplify")} if arm != "baseline" else {}))
+                  for n in range(1, 6) for arm in ("new", "baseline", "previous"))
+    evidence = EnvironmentEvidence(cells=cells, settings=(
+        SettingsFile(".claude/settings.local.json", include_git_instructions=True),))
+    return environment_card(evidence, ("new", "baseline", "previous"), "commit-message", "skills/git/commit-message")
 GENERATED_AT = "2026-12-02T17:00:00Z"
 W, T, L = "WIN", "TIE", "LOSS"
 
@@ -132,7 +149,8 @@ def failing_three_arm():
               "previous": usage(55, 1_100_000, 190_000.0, None, model="claude-mystery-9")},
         ratios=Ratios(new_vs_baseline=1.8, new_vs_previous=0.9474),
         incomplete=True,
-        escalations=(Escalation("02-breaking-change", "regression", (1, 3, 4, 5)),))
+        escalations=(Escalation("02-breaking-change", "regression", (1, 3, 4, 5)),),
+        environment=sample_environment())
 
     def trial(cid, n, **kw):
         return TrialData(case=cid, trial=n, **kw)

@@ -163,8 +163,23 @@ def test_headline_counts_and_notices(failing):
 # --- cost -------------------------------------------------------------------
 
 def cost_rows(html):
-    table = Page(html)
+    start = html.index('<section class="cost"')
+    table = Page(html[start:html.index("</section>", start)])
     return [text(th) for th in table.find("th", scope="row")]
+
+
+def test_environment_section_lists_each_fact_with_its_source_and_marks_the_shared(failing, clean):
+    start = failing.index('<section class="environment"')
+    section = failing[start:failing.index("</section>", start)]
+    rows = Page(section).find("tr")[1:]
+    assert len(rows) == 11
+    shared = [text(th) for th in Page(section).find("th", scope="row") if "shared with the session" in text(th)]
+    assert [s.replace(" shared with the session", "") for s in shared] == [
+        "Hooks that ran", "Repository git status", "Other skills visible"]
+    assert "3 facts shared with the session." in text(Page(section).find("p", "footnote")[0])
+    assert "transcripts: 15 of 15 cells" in section and "includeGitInstructions true" in section
+    assert "<script>alert(1)</script>" not in section and "&lt;script&gt;" in section
+    assert '<section class="environment"' not in clean  # a run collected before the card shows none
 
 
 def test_cost_rows_present_or_absent_with_the_shape(failing, clean):

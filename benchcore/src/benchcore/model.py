@@ -12,6 +12,8 @@ from typing import Literal, Optional
 import attrs
 from attrs import field, frozen
 
+from .environment import EnvironmentCard, EnvironmentEvidence
+
 # Outcomes of one trial for the new arm, after collapse.
 WIN = "WIN"
 TIE = "TIE"
@@ -213,6 +215,7 @@ class RunData:
     run: RunInfo
     cases: tuple[Case, ...]
     trials: tuple[TrialData, ...]
+    environment: Optional[EnvironmentEvidence] = None  # environment.json, when collect wrote one
 
 
 # --------------------------------------------------------------------------
@@ -409,6 +412,8 @@ class SkillResult:
     estimate: Optional[Estimate] = None
     budget: Optional[Budget] = None
     not_run: dict[str, str] = field(factory=dict)
+    # Extension (issue 17): the environment card, what the arms shared with the session and what was sealed.
+    environment: Optional[EnvironmentCard] = None
 
 
 # --------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from .model import (
     TrialData,
     Verdicts,
 )
+from .environment import environment_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage
 
@@ -280,6 +281,7 @@ def build_results(data: RunData) -> SkillResult:
         estimate=run.estimate,
         budget=run.budget,
         not_run=dict(run.not_run),
+        environment=environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
     )
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from benchcore.harness import bound
-from standin.capture import relocate, template
+from standin.capture import ENV_CAPTURED_SKILL, relocate, template
 
 VERSION = "2.1.328"
 MODEL = "claude-opus-5-5"  # Claude Code 2.1.328's default model
@@ -107,6 +107,9 @@ class Script:
     judge_reads: set = field(default_factory=set)
     # (case, trial, comparison, round): the judge answers twice, with two different verdicts.
     judge_twice: set = field(default_factory=set)
+    # A skill's path: every agent opens as in the capture whose session shared its environment (CLAUDE.md,
+    # hooks, an MCP tool, git status naming that skill as edited); None: as in the plain capture.
+    environment: Optional[str] = None
 
 
 def default_output(case: str, trial: int, arm: str, world: str) -> str:
@@ -178,12 +181,15 @@ class Writer:
                                         "message": {"role": "user", "content": text}})
         self._add(rec)
 
-    def open(self) -> None:
+    def open(self, environment: Optional[str] = None) -> None:
         """The attachments Claude Code writes after the prompt: environment, model, git status, date, and
-        the skill listing for an agent offered the Skill tool."""
+        the skill listing for an agent offered the Skill tool. ``environment`` (a skill's path): the opening
+        of the capture whose session shared its environment, its git status naming that skill as edited."""
         self.opened = True
-        for att in template("opening", agent_role(self.agent_type)):
+        for att in template("env_opening" if environment else "opening", agent_role(self.agent_type)):
             att = relocate(att, self.cwd)
+            if environment:
+                att = json.loads(json.dumps(att).replace(ENV_CAPTURED_SKILL, environment))
             if att["attachment"]["type"] == "model" and self.model != "claude-opus-5-5":
                 att["attachment"] = json.loads(json.dumps(att["attachment"]).replace("claude-opus-5-5", self.model))
             self._add(_fill(att, self._common(_uuid("att", self.agent_id))))
@@ -573,7 +579,7 @@ def deliver(w: Writer, prompt: str, layout: str, script: Script) -> None:
         if script.relay:
             w.user_text(RELAY_PREAMBLE + script.relay)
         w.user_text(TASK_PREAMBLE + "\n".join("  " + line for line in prompt.split("\n")))
-    w.open()
+    w.open(script.environment)
 
 
 RELAY_PREAMBLE = ("[Workflow harness \u2014 user request] The user of this session typed the request below. "

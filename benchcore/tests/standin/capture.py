@@ -15,6 +15,10 @@ from pathlib import Path
 
 CAPTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "real-2.1.328"
 CAPTURED_CWD = "/rig/repo"
+# The same CLI captured with the session's environment visible to its agents (a CLAUDE.md, hooks, an MCP
+# server, an edited skill in git status): fixtures/transcripts/real-2.1.328-env/.
+ENV_CAPTURE = CAPTURE.parent / "real-2.1.328-env"
+ENV_CAPTURED_SKILL = "skills/text/greet"
 
 
 def _records(path: Path) -> list[dict]:
@@ -51,8 +55,13 @@ def templates() -> dict:
     def first_of(records, pred):
         return next(r for r in records if pred(r))
 
+    env = {role: _records(ENV_CAPTURE / "agents" / f"{name}.jsonl")
+           for role, name in (("skill", "new"), ("baseline", "baseline"), ("judge", "judge"))}
     return {
         "first": skill_arm[0],
+        # The opening as an environment that reaches the agents makes it: a SubagentStart hook's record, the
+        # MCP tool among the deferred tools, the CLAUDE.md files (not for the omitClaudeMd types), git status.
+        "env_opening": {role: opening(records) for role, records in env.items()},
         # The opening attachments by what the agent is offered: the Skill tool (a skill_listing), the
         # baseline's tools without Skill, or none (the judge).
         "opening": {"skill": opening(skill_arm), "baseline": opening(wf["bench-baseline"][0]),

@@ -36,6 +36,7 @@ from . import transcripts
 from .collect_answers import escalate, read_answers, write_judgments
 from .collect_audit import audit_trials
 from .collect_cells import find_cells, record_models
+from .collect_environment import record_environment
 from .collect_gate import run_gate
 from .collect_launch import Launches, next_step, write_launch_scripts
 from .collect_packets import write_packets
@@ -87,6 +88,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     run.plan = evolve(run.plan, packets=ordered)
     write_plan(run.run_dir, run.plan)
     record_models(run, found)
+    record_environment(run, found)
     go, stop = cells_to_rerun(run, found, audits)
     order = lambda k: (list(run.info.cases).index(k[0]), k[1])
     return evolve(status_of(run, found, audits, gated, answers, bad, escalated, redone),

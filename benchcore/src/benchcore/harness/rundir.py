@@ -15,6 +15,7 @@ from typing import Optional
 
 from .. import serde
 from ..casefile import parse_case
+from ..environment import EnvironmentEvidence
 from ..errors import BenchError
 from ..model import (ARMS, COMPARISONS, TRIALS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData,
                      evolve)
@@ -197,4 +198,6 @@ def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> Run
             td = read_trial(run_dir, info, case_id, n, prices, warnings)
             if td is not None:
                 trials.append(td)
-    return RunData(run=info, cases=tuple(cases), trials=tuple(trials))
+    env_path = run_dir / "environment.json"
+    environment = _load_json_file(EnvironmentEvidence, env_path) if env_path.is_file() else None
+    return RunData(run=info, cases=tuple(cases), trials=tuple(trials), environment=environment)

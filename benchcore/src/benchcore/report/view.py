@@ -8,7 +8,7 @@ No clock, no filesystem: the time of generation is an argument.
 Each section of the page is built in the module named for it, with its view classes:
 ``view_header`` (badges, the run's facts, the jump to the first failure),
 ``trend`` (the ribbons), ``view_verdict`` (headline, counts, notices),
-``view_cost`` (cost, estimate, budget) and ``view_cases`` with
+``view_cost`` (cost, estimate, budget), ``view_environment`` (what the arms shared) and ``view_cases`` with
 ``view_evidence`` (the case panels and the trials behind them).
 """
 
@@ -24,6 +24,7 @@ from . import fmt
 from .trend import Ribbon, build_ribbon
 from .view_cases import CasePanel, case_panel
 from .view_cost import CostTable, cost_table
+from .view_environment import EnvironmentView, environment_view
 from .view_header import Badge, MetaItem, axis_badge, efficacy_chip, first_failure, header_meta, regression_chip
 from .view_verdict import INFORMATIVE_NOTE, counts_line, run_notices
 
@@ -42,6 +43,7 @@ class ReportView:
     counts: str
     notices: tuple[str, ...]
     cost: CostTable
+    environment: Optional[EnvironmentView]
     cases: tuple[CasePanel, ...]
     generated_at: str
     version: str
@@ -69,6 +71,7 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
         counts=counts_line(result, two_arm),
         notices=run_notices(result, run),
         cost=cost_table(result, two_arm, run),
+        environment=environment_view(result),
         cases=tuple(case_panel(c, descriptions.get(c.id, c.description), trials, run, two_arm)
                     for c in result.cases),
         generated_at=generated_at,

@@ -1,0 +1,106 @@
+"""The environment card on the real Claude Code CLI (realcli/CLI_VERSION), offline.
+
+A three-arm run (the skill edited, not committed) in a project that shares its environment with the
+arms: a user and a project CLAUDE.md, a user hook that prints, and no ``includeGitInstructions: false``,
+so Claude Code's git status, which lists the edited SKILL.md, reaches every subagent. The card in
+results.json must read, from the transcripts: the pinned CLI version, the model, the permission mode
+(bypass, as the rig runs it), CLAUDE.md omitted for the agent types that say ``omitClaudeMd: true`` and
+loaded for the built-in types, the user's hook, and the git status naming the edited skill. Without
+bypass, the permission mode comes from the orchestrating session's transcript.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
+
+from brain import Brain, Scenario  # noqa: E402
+from rig import VERSION, Rig, cli_binary, require_cli  # noqa: E402
+from server import MessagesServer  # noqa: E402
+
+require_cli()
+
+BUILTIN = {"general-purpose", "workflow-subagent"}
+
+
+def sealed_types(rig: Rig) -> set[str]:
+    """The installed agent types whose file says omitClaudeMd: true."""
+    return {f.stem for f in (rig.repo / ".claude/agents").glob("*.md") if "\nomitClaudeMd: true\n" in f.read_text()}
+
+
+def test_card_reads_what_the_session_shared_with_each_arm(tmp_path):
+    rig = Rig(tmp_path, edited=True, cases=1)
+    (rig.repo / ".claude/settings.local.json").write_text("{}\n")  # git status reaches the arms
+    (rig.repo / ".claude/settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "*", "hooks": [{"type": "command", "command": "echo USER-HOOK"}]}]}}) + "\n")
+    (rig.home / ".claude").mkdir(exist_ok=True)
+    (rig.home / ".claude/CLAUDE.md").write_text("USER-MARKER: keep answers short.\n")
+    (rig.repo / "CLAUDE.md").write_text("PROJECT-MARKER: this repository holds skills.\n")
+    # The baseline's type seals CLAUDE.md (the types this checkout installs may already say so).
+    base = rig.repo / ".claude/agents/bench-baseline.md"
+    if base.is_file() and "omitClaudeMd:" not in base.read_text():
+        base.write_text(base.read_text().replace("\n---\n", "\nomitClaudeMd: true\n---\n", 1))
+    res = rig.run(Scenario(use_workflow=False), "/benchmark-skill greet", extra_args=("--disallowedTools", "Workflow"))
+    assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    [run] = rig.runs()
+    info = json.loads((run / "run.json").read_text())
+    assert info["shape"] == "three-arm"
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    lines = {l["key"]: l for l in results["environment"]["lines"]}
+
+    assert lines["cli_version"]["value"] == VERSION == "2.1.328"
+    assert lines["cli_version"]["source"] == "transcripts: 15 of 15 cells"
+    assert lines["model"]["value"] == "claude-opus-5-5"
+    assert lines["permission_mode"]["value"] == "bypassPermissions"
+    assert lines["permission_mode"]["source"] == "transcripts: 15 of 15 cells"
+
+    evidence = json.loads((run / "environment.json").read_text())
+    sealed = sealed_types(rig)
+    by_arm: dict[str, list] = {}
+    for c in evidence["cells"]:
+        by_arm.setdefault(c["arm"], []).append(c)
+    assert set(by_arm) == {"new", "baseline", "previous"}
+    for arm, cells in by_arm.items():
+        for c in cells:
+            if c["agent_type"] in sealed:
+                assert c["claude_md"] == [], (arm, c["agent_type"])
+            else:
+                assert c["agent_type"] in BUILTIN
+                assert [f.split(":")[0] for f in c["claude_md"]] == ["Project", "User"], (arm, c["agent_type"])
+    assert any(c["agent_type"] in sealed for c in evidence["cells"])
+    assert any(c["agent_type"] in BUILTIN for c in evidence["cells"])
+    assert lines["claude_md"]["status"] == "shared"
+    assert "baseline: omitted" in lines["claude_md"]["value"]
+
+    assert "others: PreToolUse: echo USER-HOOK" in lines["hooks"]["value"]
+    assert lines["hooks_configured"]["value"] == "PreToolUse: echo USER-HOOK (.claude/settings.json)"
+    assert lines["git_status"]["status"] == "shared"
+    assert lines["git_status"]["value"].endswith("naming the edited skill (skills/text/greet/SKILL.md)")
+    assert lines["git_status"]["source"] == "transcripts: 15 of 15 cells"
+
+
+def test_permission_mode_no_arm_records_comes_from_the_session(tmp_path):
+    # Without bypass (acceptEdits, the arms' tools allowed), no arm record carries the mode and no auto_mode
+    # attachment is written: only the orchestrating session's own prompt record says it.
+    rig = Rig(tmp_path, edited=False, cases=1)
+    with MessagesServer(Brain(rig.repo, Scenario(use_workflow=False))) as srv:
+        p = subprocess.run([str(cli_binary()), "-p", "/benchmark-skill greet", "--output-format", "stream-json",
+                            "--verbose", "--permission-mode", "acceptEdits", "--disallowedTools", "Workflow",
+                            "--allowedTools", "Bash(*)", "Read", "Write", "Edit"],
+                           cwd=rig.repo, env=dict(rig.env, ANTHROPIC_BASE_URL=srv.url), capture_output=True,
+                           text=True, timeout=900, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr[-2000:]
+    [run] = rig.runs()
+    evidence = json.loads((run / "environment.json").read_text())
+    assert len(evidence["cells"]) == 10 and all(c["permission_modes"] == [] for c in evidence["cells"])
+    assert [s["permission_modes"] for s in evidence["sessions"]] == [["acceptEdits"]]
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    lines = {l["key"]: l for l in results["environment"]["lines"]}
+    assert lines["permission_mode"]["value"].startswith("acceptEdits (the orchestrating session's")
+    assert lines["permission_mode"]["source"] == "session transcripts: 1 of 1"
+    # The rig's settings.local.json says includeGitInstructions: false: no arm is shown git status.
+    assert lines["git_status"]["value"] == "not in context" and lines["git_status"]["status"] == "sealed"
