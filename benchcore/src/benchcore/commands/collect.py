@@ -50,7 +50,8 @@ from ..model import Audit, AuditProblem, Case, ComparisonRecord, Judgment, RunIn
 from ..harness import assertions as hard
 from ..estimate import JUDGES
 from ..harness import costs, fanout, transcripts
-from ..harness.audit import Fingerprints, audit_cell, distinctive_lines, prompt_problem
+from ..harness.audit import Fingerprints, audit_cell, distinctive_lines, guard_problems, prompt_problem
+from ..harness.confine import read_log
 from ..harness.files import locked_run, not_regular, read_regular_bytes, read_text, write_atomic
 from ..harness.judging import AnswerError, draw_order, parse_text, same_prompt, to_judgment
 from ..harness.planfile import Cell, Packet, Plan, agent_tool_model, read_plan, write_plan
@@ -309,6 +310,7 @@ class RunCollector:
                                     skill_rel=skill_rel, tests_rel=tests_rel, run_rel=run_rel, world=cell.world,
                                     fingerprints=fingerprints):
                     problems.append({"arm": cell.arm, "problem": p})
+            problems += guard_problems(read_log(self.run_dir), cells)
             out[key] = problems
             audit = Audit(invalid=bool(problems), problems=tuple(AuditProblem(**p) for p in problems))
             _write_if_changed(self.tdir(*key) / "audit.json", serde.dumps(audit))

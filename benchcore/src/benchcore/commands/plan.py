@@ -39,7 +39,8 @@ from ..harness.transcript_io import price_table
 from ..harness.prompts import Templates, find_skill_dir
 from ..harness.tree import (SkillInfo, case_dirs, discover_skills, find_repo_root, fixture_path, load_cases,
                             load_options, validate_tree)
-from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches_subagents
+from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches_subagents, guard_command
+from ..harness.confine import register_runs
 from ..harness.worlds import _make_writable, default_temp_base, make_temp_root, make_world, new_nonce, run_setup, token
 
 RUNS_DIR = "tests/.reports/runs"
@@ -307,8 +308,11 @@ def run(args) -> int:
     run_dirs = " ".join(rel(r) for _, r, _ in runs)
     nxt = (f"launch the arm cells with {fanout.workflow_calls(scripts)} "
            f"({fanout.agent_tasks_phrase(scripts)}); then run: benchcore collect {run_dirs}")
-    settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
-                                                                  os.environ.get("BENCHCORE_COMMAND"))
+    register_runs(r for _, r, _ in runs)  # the guard confines these runs' arms until clean
+    base = args.temp_dir or default_temp_base()
+    settings_note = "" if args.keep_settings else allow_benchmark(
+        root, base, os.environ.get("BENCHCORE_COMMAND"),
+        guard=guard_command(os.environ.get("BENCHMARK_SKILL_DIR"), base))
     ests = [read_run_info(r).estimate for _, r, _ in runs]
     total = total_of(e for e in ests if e is not None) if all(e is not None for e in ests) else None
     if args.json:

@@ -114,6 +114,20 @@ def _shown(result: str, lines: Iterable[str]) -> str | None:
     return None
 
 
+def guard_problems(records: Iterable[dict], cells: Iterable) -> list[dict]:
+    """The guard's refusals (guard.jsonl records) of a trial's cells, as audit problems: an arm that tried to
+    reach outside its world is named with what it tried, whether or not the attempt shows in its transcript."""
+    arms = {c.id: c.arm for c in cells}
+    out = []
+    for r in records:
+        if r.get("cell") in arms:
+            what = r.get("input")
+            what = what.get("command") or what.get("file_path") or what.get("path") if isinstance(what, dict) else what
+            out.append({"arm": arms[r["cell"]], "problem": f"the benchmark's guard refused ({r.get('decision')}) its "
+                                                           f"{r.get('tool')} {_short(str(what))}: {r.get('reason')}"})
+    return out
+
+
 def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
                own_copy: str | None, case_files: Iterable[str], skill_rel: str = "", tests_rel: str = "",
                run_rel: str = "", world: str = "", fingerprints: Fingerprints = Fingerprints()) -> list[str]:
