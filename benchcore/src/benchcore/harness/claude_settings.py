@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -37,6 +38,7 @@ from .agents import config_dir
 from .files import write_atomic
 
 LOCAL = Path(".claude") / "settings.local.json"
+GUARD_SETTLE = float(os.environ.get("BENCHCORE_GUARD_SETTLE", "3"))
 COMMANDS = ("plan", "collect", "render", "clean")
 
 
@@ -184,6 +186,10 @@ def allow_benchmark(repo_root: Path, folder: Path, command: Optional[str],
     if need_guard and not _add_hook(data, guard):
         return f"note: {LOCAL} has \"hooks\" of a shape Claude Code does not read, so benchcore left it alone; {by_hand}"
     _write(target, json.dumps(data, indent=2) + "\n")
+    if need_guard:
+        # Claude Code loads a changed settings file about 1.5 s after the write (measured on 2.1.328: an arm's
+        # calls in that window ran unguarded); plan returns only once the hook is in force.
+        time.sleep(GUARD_SETTLE)
     what = ([f"the worlds folder {folder} to additionalDirectories"] if need_dir else []) + \
            ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else []) + \
            (["the benchmark's guard (a PreToolUse hook that allows each arm's tool calls inside its own world and "
