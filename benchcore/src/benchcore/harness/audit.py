@@ -116,14 +116,15 @@ def _shown(result: str, lines: Iterable[str]) -> str | None:
 
 def guard_problems(records: Iterable[dict], cells: Iterable) -> list[dict]:
     """The guard's refusals (guard.jsonl records) of a trial's cells, as audit problems: an arm that tried to
-    reach outside its world is named with what it tried, whether or not the attempt shows in its transcript."""
-    arms = {c.id: c.arm for c in cells}
+    reach outside its world is named with what it tried, whether or not the attempt shows in its transcript.
+    A record counts for the cell's current attempt only (a re-run gets a fresh world)."""
+    arms = {(c.id, c.world): c.arm for c in cells}
     out = []
     for r in records:
-        if r.get("cell") in arms:
+        if (r.get("cell"), r.get("world")) in arms:
             what = r.get("input")
             what = what.get("command") or what.get("file_path") or what.get("path") if isinstance(what, dict) else what
-            out.append({"arm": arms[r["cell"]], "problem": f"the benchmark's guard refused ({r.get('decision')}) its "
+            out.append({"arm": arms[(r["cell"], r["world"])], "problem": f"the benchmark's guard refused ({r.get('decision')}) its "
                                                            f"{r.get('tool')} {_short(str(what))}: {r.get('reason')}"})
     return out
 

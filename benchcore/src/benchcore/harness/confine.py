@@ -250,11 +250,11 @@ def hook(payload: str, base: Path, wait: float = WAIT_SECONDS) -> str:
     if found is None:
         if not is_arm_type(agent_type):
             return ""
-        decision, run_dir, cell_id = Decision(DENY, "this arm's planned task was not found, so the benchmark "
-                                                    "cannot confine it"), plans[-1]["_run_dir"], None
+        decision, run_dir, cell_id, world = Decision(DENY, "this arm's planned task was not found, so the "
+                                                           "benchmark cannot confine it"), plans[-1]["_run_dir"], None, None
     else:
         plan, cell = found
-        run_dir, cell_id = plan["_run_dir"], cell.get("id")
+        run_dir, cell_id, world = plan["_run_dir"], cell.get("id"), cell.get("world")
         try:
             decision = decide(tool, tool_input, cell["world"], cell.get("skill_dir"))
         except Exception as exc:  # fail closed for an arm
@@ -264,6 +264,7 @@ def hook(payload: str, base: Path, wait: float = WAIT_SECONDS) -> str:
     if decision.kind != ALLOW:
         try:
             record(run_dir, {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "cell": cell_id,
+                             "world": world,
                              "agent_id": agent_id, "agent_type": agent_type, "tool": tool,
                              "input": _short(tool_input), "decision": decision.kind, "reason": decision.reason})
         except OSError:
