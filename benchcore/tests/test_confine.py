@@ -199,3 +199,15 @@ def test_the_shell_prefilter_skips_python_for_calls_that_cannot_be_an_arms(tmp_p
     for payload in ('{"tool_name": "Bash"}', '{"agent_id": "a1", "tool_name": "Bash"}'):
         p = subprocess.run([str(script), str(tmp_path)], input=payload, capture_output=True, text=True, env=env)
         assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+
+
+def test_the_audit_charges_a_refusal_to_the_attempt_that_made_it():
+    from benchcore.harness.audit import guard_problems
+    from benchcore.harness.planfile import Cell
+
+    cell = lambda world: Cell(id="c/t1/new", case="c", trial=1, arm="new", world=world, skill_dir=None, prompt="p")
+    records = [{"cell": "c/t1/new", "world": "/w1", "tool": "Bash", "input": {"command": "cat /etc/passwd"},
+                "decision": "deny", "reason": "outside"}]
+    first = guard_problems(records, [cell("/w1")])
+    assert [p["arm"] for p in first] == ["new"] and "cat /etc/passwd" in first[0]["problem"]
+    assert guard_problems(records, [cell("/w2")]) == []  # the re-run's fresh world
