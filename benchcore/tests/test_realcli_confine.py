@@ -107,3 +107,21 @@ def test_an_arm_is_confined_to_its_world_and_copy(tmp_path):
     collect = json.loads((run / "collect.json").read_text())
     assert collect["invalid_trials"] == [] or all(t["trial"] == "01-hello-1/t1" for t in collect["invalid_trials"])
     assert (rig.repo / "tests/.reports/greet.results.json").is_file()
+
+
+def test_in_world_work_asks_nothing_in_default_mode(tmp_path):
+    """The user's terminal, default permission mode: arms write their answer, and run git add, diff --staged
+    and commit in their worlds, and the with-skill arm reads its copy; the guard allows all of it, so no
+    dialog comes from inside a fan-out (before the guard, each such command asked)."""
+    require_cli("tmux")
+    from interactive import InteractiveRig
+
+    rig = Rig(tmp_path, edited=False, cases=1)
+    session = InteractiveRig(rig).run(Scenario(arm_commands=WORK, think=2.0), "/benchmark-skill greet", timeout=600)
+    titles = [f"{d.title} | {d.subject}" for d in session.dialogs]
+    assert not [t for t in titles if "workflow" in t.split("|")[0] and "Workflow(" not in t], titles
+    assert not [t for t in titles if "agent" in t.split("|")[0]], titles
+    [run] = rig.runs()
+    assert not (run / "guard.jsonl").exists() or not (run / "guard.jsonl").read_text().strip()
+    assert json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())["incomplete"] is False
+    print(f"\n{len(session.dialogs)} dialogs: {titles}")

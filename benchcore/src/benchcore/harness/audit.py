@@ -118,15 +118,12 @@ def guard_problems(records: Iterable[dict], cells: Iterable) -> list[dict]:
     """The guard's refusals (guard.jsonl records) of a trial's cells, as audit problems: an arm that tried to
     reach outside its world is named with what it tried, whether or not the attempt shows in its transcript.
     A record counts for the cell's current attempt only (a re-run gets a fresh world)."""
+    from .confine import attempted
+
     arms = {(c.id, c.world): c.arm for c in cells}
-    out = []
-    for r in records:
-        if (r.get("cell"), r.get("world")) in arms:
-            what = r.get("input")
-            what = what.get("command") or what.get("file_path") or what.get("path") if isinstance(what, dict) else what
-            out.append({"arm": arms[(r["cell"], r["world"])], "problem": f"the benchmark's guard refused ({r.get('decision')}) its "
-                                                           f"{r.get('tool')} {_short(str(what))}: {r.get('reason')}"})
-    return out
+    return [{"arm": arms[(r.get("cell"), r.get("world"))],
+             "problem": f"the benchmark's guard refused ({r.get('decision')}) its {attempted(r, 160)}: {r.get('reason')}"}
+            for r in records if (r.get("cell"), r.get("world")) in arms]
 
 
 def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],

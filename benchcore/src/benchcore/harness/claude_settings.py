@@ -99,7 +99,8 @@ def guard_command(skill_dir: Optional[str], base: Path) -> Optional[str]:
     if not skill_dir:
         return None
     script = Path(skill_dir) / "scripts" / "guard"
-    return f"{shlex.quote(str(script))} {shlex.quote(str(Path(base).resolve()))}" if script.is_file() else None
+    # Run through sh: a copy that lost its executable bit (an unpacked plugin) still runs.
+    return f"sh {shlex.quote(str(script))} {shlex.quote(str(Path(base).resolve()))}" if script.is_file() else None
 
 
 def _hook_commands(data: dict) -> list[str]:

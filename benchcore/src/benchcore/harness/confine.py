@@ -289,3 +289,20 @@ def read_log(run_dir: Path) -> list[dict]:
         if isinstance(rec, dict):
             out.append(rec)
     return out
+
+
+def attempted(record: dict, limit: int = 200) -> str:
+    """A guard.jsonl record's tool call in words: the tool and its command or path."""
+    what = record.get("input")
+    if isinstance(what, dict):
+        what = next((what[k] for k in ("command", "file_path", "notebook_path", "path", "pattern", "skill", "prompt")
+                     if isinstance(what.get(k), str)), json.dumps(what))
+    what = str(what)
+    return f"{record.get('tool')} {what if len(what) <= limit else what[:limit] + '...'}"
+
+
+def refusals(run_dir: Path, case_id: str, trial: int) -> tuple[str, ...]:
+    """One line per guard refusal of a trial's arms, every attempt (for the report's trial details)."""
+    prefix = f"{case_id}/t{trial}/"
+    return tuple(f"{r['cell'][len(prefix):]}'s {attempted(r)} ({r.get('decision')}: {r.get('reason')})"
+                 for r in read_log(run_dir) if isinstance(r.get("cell"), str) and r["cell"].startswith(prefix))
