@@ -121,6 +121,8 @@ def test_in_world_work_asks_nothing_in_default_mode(tmp_path):
     titles = [f"{d.title} | {d.subject}" for d in session.dialogs]
     assert not [t for t in titles if "workflow" in t.split("|")[0] and "Workflow(" not in t], titles
     assert not [t for t in titles if "agent" in t.split("|")[0]], titles
+    # What remains: the first benchcore plan and Claude Code's confirmation of the two fan-outs.
+    assert len(session.dialogs) == 3 and sum("dynamic workflow" in d.question for d in session.dialogs) == 2, titles
     [run] = rig.runs()
     assert not (run / "guard.jsonl").exists() or not (run / "guard.jsonl").read_text().strip()
     assert json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())["incomplete"] is False
