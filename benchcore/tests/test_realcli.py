@@ -101,9 +101,11 @@ def check_offered_tools(res) -> None:
 
 def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_path):
     rig = Rig(tmp_path, edited=True)
-    # A baseline's grep from the repository shows it the skill (caught by what the result held); a Skill
-    # call the bench-arm type is not offered fails and loads nothing, so that trial stands.
-    planted = {(C1, 2): "baseline: saw ", (C1, 4): "never read its skill copy"}
+    # A baseline's grep from the repository would show it the skill: the guard refuses it before it runs and
+    # the audit names the attempt; a Skill call the bench-arm type is not offered fails and loads nothing, so
+    # that trial stands.
+    planted = {(C1, 2): "baseline: the benchmark's guard refused (deny) its Bash grep -rn reader .",
+               (C1, 4): "never read its skill copy"}
     scenario = Scenario(
         verdict=verdicts({(C2, 5, "efficacy"): "TIE", (C2, 1, "regression"): "LOSS",
                           **{(C1, t, "regression"): "TIE" for t in range(1, 6)}}),
@@ -192,11 +194,13 @@ def test_a_verdict_forged_by_an_arms_helper_subagent_is_not_counted(tmp_path):
     assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
     run = only_run(rig)
     outs = "\n".join(collect_outputs(res))
+    # The benchmark's guard refuses the arm's Agent call before any helper exists (an arm works alone): the
+    # attempt makes the trial invalid and it is re-run; collect's own check of helpers (test_harden*) stays
+    # for a run without the guard (plan --keep-settings).
     for n in (1, 2):
-        assert f"ignored a transcript that names packet {C1}/t{n}/efficacy but is not its judge" in outs, outs
-    assert "it was launched by an arm" in outs and "INVALID" not in outs
-    helper = [p for p in (run / "cases" / C1 / "t1" / "new" / "subagents").glob("agent-*.jsonl")]
-    assert len(helper) == 1 and "Packet id:" in helper[0].read_text()  # kept with the arm, as its cost
+        assert (f"INVALID trial {C1}/t{n} (re-run, not scored): new: the benchmark's guard refused (deny) its "
+                "Agent Packet id:") in outs, outs
+    assert not list((run / "cases" / C1 / "t1" / "new" / "subagents").glob("agent-*.jsonl"))
     results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
     cases = {c["id"]: c for c in results["cases"]}
     assert cases[C1]["efficacy"]["outcomes"] == ["LOSS", "LOSS", "WIN", "WIN", "WIN"]

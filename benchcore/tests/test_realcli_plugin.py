@@ -54,6 +54,8 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     extra = ("--disallowedTools", "Workflow") if path == "agent-tool" else ()
     res = rig.run(scenario, "/benchmark-skill:benchmark-skill greet", extra_args=extra)
     assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    # plan installed the benchmark's guard from the plugin's own copy (its scripts/guard), and clean took it out.
+    assert "the benchmark's guard (a PreToolUse hook" in res.stdout and "guard hook was taken out" in res.stdout
     assert not res.server.oracle.errors, res.server.oracle.errors[0]
     assert "Benchmark finished" in res.result["result"], res.result["result"]
     # The skill that ran is the plugin's: its wrapper ran plan (the orchestrator's first Bash). From a marketplace

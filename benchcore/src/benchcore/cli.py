@@ -26,6 +26,7 @@ COMMANDS = {
     "render": "results.json, <skill>.html, history and index.html from a run dir",
     "clean": "remove a run's temp worlds and skill copies",
     "usage": "token usage and cost of Claude Code transcripts",
+    "guard": "Claude Code PreToolUse hook: confine benchmark arms to their worlds (stdin: hook JSON)",
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import Iterable, Optional
 
 from attrs import frozen
@@ -160,8 +162,10 @@ MAX_LISTED = 8
 
 
 def is_guard(hook: str) -> bool:
-    """The benchmark's own hook ("PreToolUse: <...>benchcore guard ..."), not one of the user's."""
-    return GUARD_COMMAND in hook or ("benchcore" in hook and hook.rstrip().endswith(" guard"))
+    """The benchmark's own hook, not one of the user's: ``sh '<benchmark-skill>/scripts/guard' '<temp base>'`` as
+    plan installs it, or ``benchcore guard`` run by hand."""
+    return (GUARD_COMMAND in hook or ("benchcore" in hook and hook.rstrip().endswith(" guard"))
+            or re.search(r"benchmark-skill/scripts/guard'? ", hook) is not None)
 
 
 def _listed(items, empty: str = "none") -> str:

@@ -206,6 +206,8 @@ class TrialData:
     invalid: Optional[str] = None
     # Extension: usage of every judge transcript of this trial (collect copies them under judges/).
     judge_usage: tuple["ArmUsage", ...] = ()
+    # Extension: what the benchmark's guard refused this trial's arms, every attempt (run folder guard.jsonl).
+    guard: tuple[str, ...] = ()
 
 
 @frozen

@@ -110,6 +110,9 @@ class Scenario:
     # What an arm runs in its world after reading its copy (each a Bash command, "{world}" filled in); the
     # default writes the answer files.
     arm_commands: Optional[list] = None
+    # Cell id -> tool calls an arm makes on its first attempt before its work: (tool name, input), every
+    # string in the input formatted with {world} and {repo} (attempts to reach outside, for the guard).
+    escapes: dict = field(default_factory=dict)
     use_workflow: bool = True
     # Seconds the orchestrator "thinks" before each response, as a real model takes time.
     think: float = 0.0
@@ -201,6 +204,9 @@ class Brain:
                                               "description": "Look for house rules"}))
             if planted(self.s.baseline_calls_skill):
                 steps.append(ToolUse("Skill", {"skill": self.skill}))
+        if planted(self.s.escapes):
+            fill = lambda v: v.format(world=world, repo=self.repo) if isinstance(v, str) else v
+            steps += [ToolUse(name, {k: fill(v) for k, v in data.items()}) for name, data in self.s.escapes[cid]]
         if self.s.arm_commands is not None:
             steps += [ToolUse("Bash", {"command": c.format(world=world), "description": "Work in the world"})
                       for c in self.s.arm_commands]

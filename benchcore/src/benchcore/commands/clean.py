@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from ..errors import BenchError
+from ..harness.confine import release
 from ..harness.planfile import read_plan
 from ..harness.worlds import is_temp_root, remove_temp_root
 
@@ -37,11 +38,14 @@ def run(args) -> int:
     for run_dir, plan, root in todo:
         existed = remove_temp_root(root, plan.run_id, plan.temp_nonce, Path(plan.repo or run_dir))
         results.append({"run_dir": str(run_dir), "temp_root": str(root), "removed": existed})
+    notes = {release(Path(plan.repo or run_dir), root.parent) for run_dir, plan, root in todo} - {""}
     if args.json:
         print(json.dumps({"cleaned": results}, indent=1))
         return 0
     for r in results:
         state = "removed" if r["removed"] else "already gone"
         print(f"{r['run_dir']}: worlds and skill copies {state} ({r['temp_root']})")
+    for note in sorted(notes):
+        print(note)
     print("next: nothing; the run directory and reports stay (open the report benchcore render printed)")
     return 0

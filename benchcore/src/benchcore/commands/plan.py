@@ -27,7 +27,8 @@ from .. import serde
 from ..errors import BenchError
 from ..model import Budget, TRIALS
 from ..harness import gitrepo
-from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches_subagents
+from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches_subagents, guard_command
+from ..harness.confine import register_runs
 from ..harness.files import shown_path
 from ..harness.plan_decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
 from ..harness.plan_estimate import arms_phrase, budget_phrase, estimate_line
@@ -75,8 +76,11 @@ def run(args) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     planned = plan_runs(root, decisions, branch, seed, args.temp_dir, args.baseline_agent)
     runs, ests, nxt = planned.runs, planned.estimates, planned.next
-    settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
-                                                                  os.environ.get("BENCHCORE_COMMAND"))
+    register_runs(r for _, r, _ in runs)  # the guard confines these runs' arms until clean
+    base = args.temp_dir or default_temp_base()
+    settings_note = "" if args.keep_settings else allow_benchmark(
+        root, base, os.environ.get("BENCHCORE_COMMAND"),
+        guard=guard_command(os.environ.get("BENCHMARK_SKILL_DIR"), base))
     if args.json:
         print(json.dumps({
             "runs": [{"run_dir": str(r), "skill": d.skill.name, "shape": d.shape, "why": d.why,

@@ -167,6 +167,18 @@ def _shown(result: str | Shown, lines: Iterable[str]) -> str | None:
     return (result if isinstance(result, Shown) else Shown(result)).first(lines)
 
 
+def guard_problems(records: Iterable[dict], cells: Iterable) -> list[dict]:
+    """The guard's refusals (guard.jsonl records) of a trial's cells, as audit problems: an arm that tried to
+    reach outside its world is named with what it tried, whether or not the attempt shows in its transcript.
+    A record counts for the cell's current attempt only (a re-run gets a fresh world)."""
+    from .confine import attempted
+
+    arms = {(c.id, c.world): c.arm for c in cells}
+    return [{"arm": arms[(r.get("cell"), r.get("world"))],
+             "problem": f"the benchmark's guard refused ({r.get('decision')}) its {attempted(r, 160)}: {r.get('reason')}"}
+            for r in records if (r.get("cell"), r.get("world")) in arms]
+
+
 def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
                own_copy: str | None, case_files: Iterable[str], skill_rel: str = "", tests_rel: str = "",
                run_rel: str = "", world: str = "", fingerprints: Fingerprints = Fingerprints()) -> list[str]:

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -36,6 +38,7 @@ from .agents import config_dir
 from .files import read_json_object as _load, write_atomic
 
 LOCAL = Path(".claude") / "settings.local.json"
+GUARD_SETTLE = float(os.environ.get("BENCHCORE_GUARD_SETTLE", "3"))
 COMMANDS = ("plan", "collect", "render", "clean")
 
 
@@ -82,8 +85,60 @@ def command_rules(command: Optional[str]) -> list[str]:
     return [f"Bash({command} {sub} *)" for sub in COMMANDS]
 
 
+def guard_command(skill_dir: Optional[str], base: Path) -> Optional[str]:
+    """The guard hook's command line: the skill's ``scripts/guard`` with the temp base (None without the skill
+    folder, as when benchcore runs outside the skill's wrapper)."""
+    if not skill_dir:
+        return None
+    script = Path(skill_dir) / "scripts" / "guard"
+    # Run through sh: a copy that lost its executable bit (an unpacked plugin) still runs.
+    return f"sh {shlex.quote(str(script))} {shlex.quote(str(Path(base).resolve()))}" if script.is_file() else None
+
+
+def _hook_commands(data: dict) -> list[str]:
+    out = []
+    entries = (data.get("hooks") or {}).get("PreToolUse") if isinstance(data.get("hooks"), dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        for h in (entry.get("hooks") if isinstance(entry, dict) else None) or []:
+            if isinstance(h, dict) and isinstance(h.get("command"), str):
+                out.append(h["command"])
+    return out
+
+
+def _add_hook(data: dict, command: str) -> bool:
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict) or not isinstance(hooks.setdefault("PreToolUse", []), list):
+        return False
+    hooks["PreToolUse"].append({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]})
+    return True
+
+
+def remove_guard(repo_root: Path, command: Optional[str]) -> bool:
+    """Take the guard hook ``command`` out of ``.claude/settings.local.json`` (``clean``, when no run is left
+    active); True when it was there. Every other setting stays."""
+    target = repo_root / LOCAL
+    if not command or target.is_symlink() or not target.is_file():
+        return False
+    data = _load(target)
+    entries = (data.get("hooks") or {}).get("PreToolUse") if isinstance(data.get("hooks"), dict) else None
+    if not isinstance(entries, list):
+        return False
+    kept = [e for e in entries if not (isinstance(e, dict) and [h.get("command") for h in e.get("hooks") or []
+                                                                if isinstance(h, dict)] == [command])]
+    if len(kept) == len(entries):
+        return False
+    if kept:
+        data["hooks"]["PreToolUse"] = kept
+    else:
+        del data["hooks"]["PreToolUse"]
+        if not data["hooks"]:
+            del data["hooks"]
+    _write(target, json.dumps(data, indent=2) + "\n")
+    return True
+
+
 def allow_benchmark(repo_root: Path, folder: Path, command: Optional[str],
-                    config: Optional[Path] = None) -> str:
+                    config: Optional[Path] = None, guard: Optional[str] = None) -> str:
     """Make ``folder`` (every run's worlds) a working directory and allow the benchmark's own commands, in
     ``.claude/settings.local.json``, where no settings file has them yet; return the line to print (empty
     when nothing was missing). A settings file Claude Code could not read is left alone: the line then says
@@ -95,10 +150,12 @@ def allow_benchmark(repo_root: Path, folder: Path, command: Optional[str],
     need_dir = not any(_covers(_perm_list(d, "additionalDirectories"), folder, repo_root) for d in loaded)
     have = {r for d in loaded for r in _perm_list(d, "allow") if isinstance(r, str)}
     need_rules = [r for r in command_rules(command) if r not in have]
-    if not need_dir and not need_rules:
+    need_guard = bool(guard) and not any(guard in _hook_commands(d) for d in loaded)
+    if not need_dir and not need_rules and not need_guard:
         return ""
     wanted = ([f'"additionalDirectories": [{json.dumps(str(folder))}]'] if need_dir else []) + \
-             ([f'"allow": {json.dumps(need_rules)}'] if need_rules else [])
+             ([f'"allow": {json.dumps(need_rules)}'] if need_rules else []) + \
+             ([f'a "PreToolUse" hook running {guard}'] if need_guard else [])
     by_hand = (f"add {', '.join(wanted)} under \"permissions\" in {LOCAL} yourself, or expect permission dialogs "
                "for each arm's reads and for benchcore's commands")
     target = repo_root / LOCAL
@@ -119,9 +176,17 @@ def allow_benchmark(repo_root: Path, folder: Path, command: Optional[str],
         perms.setdefault("additionalDirectories", []).append(str(folder))
     if need_rules:
         perms.setdefault("allow", []).extend(need_rules)
+    if need_guard and not _add_hook(data, guard):
+        return f"note: {LOCAL} has \"hooks\" of a shape Claude Code does not read, so benchcore left it alone; {by_hand}"
     _write(target, json.dumps(data, indent=2) + "\n")
+    if need_guard:
+        # Claude Code loads a changed settings file about 1.5 s after the write (measured on 2.1.328: an arm's
+        # calls in that window ran unguarded); plan returns only once the hook is in force.
+        time.sleep(GUARD_SETTLE)
     what = ([f"the worlds folder {folder} to additionalDirectories"] if need_dir else []) + \
-           ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else [])
+           ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else []) + \
+           (["the benchmark's guard (a PreToolUse hook that allows each arm's tool calls inside its own world and "
+             "skill copy, refuses the rest, and decides nothing for any other tool call)"] if need_guard else [])
     return (f"note: added {' and '.join(what)} in {LOCAL}, so a run asks no permission per cell "
             "(remove them to undo; plan --keep-settings leaves the file alone)")
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from .. import serde
 from ..model import Audit, AuditProblem
 from . import transcripts
-from .audit import Fingerprints, audit_cell, distinctive_lines, prompt_problem
+from .audit import Fingerprints, audit_cell, distinctive_lines, guard_problems, prompt_problem
+from .confine import read_log
 from .collect_state import RunState, write_if_changed
 from .files import read_text
 from .planfile import Cell
@@ -68,6 +69,7 @@ def audit_trials(run: RunState, found: dict[str, transcripts.Transcript], change
     repo = run.plan.repo
     skill_rel = run.info.skill.path
     tests_rel = tests_path_of(run.info.skill)
+    guard_log = read_log(run.run_dir)
     for key, cells in by_trial.items():
         if not all(c.id in found for c in cells):
             continue
@@ -93,6 +95,7 @@ def audit_trials(run: RunState, found: dict[str, transcripts.Transcript], change
                                 skill_rel=skill_rel, tests_rel=tests_rel, run_rel=run_rel, world=cell.world,
                                 fingerprints=fingerprints):
                 problems.append({"arm": cell.arm, "problem": p})
+        problems += guard_problems(guard_log, cells)
         out[key] = problems
         audit = Audit(invalid=bool(problems), problems=tuple(AuditProblem(**p) for p in problems))
         write_if_changed(run.tdir(*key) / "audit.json", serde.dumps(audit))

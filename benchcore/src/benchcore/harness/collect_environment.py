@@ -28,10 +28,24 @@ def record_environment(run: RunState, found: dict) -> EnvironmentEvidence:
         cells.append(cell_evidence(cell.id, cell.arm, agent_type(cdir / "meta.json"),
                                    read_records(cdir / "transcript.jsonl")))
     repo = Path(run.plan.repo) if run.plan.repo else None
-    evidence = EnvironmentEvidence(cells=tuple(cells), settings=read_settings(repo, config_dir()),
-                                   sessions=read_sessions(sorted({c.session for c in cells if c.session})))
+    before = _previous(run.run_dir / ENVIRONMENT_FILE)
+    # The settings as the first collect after the arms found them (closest to the run; clean later takes the
+    # guard out), and a session whose transcript Claude Code has since removed keeps what was read of it.
+    settings = before.settings if before is not None and before.settings else read_settings(repo, config_dir())
+    found_sessions = {s.session: s for s in read_sessions(sorted({c.session for c in cells if c.session}))}
+    kept = {s.session: s for s in (before.sessions if before is not None else ())}
+    sessions = tuple(found_sessions.get(sid) or kept[sid] for sid in sorted(set(found_sessions) | set(kept)))
+    evidence = EnvironmentEvidence(cells=tuple(cells), settings=settings, sessions=sessions)
     write_if_changed(run.run_dir / ENVIRONMENT_FILE, serde.dumps(evidence))
     return evidence
+
+
+def _previous(path: Path) -> Optional[EnvironmentEvidence]:
+    """What an earlier collect wrote, or None (missing or unreadable: read afresh)."""
+    try:
+        return serde.loads(EnvironmentEvidence, path.read_text(encoding="utf-8"))
+    except Exception:  # noqa: BLE001 - a damaged file is rewritten from what is read now
+        return None
 
 
 def read_sessions(sessions: list[str]) -> tuple[SessionEvidence, ...]:

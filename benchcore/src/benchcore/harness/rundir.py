@@ -169,8 +169,10 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
         audit = _load_json_file(Audit, apath)
         if audit.invalid:
             invalid = "; ".join(f"{p.arm}: {p.problem}" for p in audit.problems) or "marked invalid by the audit"
+    from .confine import refusals
     return TrialData(case=case_id, trial=trial, outputs=outputs, usage=usage, assertions=assertions,
-                     comparisons=comparisons, invalid=invalid, judge_usage=tuple(judge_usage))
+                     comparisons=comparisons, invalid=invalid, judge_usage=tuple(judge_usage),
+                     guard=refusals(run_dir, case_id, trial))
 
 
 def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> RunData:

@@ -1,0 +1,27 @@
+"""benchcore guard [<temp-base>]: the PreToolUse hook that confines benchmark arms (stdin: Claude Code's hook JSON).
+
+Prints Claude Code's hook answer for an arm of an active run ("allow" inside its
+world and skill copy, "deny" or "ask" otherwise) and nothing for any other tool
+call. ``plan`` registers it in .claude/settings.local.json through the skill's
+``scripts/guard``, which skips Python for calls that cannot be an arm's.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..harness.confine import hook
+from ..harness.worlds import default_temp_base
+
+
+def add_arguments(p) -> None:
+    p.add_argument("base", nargs="?", type=Path, metavar="temp-base",
+                   help="the folder holding the runs' temp roots (default: <tmp>/benchcore, as plan uses)")
+
+
+def run(args) -> int:
+    out = hook(sys.stdin.read(), args.base or default_temp_base())
+    if out:
+        print(out)
+    return 0
