@@ -7,14 +7,17 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
+WALKTHROUGH = REPO / "docs/writing-cases.md"
 
 pytestmark = pytest.mark.skipif(not README.is_file(), reason="needs the repository around benchcore/")
 
 
 def test_the_walked_through_case_is_quoted_verbatim():
-    text = README.read_text()
+    # The README's "Writing cases" links to this walkthrough of a real case, line by line.
+    assert "(docs/writing-cases.md)" in README.read_text()
+    text = WALKTHROUGH.read_text()
     case = (REPO / "tests/git/commit-message/01-rounding-fix/case.md").read_text()
-    section = text[text.index("## Writing cases"):text.index("## Reading the report")]
+    section = text[text.index("## One case, line by line"):text.index("## The samples beside the case")]
     blocks = re.findall(r"^(`{3,4})markdown\n(.*?)^\1$", section, flags=re.S | re.M)
     assert len(blocks) == 4
     for _, block in blocks:
