@@ -1,6 +1,6 @@
 """The vocabulary of a benchmark run: frozen attrs classes, no behaviour, no I/O.
 
-Wire names follow ../shared/design/CONTRACT.md exactly; the one place an
+Wire names follow docs/run-format.md exactly; the one place an
 attribute name differs from its wire name (``passed`` <-> ``"pass"``) is
 handled by the single converter in :mod:`benchcore.serde`.
 """
