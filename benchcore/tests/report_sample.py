@@ -2,7 +2,7 @@
 
 Each builder returns ``(SkillResult, RunData, history)`` that agree with one
 another the way ``benchcore render`` would produce them: the per-case counts
-below follow CONTRACT section 3 and are spelled out, not computed by the code
+below follow docs/run-format.md, the rules and are spelled out, not computed by the code
 under test.
 
 Run as a script to write sample pages for a look in a browser:

@@ -1,4 +1,4 @@
-"""case.md parsing (CONTRACT section 1): what parses, and errors that name the line and the fix."""
+"""case.md parsing (docs/case-format.md): what parses, and errors that name the line and the fix."""
 
 import textwrap
 

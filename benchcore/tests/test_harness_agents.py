@@ -117,7 +117,7 @@ def test_a_plugin_listing_no_agents_offers_its_agents_folder(where):
 
 
 def test_a_plugin_folder_in_the_personal_skills_folder_is_loaded_as_a_plugin(where):
-    # CLAUDE-CODE.md section 0: a plugin folder at ~/.claude/skills/<name>/ loads as a plugin.
+    # measured on the real CLI: docs/internals.md: a plugin folder at ~/.claude/skills/<name>/ loads as a plugin.
     repo, config = where
     root = config / "skills" / "benchmark-skill"
     write(root / ".claude-plugin" / "plugin.json", json.dumps({"name": "benchmark-skill"}))

@@ -86,7 +86,7 @@ def test_the_shipped_script_takes_the_same_object_as_args():
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_shipped_script_keeps_the_workflow_dialect():
     # The Workflow tool needs `export const meta = {...}` first and as a pure literal, and a body that
-    # touches no file, clock, randomness or Node API (CLAUDE-CODE.md section 3).
+    # touches no file, clock, randomness or Node API (measured on the real CLI: docs/internals.md).
     text = (SKILL_DIR / fanout.SCRIPT).read_text()
     assert text.startswith("export const meta = {")
     meta = text[len("export const meta = "):text.index("\n}\n") + 2]

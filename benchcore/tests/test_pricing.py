@@ -1,7 +1,7 @@
 """Dollars at Claude Code's own prices: every catalog row, provider ids, the long-prompt tier, per response.
 
 Expected figures are hand-computed from the catalog table in the design notes
-(CLAUDE-CODE.md section 0, "Prices"), written out again below, not read from
+(measured on the real CLI: docs/internals.md), written out again below, not read from
 prices.json: a wrong price in the data fails here.
 """
 

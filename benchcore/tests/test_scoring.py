@@ -1,4 +1,4 @@
-"""Table-driven tests of the pass rules (CONTRACT section 3), one table per function."""
+"""Table-driven tests of the pass rules (docs/run-format.md, the rules), one table per function."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Transcript usage (CONTRACT section 4) and pricing, on committed fixtures and the shared real samples.
+"""Transcript usage (docs/run-format.md, usage and cost) and pricing, on committed fixtures and the shared real samples.
 
 The project's fixtures under tests/fixtures/transcripts/ are hand-written in
 the real formats; each test states the arithmetic behind its expected figures.

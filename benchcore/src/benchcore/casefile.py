@@ -1,7 +1,7 @@
 """case.md text -> :class:`benchcore.model.Case`, or a CaseError naming the line and the fix.
 
 Pure: the caller reads the file and checks the fixture on disk. The format is
-CONTRACT section 1 (documented for users in docs/case-format.md)::
+docs/case-format.md::
 
     ---
     description: one line

@@ -5,7 +5,7 @@ Each command lives in ``benchcore/commands/<name>.py`` and exposes
 Modules are imported only when their command runs, so ``benchcore --help``
 starts fast (Jinja2 is imported by render alone).
 
-Exit codes (CONTRACT section 7): 0 done; 1 done, but a verdict is red or the
+Exit codes (README, Exit codes): 0 done; 1 done, but a verdict is red or the
 run is incomplete; 2 bad input, nothing written; 3 internal error (a bug in
 benchcore: a one-line message and where to report it, never a verdict).
 """

@@ -329,7 +329,7 @@ class AxisVerdict:
     status: Literal["pass", "fail", "n/a"]
     net: Optional[int] = None
     fragile_case: Optional[str] = None
-    # Extension (CONTRACT section 5): informative, never gating.
+    # Extension (docs/run-format.md, results.json): informative, never gating.
     position_bias: Optional[PositionBias] = None
     sign_test_p: Optional[float] = None
     # Extension: flips_to_fail of the fragile case (the chip on the badge).

@@ -8,7 +8,7 @@ Code's own model catalog), read by the shell
 Two measures, kept apart:
 
 - Cost-equivalent tokens: a unitless measure with the design's fixed weights
-  1 / 5 / 1.25 / 2 / 0.1 (CONTRACT section 4), the same for every model.
+  1 / 5 / 1.25 / 2 / 0.1 (docs/run-format.md, usage and cost), the same for every model.
 - Dollars: each model's real price for each token kind, per API response, as
   Claude Code prices it: the 1h share of a response's cache writes at the 1h
   price and the rest at the 5m price; a model's long-prompt prices for a
@@ -32,7 +32,7 @@ from attrs import field, frozen
 
 from .errors import BenchError
 
-# CONTRACT section 4: cost-equivalent tokens = 1 x input + 5 x output
+# docs/run-format.md, usage and cost: cost-equivalent tokens = 1 x input + 5 x output
 # + 1.25 x write-5m + 2 x write-1h + 0.1 x read. Written over a common
 # denominator of 20 so the sum is exact integer arithmetic followed by one
 # correctly rounded division (0.1 x 3 would otherwise print 0.30000000000000004).
@@ -214,7 +214,7 @@ def _price(value: Any, source: str, where: str, fix: str) -> Fraction:
 
 
 def cost_equivalent_tokens(c: Any) -> float:
-    """CONTRACT section 4: 1 x input + 5 x output + 1.25 x write-5m + 2 x write-1h + 0.1 x read."""
+    """docs/run-format.md, usage and cost: 1 x input + 5 x output + 1.25 x write-5m + 2 x write-1h + 0.1 x read."""
     return sum(getattr(c, k) * w for k, w in _CEQ_TWENTIETHS.items()) / 20
 
 

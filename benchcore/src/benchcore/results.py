@@ -1,4 +1,4 @@
-"""RunData -> SkillResult: the whole results model of CONTRACT section 5, pure.
+"""RunData -> SkillResult: the whole results model of docs/run-format.md, results.json, pure.
 
 Rounding (so results.json is byte-stable): cost-equivalent tokens and dollars
 to 6 decimals, ratios to 4, the sign-test p-value to 6.
@@ -156,7 +156,7 @@ def _incomplete_reason(missing: list[int], invalid: list[int], not_run: Optional
 
 
 def escalations(data: RunData) -> tuple[Escalation, ...]:
-    """Split comparisons that still need two more judges on some judged trial (CONTRACT section 3)."""
+    """Split comparisons that still need two more judges on some judged trial (docs/run-format.md, the rules)."""
     tm = _trial_map(data)
     out = []
     for case_id in data.run.cases:
@@ -195,7 +195,7 @@ def _ratio(a: ArmUsage, b: Optional[ArmUsage]) -> Optional[float]:
 
 
 def build_results(data: RunData) -> SkillResult:
-    """Apply every rule of CONTRACT section 3 to a run and return its results model."""
+    """Apply every rule of docs/run-format.md, the rules to a run and return its results model."""
     run = data.run
     tm = _trial_map(data)
     three_arm = "regression" in run.comparisons

@@ -1,4 +1,4 @@
-"""The pass rules of CONTRACT section 3, as small pure functions.
+"""The pass rules of docs/run-format.md, the rules, as small pure functions.
 
 Each function states its rule in one line; ``tests/test_scoring.py`` holds a
 table of cases per function.

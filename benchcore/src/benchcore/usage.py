@@ -1,4 +1,4 @@
-"""Transcript lines -> token usage (pure: no I/O). CONTRACT section 4.
+"""Transcript lines -> token usage (pure: no I/O). docs/run-format.md, usage and cost.
 
 :func:`read_usage` is a streaming reducer over the lines of one Claude Code
 transcript (``str`` or ``bytes`` lines, the on-disk format or stream-json):
@@ -61,7 +61,7 @@ UNKNOWN_MODEL = "<unknown>"
 
 @frozen
 class Components:
-    """The five token components of CONTRACT section 4."""
+    """The five token components of docs/run-format.md, usage and cost."""
 
     input: int = 0
     output: int = 0

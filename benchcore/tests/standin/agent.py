@@ -84,7 +84,7 @@ class Script:
     tiny: bool = False  # the fewest records that still exercise the format
     id_from_packet: bool = False  # judges copy packet_id from the packet's answer format, not their prompt
     # Workflow agents' first user record relays the user's command, and the task comes second (the turn
-    # the user typed, CLAUDE-CODE.md section 0).
+    # the user typed, measured on the real CLI: docs/internals.md).
     relay: str = ""
     # Claude Code copies the skill of the parent's turn onto every subagent's assistant records; it says
     # nothing about the subagent. None plays what the real CLI wrote in the captures: "benchmark-skill" on

@@ -1,7 +1,7 @@
 """benchcore plan <skill>... | --all [--seed N]: run dirs, worlds, skill copies, plan.json.
 
 For each skill: validate its tests (the checks of ``validate``), resolve the
-default branch, decide the shape (CONTRACT section 2), then create the run
+default branch, decide the shape (docs/run-format.md), then create the run
 directory, one fresh world per case x trial x arm and the skill copies in a
 temp root outside the repository, and write run.json, plan.json, the cases
 as used, and a bound copy of the skill's workflow script. Nothing is created

@@ -1,7 +1,7 @@
 """``benchcore usage <transcript.jsonl>... [--json]``: token usage, cost-equivalent tokens and dollars.
 
 Reads each Claude Code transcript (on-disk or stream-json), counts each API
-response once (CONTRACT section 4) and prints one table per file and the total.
+response once (docs/run-format.md, usage and cost) and prints one table per file and the total.
 A missing file is bad input (exit 2, nothing printed on stdout).
 """
 

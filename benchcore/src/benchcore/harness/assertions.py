@@ -1,4 +1,4 @@
-"""Hard assertions of a case, run against the new arm's output (CONTRACT section 1 and 3).
+"""Hard assertions of a case, run against the new arm's output (docs/case-format.md, and the gate in docs/run-format.md).
 
 Each predicate runs in bash with ``$OUTPUT`` (a copy of the arm's output.md, so a
 check cannot rewrite the run's own) and ``$WORLD`` (its world) set, cwd the world,

@@ -1,7 +1,6 @@
 """Git, as the planner needs it: the default branch, and a skill folder at two points in time.
 
-- The default branch is resolved, never assumed to be named main (CONTRACT
-  section 2): a remote's HEAD (origin first), then ``init.defaultBranch`` when
+- The default branch is resolved, never assumed to be named main (docs/run-format.md): a remote's HEAD (origin first), then ``init.defaultBranch`` when
   that branch exists, then whichever of main/master exists.
 - The ``new`` copy is the working tree's skill folder: tracked files as they
   are on disk plus untracked files that are not ignored (``git ls-files -co

@@ -1,4 +1,4 @@
-"""Plan stage 1, the decision: which skills, their tests checked, and each one's shape (CONTRACT section 2)."""
+"""Plan stage 1, the decision: which skills, their tests checked, and each one's shape (docs/run-format.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``plan.json``: every arm cell and, later, every judge packet (CONTRACT section 2).
+"""``plan.json``: every arm cell and, later, every judge packet (docs/run-format.md).
 
 The fixed fields are the contract's; the rest are extensions ``collect`` and
 ``clean`` need. The file is read and written only through :mod:`benchcore.serde`.

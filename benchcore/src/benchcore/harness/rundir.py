@@ -1,4 +1,4 @@
-"""Read a run directory (CONTRACT section 2) into :class:`benchcore.model.RunData`.
+"""Read a run directory (docs/run-format.md) into :class:`benchcore.model.RunData`.
 
 Only what ``render`` needs: run.json, cases/<id>/case.md, and per trial the
 arm folders (output.md, transcripts), assertions.json, <comparison>.json and
@@ -32,7 +32,7 @@ def read_run_info(run_dir: Path) -> RunInfo:
     return info
 
 
-# The arms and comparisons each shape has (CONTRACT section 2).
+# The arms and comparisons each shape has (docs/run-format.md).
 SHAPES = {
     "three-arm": (("new", "baseline", "previous"), {"efficacy": ("new", "baseline"), "regression": ("new", "previous")}),
     "two-arm": (("new", "baseline"), {"efficacy": ("new", "baseline")}),
@@ -75,7 +75,7 @@ def _check_order(record: ComparisonRecord, arms: tuple[str, str], path: Path) ->
     """The blind order names the comparison's two arms, one per letter; the file holds 1 judgment, or 3."""
     if len(record.judgments) not in (1, 3):
         raise BenchError(str(path), f"holds {len(record.judgments)} judgments, but a comparison has 1 judgment, "
-                         f"or 3 when its judges split (CONTRACT section 3)",
+                         f"or 3 when its judges split (docs/run-format.md, the rules)",
                          fix="delete the file and run 'benchcore collect' again: it rewrites it from the judges' answers")
     if set(record.order) != {"A", "B"} or sorted(record.order.values()) != sorted(arms):
         raise BenchError(str(path), f"order {dict(record.order)} does not give A and B the arms {arms[0]} and {arms[1]}",
@@ -186,7 +186,7 @@ def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> Run
     prices = prices if prices is not None else price_table()
     run_dir = Path(run_dir)
     info = read_run_info(run_dir)
-    # Case order is the case folders' names, sorted (CONTRACT section 1), whatever order run.json lists.
+    # Case order is the case folders' names, sorted (docs/case-format.md), whatever order run.json lists.
     info = evolve(info, cases=tuple(sorted(info.cases)))
     cases = []
     trials = []

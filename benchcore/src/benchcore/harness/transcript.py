@@ -56,7 +56,7 @@ class ToolUse:
     agent_id: str
 
 
-# How Claude Code words a tool call it did not run (CLAUDE-CODE.md section 0): a refused call is still a
+# How Claude Code words a tool call it did not run (measured on the real CLI: docs/internals.md): a refused call is still a
 # tool_use in the transcript, with an is_error result, but some results carry no flag.
 REFUSALS = ("requested permissions to", "but you haven't granted it yet", "This command requires approval",
             "Permission to use", "was blocked", "The user doesn't want to proceed",

@@ -62,7 +62,7 @@ def _line_start(text: str, head: str) -> int:
 
 def unwrap(text: str) -> str:
     """The task as it was planned, from the text Claude Code delivered: a Workflow agent's computed task
-    comes after the harness's preamble with every line indented by two spaces (CLAUDE-CODE.md section 0);
+    comes after the harness's preamble with every line indented by two spaces (measured on the real CLI: docs/internals.md);
     any other text is returned as it is."""
     at = _line_start(text, TASK_HEAD)
     if at < 0 or TASK_FOLLOWS not in text[at:]:

@@ -1,6 +1,6 @@
 """The repository's skills and tests/ trees: discovery and validation (I/O).
 
-Rules (CONTRACT section 1, ARCHITECTURE "Top level"):
+Rules (docs/case-format.md, "where skills and tests live"):
 - a skill is a folder under a skills root (skills/, .claude/skills/, a plugin's skills/: see skillroots.py)
   holding SKILL.md; its name is the leaf folder name and must equal the frontmatter ``name``; names are
   unique; skills do not nest (the walk stops at a folder holding SKILL.md);

@@ -140,7 +140,7 @@ def _models(result: SkillResult, run: RunData) -> list[MetaItem]:
     return [MetaItem(f"Model, {fmt.arm_label(arm)}", models) for arm, models in per_arm]
 
 
-# Claude Code's subagents run at temperature 1 (CLAUDE-CODE.md, "Temperature").
+# Claude Code's subagents run at temperature 1 (measured on the real CLI: docs/internals.md).
 SESSION_DEFAULT_TEMPERATURE = 1.0
 
 
