@@ -34,6 +34,7 @@ NEEDS_REPO = [
     "test_harden.py",          # skills/benchmark-skill, checks/fixtures/benchmark-core
     "test_harden_rest.py",     # skills/benchmark-skill, checks/fixtures/benchmark-core
     "test_skill_roots.py",     # skills/benchmark-skill (plan, the workflow script) and this repository's layout
+    "test_claude_settings.py", # a whole plan and clean with skills/benchmark-skill
     "test_realcli_layout.py",  # skills/benchmark-skill, installed into the real CLI's project
 ]
 

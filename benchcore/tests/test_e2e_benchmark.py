@@ -870,12 +870,13 @@ def test_plan_makes_the_worlds_a_working_directory_and_allows_its_own_commands(t
     [run_dir] = b.runs()
     temp_root = Path(b.plan_json(run_dir)["temp_root"])
     settings = json.loads((small / ".claude/settings.local.json").read_text())["permissions"]
-    assert settings["additionalDirectories"] == [str(temp_root.parent)]
+    # Under --temp-dir (a folder of the user's), only the run's own temp root is granted (issue 18, item 7).
+    assert settings["additionalDirectories"] == [str(temp_root.resolve())]
     assert f"Bash({wrapper} collect *)" in settings["allow"]
     assert "note: added " in out and ".claude/settings.local.json" in out
-    # A second plan finds them and adds nothing; --keep-settings never touches the file.
+    # A second plan adds only its own run's folder, not the rules again; --keep-settings never touches the file.
     rc, out, _ = b.plan("fresh", "--seed", "1")
-    assert rc == 0 and "note: added" not in out
+    assert rc == 0 and "allow rules" not in out and "additionalDirectories" in out
     (small / ".claude/settings.local.json").unlink()
     rc, out, _ = b.plan("fresh", "--seed", "1", "--keep-settings")
     assert rc == 0 and not (small / ".claude/settings.local.json").exists()

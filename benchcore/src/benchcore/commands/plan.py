@@ -33,7 +33,7 @@ from ..harness.files import shown_path
 from ..harness.plan_decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
 from ..harness.plan_estimate import arms_phrase, budget_phrase, estimate_line
 from ..harness.plan_run import plan_runs
-from ..harness.planfile import agent_tool_model
+from ..harness.planfile import agent_tool_model, read_plan
 from ..harness.skillroots import installed_note
 from ..harness.tree import find_repo_root
 from ..harness.worlds import default_temp_base
@@ -78,8 +78,10 @@ def run(args) -> int:
     runs, ests, nxt = planned.runs, planned.estimates, planned.next
     register_runs(r for _, r, _ in runs)  # the guard confines these runs' arms until clean
     base = args.temp_dir or default_temp_base()
+    # Under a folder of the user's, only each run's own temp root is granted (clean takes it out again).
+    grants = [base] if args.temp_dir is None else [Path(read_plan(r).temp_root) for _, r, _ in runs]
     settings_note = "" if args.keep_settings else allow_benchmark(
-        root, base, os.environ.get("BENCHCORE_COMMAND"),
+        root, grants, os.environ.get("BENCHCORE_COMMAND"),
         guard=guard_command(os.environ.get("BENCHMARK_SKILL_DIR"), base))
     if args.json:
         print(json.dumps({
