@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import BenchError
 from ..harness.planfile import read_plan
+from ..harness.provenance import mark_cleaned
 from ..harness.worlds import is_temp_root, remove_temp_root
 
 
@@ -36,6 +37,7 @@ def run(args) -> int:
     results = []
     for run_dir, plan, root in todo:
         existed = remove_temp_root(root, plan.run_id, plan.temp_nonce, Path(plan.repo or run_dir))
+        mark_cleaned(run_dir)  # a transcript that arrives later is late: its world and skill copy are gone
         results.append({"run_dir": str(run_dir), "temp_root": str(root), "removed": existed})
     if args.json:
         print(json.dumps({"cleaned": results}, indent=1))
