@@ -199,6 +199,9 @@ class TrialData:
     invalid: Optional[str] = None
     # Extension: usage of every judge transcript of this trial (collect copies them under judges/).
     judge_usage: tuple["ArmUsage", ...] = ()
+    # Extension (issue 18): what collect refused for this trial (refused.json): transcripts no session of the
+    # run launched, tool calls Claude Code refused; one line each.
+    refused: tuple[str, ...] = ()
 
 
 @frozen

@@ -100,6 +100,7 @@ def find_cells(run: RunState) -> tuple[dict[str, transcripts.Transcript], set[st
         run.received[cell.id] = pick.prompt
         if dirty:
             changed.add(cell.id)
+    provenance.write_refusals(run, found)
     return found, changed
 
 

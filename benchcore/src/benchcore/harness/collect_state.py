@@ -38,6 +38,7 @@ class RunState:
         # transcripts that arrived after benchcore clean (cell id, path).
         self.launched = launched or Launched.read(transcripts.projects_dir(), self.plan.sessions)
         self.refused: list[tuple[str, str, str]] = []
+        self.refused_calls: list[tuple[str, str]] = []  # (cell id, the arm's tool call Claude Code refused)
         self.conflicts: dict[str, str] = {}
         self.late: list[tuple[str, str]] = []
         self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid

@@ -17,6 +17,7 @@ and only the marker and the times decide, as collect.json says.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from datetime import datetime, timedelta, timezone
@@ -25,7 +26,7 @@ from typing import Iterable, Optional
 
 from attrs import evolve, frozen
 
-from .files import not_regular
+from .files import not_regular, write_atomic
 from .judging import same_prompt
 from .planfile import read_plan, write_plan
 from .transcript import _child_ids, read_records
@@ -152,6 +153,43 @@ def rival(pick, own: list, prompt: str, done, children=lambda af: ()) -> Optiona
         if c is not pick and c.agent_id not in kids and same_prompt(prompt, c.prompt) and done(c):
             return c
     return None
+
+
+# How Claude Code 2.1.328 refuses one part of a compound Bash command in headless default mode (measured):
+# "This Bash command contains multiple operations. The following part requires approval: python3 -".
+REQUIRES_APPROVAL = "requires approval"
+
+
+def refusals(run, found: dict) -> dict[tuple[str, int], list[dict]]:
+    """(case, trial) -> what was refused for it: transcripts no session of the run launched (cell, path, why),
+    and the arms' tool calls Claude Code refused (cell, the call)."""
+    cells = run.plan.cell_map()
+    out: dict[tuple[str, int], list[dict]] = {}
+    for key, path, why in run.refused:
+        if key in cells:
+            out.setdefault((cells[key].case, cells[key].trial), []).append({"cell": key, "path": path, "why": why})
+    for cid, t in found.items():
+        for call in t.tool_calls():
+            if (call.refused or (call.error and REQUIRES_APPROVAL in call.result)) and cid in cells:
+                shown = " ".join(str(call.input.get("command") or call.input.get("file_path") or "").split())
+                out.setdefault((cells[cid].case, cells[cid].trial), []).append(
+                    {"cell": cid, "why": f"Claude Code refused its {call.name} call: "
+                                         f"{shown[:120] + ('...' if len(shown) > 120 else '')}"})
+    return out
+
+
+def write_refusals(run, found: dict) -> None:
+    """``t<N>/refused.json`` for every trial something was refused for (the report's trial details show it)."""
+    table = refusals(run, found)
+    run.refused_calls = [(e["cell"], e["why"]) for t in sorted(table) for e in table[t] if "path" not in e]
+    for case, trial in {(c.case, c.trial) for c in run.plan.cells}:
+        path = run.tdir(case, trial) / "refused.json"
+        if (case, trial) in table:
+            text = json.dumps(table[(case, trial)], indent=1) + "\n"
+            if not (path.is_file() and path.read_text(encoding="utf-8") == text):
+                write_atomic(path, text)
+        elif path.is_file():
+            path.unlink()
 
 
 def state(sessions: tuple[str, ...]) -> str:
