@@ -71,6 +71,11 @@ def test_bypass_the_forger_runs_and_every_forged_transcript_is_refused(tmp_path)
     forged_baselines = {str(f) for f in forged if "Your working directory" in f.read_text().split("\n", 1)[0]}
     assert forged_baselines and forged_baselines <= refused
     assert all("no session that ran plan or collect" in r["why"] for r in status["refused_transcripts"])
+    # The judges the detached process forged (the new arm's letter, a start in 2099) are not the packets' judges.
+    forged_judges = [f for f in forged if "You are a blind judge" in f.read_text()]
+    assert forged_judges and all(f.name in json.dumps(status["ignored_judges"]) for f in forged_judges
+                                 if f.stat().st_mtime < (run / "collect.json").stat().st_mtime)
+    assert "after collect's clock" in json.dumps(status["ignored_judges"])
     outs = collect_outputs(res)
     assert f"refused a transcript for {C1}/t1/baseline: {rig.home}/.claude/projects/-forged/" in outs
     # The report's trial details name what was refused.
