@@ -127,3 +127,27 @@ def test_a_judge_that_always_answers_prose_is_asked_three_times_then_given_up(be
     eff = results(bench)["cases"][0]["efficacy"]
     assert eff["incomplete"] is True and eff["outcomes"][1] is None
     assert "its judges answered invalidly 3 times" in eff["reason"]
+
+
+REAL = Path(__file__).resolve().parent / "fixtures/transcripts/real-2.1.328"
+
+
+def test_the_launches_are_read_from_claude_codes_own_journals_and_agent_results():
+    from benchcore.harness.provenance import Launched
+
+    for layout in ("workflow", "agent"):
+        projects = REAL / layout / "projects"
+        [main] = projects.glob("*/*.jsonl")
+        sid = main.stem
+        agents = sorted(projects.rglob("agent-*.jsonl"))
+        launched = Launched.read(projects, [sid])
+        for f in agents:
+            aid = f.stem[len("agent-"):]
+            assert launched.why_not(f, aid, "2026-12-03T09:08:45.000Z", (sid,), "2026-12-03T09:00:00.000Z") is None
+            assert "before its cell or packet was written" in launched.why_not(
+                f, aid, "2026-12-03T09:08:45.000Z", (sid,), "2026-12-03T10:00:00.000Z")
+            moved = projects / "-elsewhere" / sid / "subagents" / f.name
+            assert "is not where Claude Code wrote" in launched.why_not(moved, aid, "2026-12-03T09:08:45.000Z",
+                                                                          (sid,), "")
+            assert "no session that ran plan or collect" in launched.why_not(f, aid, "", ("another",), "")
+        assert "after collect's clock" in launched.why_not(agents[0], "x", "2099-01-01T00:00:00.000Z", (), "")
