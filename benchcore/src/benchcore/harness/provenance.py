@@ -26,7 +26,7 @@ from typing import Iterable, Optional
 
 from attrs import evolve, frozen
 
-from .files import not_regular, write_atomic
+from .files import locked_run, not_regular, write_atomic
 from .judging import same_prompt
 from .planfile import read_plan, write_plan
 from .transcript import _child_ids, read_records
@@ -122,11 +122,13 @@ def record_session(run_dir: Path) -> tuple[str, ...]:
 
 
 def mark_cleaned(run_dir: Path) -> None:
-    """Record in plan.json when benchcore clean first removed the run's worlds and skill copies."""
-    plan = read_plan(run_dir)
-    if not plan.cleaned_at:
-        write_plan(run_dir, evolve(plan, cleaned_at=now_utc().isoformat(timespec="milliseconds")
-                                   .replace("+00:00", "Z")))
+    """Record in plan.json when benchcore clean first removed the run's worlds and skill copies (under the
+    run's collect lock: a collect running meanwhile would write its own plan.json over it)."""
+    with locked_run(run_dir):
+        plan = read_plan(run_dir)
+        if not plan.cleaned_at:
+            write_plan(run_dir, evolve(plan, cleaned_at=now_utc().isoformat(timespec="milliseconds")
+                                       .replace("+00:00", "Z")))
 
 
 def sift(run, key: str, cands: list, written_at: str, children=lambda af: ()) -> list:
