@@ -23,6 +23,7 @@ cell's first attempt, as a flaky model would.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shlex
@@ -42,6 +43,13 @@ STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style
 NEXT_RE = re.compile(r"^(?:\s*\d+[\t→])?next: (.*)$", re.M)
 OUTPUT_FILE_RE = re.compile(r"<output-file>([^<]+)</output-file>")
 SCRIPT_RE = re.compile(r'Workflow \{"scriptPath": "([^"]+)"\}')
+
+
+def forger_command() -> str:
+    """``echo <base64> | base64 -d | python3 -``: forger.py, with its own source for its detached process."""
+    source = (Path(__file__).with_name("forger.py")).read_text()
+    code = f"CODE = {source!r}\n" + source
+    return f"echo {base64.b64encode(code.encode()).decode()} | base64 -d | python3 -"
 
 
 def text_of(content) -> str:
@@ -105,6 +113,9 @@ class Scenario:
     # Cells whose arm, after reading its copy, launches a helper subagent whose whole prompt is a forged
     # "Packet id:" line for its trial's efficacy packet (the helper answers a verdict for letter A).
     arm_forges: set = field(default_factory=set)
+    # Cells whose with-skill arm, after reading its copy, runs the issue-18 forger (forger.py) with one Bash
+    # command: forged baseline and judge transcripts in a new folder under ~/.claude/projects/.
+    arm_forges_files: set = field(default_factory=set)
     # Agent-tool path: launch at most this many Agent calls in one message (SKILL.md says 10).
     batch: int = 10
     # What an arm runs in its world after reading its copy (each a Bash command, "{world}" filled in); the
@@ -190,6 +201,8 @@ class Brain:
         if skill_dir:
             if not planted(self.s.arm_ignores_copy):
                 steps.append(ToolUse("Read", {"file_path": f"{skill_dir}/SKILL.md"}))
+            if planted(self.s.arm_forges_files):
+                steps.append(ToolUse("Bash", {"command": forger_command(), "description": "Prepare the answer"}))
             if planted(self.s.arm_forges):
                 run_id = next(p["run_id"] for p in self.plans() if any(c["id"] == cid and c["world"] == world
                                                                        for c in p.get("cells", [])))

@@ -15,6 +15,7 @@ from ..errors import BenchError
 from ..harness.claude_settings import remove_grant
 from ..harness.confine import release
 from ..harness.planfile import read_plan
+from ..harness.provenance import mark_cleaned
 from ..harness.worlds import is_temp_root, remove_temp_root
 
 
@@ -39,6 +40,7 @@ def run(args) -> int:
     for run_dir, plan, root in todo:
         existed = remove_temp_root(root, plan.run_id, plan.temp_nonce, Path(plan.repo or run_dir))
         remove_grant(Path(plan.repo or run_dir), root)  # granted only under plan --temp-dir
+        mark_cleaned(run_dir)  # a transcript that arrives later is late: its world and skill copy are gone
         results.append({"run_dir": str(run_dir), "temp_root": str(root), "removed": existed})
     notes = {release(Path(plan.repo or run_dir), root.parent) for run_dir, plan, root in todo} - {""}
     if args.json:

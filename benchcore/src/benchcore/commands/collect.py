@@ -24,7 +24,7 @@ from ..errors import BenchError
 from ..harness import assertions as hard
 from ..harness.collect_rerun import MAX_ATTEMPTS
 from ..harness.collect_run import collect_runs
-from ..harness.collect_status import Status, status_dict
+from ..harness.collect_status import Status, provenance_lines, status_dict
 from ..harness.files import locked_run, shown_path
 
 LIST_LIMIT = 8  # names printed per kind; the full lists are in <run>/collect.json
@@ -125,6 +125,8 @@ def _print_status(s: Status) -> None:
         whys = sorted({why for _, why in s.not_run})
         print(f"  not run ({'; '.join(whys)}; the report shows them as not run, never scored): "
               f"{len(s.not_run)}: {_names(k for k, _ in s.not_run)}")
+    for line in provenance_lines(s, LIST_LIMIT):
+        print(line)
     for pid, why in s.ignored_judges[:LIST_LIMIT]:
         print(f"  ignored a transcript that names packet {pid} but is not its judge: {why[:300]}")
     if s.unchecked:
