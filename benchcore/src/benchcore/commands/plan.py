@@ -31,6 +31,8 @@ from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches
 from ..harness.files import shown_path
 from ..harness.plan_decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
 from ..harness.plan_estimate import arms_phrase, budget_phrase, estimate_line
+from ..harness.plan_resume import (Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines,
+                                   resumed_next, slash_command)
 from ..harness.plan_run import plan_runs
 from ..harness.planfile import agent_tool_model
 from ..harness.tree import find_repo_root
@@ -54,6 +56,12 @@ def add_arguments(p) -> None:
                    help="stop launching once the estimate reaches N raw tokens (overrides benchmark.yaml budget_tokens)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
                    help="stop launching once the estimate reaches X dollars (overrides benchmark.yaml budget_usd)")
+    p.add_argument("--fresh", action="store_true",
+                   help="plan a new run even when an unfinished run of the same skills could be resumed")
+    p.add_argument("--invoked-as", default=None, metavar="/COMMAND",
+                   help="the slash command the session ran (e.g. /benchmark-skill:benchmark-skill), named in the "
+                        "line that says how to resume; default: /benchmark-skill, or /<plugin>:benchmark-skill "
+                        "when the skill is installed as a plugin")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
@@ -71,8 +79,12 @@ def run(args) -> int:
                              fix="pass e.g. --budget-tokens 2000000 or --budget-usd 5")
         budget_flag = Budget(raw_tokens=args.budget_tokens, usd=args.budget_usd, source="plan flag")
         decisions = [evolve(d, budget=budget_flag) for d in decisions]
+    command = slash_command(args.invoked_as, [] if args.all else list(args.skills))
+    found = Resumable(()) if args.fresh else find_resumable(root, decisions, branch, args.seed)
+    if found.runs:
+        return _resume(args, root, found, command)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    planned = plan_runs(root, decisions, branch, seed, args.temp_dir, args.baseline_agent)
+    planned = plan_runs(root, decisions, branch, seed, args.temp_dir, args.baseline_agent, command)
     runs, ests, nxt = planned.runs, planned.estimates, planned.next
     settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
                                                                   os.environ.get("BENCHCORE_COMMAND"))
@@ -89,7 +101,8 @@ def run(args) -> int:
             "untested": untested, "baseline_agent_type": planned.baseline_agent,
             "judge_agent_type": planned.judge_agent,
             "settings_note": settings_note or None,
-            "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts], "next": nxt,
+            "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts],
+            "not_resumed": not_resumed_line(found), "resume_hint": resume_hint(command), "next": nxt,
         }, indent=1))
         return 0
     for (d, r, p), est in zip(runs, ests):
@@ -141,5 +154,27 @@ def run(args) -> int:
               "start a new session before the run")
     if settings_note:
         print(settings_note)
+    if not_resumed_line(found):
+        print(not_resumed_line(found))
+    print(resume_hint(command))
+    print(f"next: {nxt}")
+    return 0
+
+
+def _resume(args, root: Path, found: Resumable, command: str) -> int:
+    """Continue the unfinished run(s) found: what collect finds, and its next step (``harness/plan_resume``)."""
+    done = resume(found.runs)
+    settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
+                                                                  os.environ.get("BENCHCORE_COMMAND"))
+    nxt = resumed_next(done)
+    hint = resume_hint(command) if not nxt.startswith("run: benchcore render") else None
+    if args.json:
+        print(json.dumps({"resumed": [str(r.run_dir) for r in found.runs], "lines": resumed_lines(done, found.runs),
+                          "settings_note": settings_note or None, "resume_hint": hint, "next": nxt}, indent=1))
+        return 0
+    for line in resumed_lines(done, found.runs):
+        print(line)
+    for line in filter(None, (settings_note, hint)):
+        print(line)
     print(f"next: {nxt}")
     return 0
