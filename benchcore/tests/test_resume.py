@@ -22,14 +22,14 @@ def _worlds(script: Path) -> set[str]:
 
 
 def test_plan_again_after_a_refused_then_an_interrupted_fanout_continues_the_same_run(bench):
-    rc, out, _ = bench.plan("greet", "--seed", "9")
+    rc, out, _ = bench.plan("greet", "--seed", "9", resume=True)
     [run_dir] = bench.runs()
     assert rc == 0 and out.strip().splitlines()[-2] == HINT  # said before the first launch
     first = next_script(out)
     assert len(_worlds(first)) == 30
 
     # The Workflow dialog answered No: nothing ran. The user types the command again.
-    rc, out, _ = bench.plan("greet")
+    rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and bench.runs() == [run_dir], out
     plan = bench.plan_json(run_dir)
     assert f"resuming run {plan['run_id']} (planned {plan['planned_at']}): 0 of 30 cells collected, 0 of 0 packets judged" in out
@@ -41,7 +41,7 @@ def test_plan_again_after_a_refused_then_an_interrupted_fanout_continues_the_sam
     script = Script(files=greet_files())
     tasks = read_bound(next_script(out))["tasks"]
     run_tasks("Arms", tasks[:15], bench.config, script, bench.repo)
-    rc, out, _ = bench.plan("greet")
+    rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and bench.runs() == [run_dir]
     assert "15 of 30 cells collected" in out and "still to launch: 15 cells" in out
     rest = next_script(out)
@@ -52,7 +52,7 @@ def test_plan_again_after_a_refused_then_an_interrupted_fanout_continues_the_sam
     assert rc == 0 and "30/30 cells collected; 0/20 packets judged" in out  # work remains: still exit 0
     assert out.strip().splitlines()[-2] == HINT and "next: launch one fresh judge per packet" in out
     # The judges' launch is refused too: the command again resumes at the judges.
-    rc, out, _ = bench.plan("greet")
+    rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and "30 of 30 cells collected, 0 of 20 packets judged" in out
     assert "next: launch one fresh judge per packet with Workflow {" in out and bench.runs() == [run_dir]
     bench.judges(run_dir, script)
@@ -65,7 +65,7 @@ def test_plan_again_after_a_refused_then_an_interrupted_fanout_continues_the_sam
     assert all(len(trial) == 1 for trial in _arm_transcripts(run_dir).values())  # no cell ran twice
 
     # Rendered: the command again plans a new run (a rendered run is never continued).
-    rc, out, _ = bench.plan("greet")
+    rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and len(bench.runs()) == 2 and "resuming" not in out
 
 
@@ -77,12 +77,12 @@ def _arm_transcripts(run_dir: Path) -> dict[str, list[Path]]:
 
 
 def test_a_run_whose_skill_changed_is_not_resumed_and_clean_removes_it(bench):
-    rc, out, _ = bench.plan("greet", "--seed", "9")
+    rc, out, _ = bench.plan("greet", "--seed", "9", resume=True)
     [old] = bench.runs()
     old_temp = Path(bench.plan_json(old)["temp_root"])
     time.sleep(1.1)
     R.write(bench.repo / "skills" / GREET / "SKILL.md", "---\nname: greet\ndescription: greets\n---\nEdited again.\n")
-    rc, out, _ = bench.plan("greet")
+    rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and len(bench.runs()) == 2, out
     old_id = bench.plan_json(old)["run_id"]
     assert (f"note: run {old_id} (planned " in out and f"was not resumed: the skill folder skills/{GREET} changed "
@@ -93,7 +93,7 @@ def test_a_run_whose_skill_changed_is_not_resumed_and_clean_removes_it(bench):
     # --fresh: a new run even though the newest one could be resumed (a second later: runs are ordered by the
     # second they were planned in).
     time.sleep(1.1)
-    rc, out, _ = bench.plan("greet", "--fresh")
+    rc, out, _ = bench.plan("greet", "--fresh", resume=True)
     assert rc == 0 and len(bench.runs()) == 3 and "resuming" not in out and "not resumed" not in out
     newest = bench.runs()[2]
 
@@ -111,7 +111,7 @@ def test_a_run_whose_skill_changed_is_not_resumed_and_clean_removes_it(bench):
 
 
 def test_clean_stale_by_age_and_never_an_untagged_folder(bench):
-    bench.plan("greet", "--seed", "9")
+    bench.plan("greet", "--seed", "9", resume=True)
     [run_dir] = bench.runs()
     temp = Path(bench.plan_json(run_dir)["temp_root"])
     rc, out, _ = bench.run("clean", "--stale")
@@ -132,12 +132,12 @@ def test_clean_stale_by_age_and_never_an_untagged_folder(bench):
     rc, out, err = bench.run("clean", "--older-than", "nan")
     assert rc == 2 and "--older-than" in err
     # Its worlds gone: the command again plans afresh.
-    rc, out, _ = bench.plan("greet")
+    rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and len(bench.runs()) == 2 and "resuming" not in out
 
 
 def test_the_resume_line_names_the_command_the_session_ran(bench, monkeypatch, tmp_path):
-    rc, out, _ = bench.plan("greet", "--invoked-as", "/benchmark-skill:benchmark-skill")
+    rc, out, _ = bench.plan("greet", "--invoked-as", "/benchmark-skill:benchmark-skill", resume=True)
     hint = "type /benchmark-skill:benchmark-skill greet again: the run continues where it stopped."
     assert rc == 0 and hint in out
     [run_dir] = bench.runs()
@@ -152,7 +152,7 @@ def test_the_resume_line_names_the_command_the_session_ran(bench, monkeypatch, t
     (plugin / "skills").mkdir(parents=True)
     (plugin / "skills" / "benchmark-skill").symlink_to(skill)
     monkeypatch.setenv("BENCHMARK_SKILL_DIR", str(plugin / "skills" / "benchmark-skill"))
-    rc, out, _ = bench.plan("greet", "--json")
+    rc, out, _ = bench.plan("greet", "--json", resume=True)
     data = json.loads(out)
     assert rc == 0 and data["resumed"] == [str(run_dir)]
     assert data["resume_hint"] == ("If a launch is refused or interrupted, type /benchkit:benchmark-skill greet "

@@ -303,7 +303,9 @@ class Brain:
         comes, Read the output file it names (its next: line then drives the rest)."""
         uses = [u for m in msgs if m.get("role") == "assistant" for u in tool_uses(m)]
         if not any(u.get("name") == "Bash" for u in uses):
-            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {args or "--all"}',
+            invoked = re.search(r"<command-name>(.*?)</command-name>", user_texts({"messages": msgs}))
+            flag = f"--invoked-as {invoked.group(1).strip()} " if invoked else ""
+            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {flag}{args or "--all"}',
                                            "description": "benchcore plan", "run_in_background": True})],
                          who="orchestrator")
         notes = [text_of(m.get("content")) for m in msgs if m.get("role") == "user"]

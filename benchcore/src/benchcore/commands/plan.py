@@ -80,7 +80,8 @@ def run(args) -> int:
         budget_flag = Budget(raw_tokens=args.budget_tokens, usd=args.budget_usd, source="plan flag")
         decisions = [evolve(d, budget=budget_flag) for d in decisions]
     command = slash_command(args.invoked_as, [] if args.all else list(args.skills))
-    found = Resumable(()) if args.fresh else find_resumable(root, decisions, branch, args.seed)
+    found = Resumable(()) if args.fresh else find_resumable(root, decisions, branch, args.seed,
+                                                                       args.baseline_agent)
     if found.runs:
         return _resume(args, root, found, command)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)

@@ -31,7 +31,7 @@ from .collect_launch import resume_hint  # noqa: F401 - plan prints it too
 from .collect_run import Collected, collect_runs
 from .files import locked_run, read_text, shown_path
 from .open_runs import RunFolder, newest_of, run_folders
-from .plan_decide import Decision
+from .plan_decide import JUDGE_AGENT, Decision, baseline_agent, installed_agent
 from .rundir import read_run_info
 from .tree import case_dirs
 
@@ -71,14 +71,14 @@ class Resumable:
 
 
 def find_resumable(root: Path, decisions: list[Decision], branch: gitrepo.DefaultBranch,
-                   seed: Optional[int]) -> Resumable:
+                   seed: Optional[int], baseline_override: Optional[str] = None) -> Resumable:
     runs = run_folders(root)
     newest = newest_of(runs, {d.skill.name for d in decisions})
     if newest is None or not newest.open:
         return Resumable(())
     ids = newest.plan.group or (newest.plan.run_id,)
     group = [r for r in runs if r.plan.run_id in ids]
-    why = _why_not(root, group, ids, decisions, branch, seed)
+    why = _why_not(root, group, ids, decisions, branch, seed) or _agents_changed(root, group, baseline_override)
     return Resumable(tuple(group)) if why is None else Resumable((), newest, why)
 
 
@@ -99,6 +99,17 @@ def _why_not(root: Path, group: list[RunFolder], ids, decisions: list[Decision],
         why = _changed(root, r, by_skill[r.plan.skill], branch, seed)
         if why:
             return why
+    return None
+
+
+def _agents_changed(root: Path, group: list[RunFolder], baseline_override: Optional[str]) -> Optional[str]:
+    """Why the runs' agent types are not the ones installed now (a cell launched as a type that is gone fails)."""
+    now = (baseline_agent(root, baseline_override), installed_agent(root, JUDGE_AGENT))
+    for r in group:
+        if (r.plan.baseline_agent_type, r.plan.judge_agent_type) != now:
+            return (f"the agent types it runs as (baseline: {r.plan.baseline_agent_type or 'the default type'}, "
+                    f"judges: {r.plan.judge_agent_type or 'the default type'}) are not the ones installed now "
+                    f"({now[0] or 'the default type'}, {now[1] or 'the default type'})")
     return None
 
 
