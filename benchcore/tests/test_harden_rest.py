@@ -121,7 +121,7 @@ def test_three_concurrent_collect_reruns_re_plan_each_cell_once(tmp_path, monkey
     done = [(p.wait(timeout=180), *p.communicate()) for p in procs]
     for rc, out, err in done:
         # Each one either did the re-plan, found nothing left to re-plan, or was told another collect runs.
-        assert rc in (1, 2), (rc, out, err)
+        assert rc in (0, 2), (rc, out, err)
         if rc == 2:
             assert f"another benchcore collect is running on {run_dir}" in err and "fix:" in err, err
     assert sum("re-planned 10 cells with fresh worlds" in out for _, out, _ in done) == 1, done
