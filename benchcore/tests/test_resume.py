@@ -157,3 +157,30 @@ def test_the_resume_line_names_the_command_the_session_ran(bench, monkeypatch, t
     assert rc == 0 and data["resumed"] == [str(run_dir)]
     assert data["resume_hint"] == ("If a launch is refused or interrupted, type /benchkit:benchmark-skill greet "
                                    "again: the run continues where it stopped.")
+
+
+def test_a_moved_default_branch_or_an_edited_case_plans_afresh(bench):
+    bench.plan("greet", "--seed", "9", resume=True)
+    [first] = bench.runs()
+    # An unrelated commit on the default branch: the previous version could differ, so the run is not continued.
+    R.write(bench.repo / "docs.txt", "a note\n")
+    R.git(bench.repo, "add", "docs.txt")
+    R.git(bench.repo, "commit", "-q", "-m", "docs")
+    R.git(bench.repo, "push", "-q", "origin", "trunk")
+    R.git(bench.repo, "fetch", "-q", "origin")
+    time.sleep(1.1)
+    rc, out, _ = bench.plan("greet", resume=True)
+    assert rc == 0 and len(bench.runs()) == 2 and "was not resumed: the default branch trunk moved" in out, out
+    second = bench.runs()[1]
+    # The same command again: the new run is continued.
+    rc, out, _ = bench.plan("greet", resume=True)
+    assert rc == 0 and len(bench.runs()) == 2 and f"resuming run {second.name}" in out
+    # An edited case: planned afresh.
+    R.case(bench.repo, GREET, CASE1, prompt="Write a warm greeting into greeting.txt.")
+    time.sleep(1.1)
+    rc, out, _ = bench.plan("greet", resume=True)
+    assert rc == 0 and len(bench.runs()) == 3 and "was not resumed: the cases of greet changed" in out, out
+    # A different seed asked for: planned afresh, and the reason says so.
+    time.sleep(1.1)
+    rc, out, _ = bench.plan("greet", "--seed", "5", resume=True)
+    assert rc == 0 and len(bench.runs()) == 4 and "--seed 5 asks for another" in out

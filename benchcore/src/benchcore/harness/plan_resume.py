@@ -139,29 +139,25 @@ def _changed(root: Path, r: RunFolder, d: Decision, branch: gitrepo.DefaultBranc
     return ""
 
 
+def _entry(p: Path) -> Optional[tuple[str, bytes]]:
+    """A file as the comparison sees it: a link's target, or a file's bytes and executable bit (None: neither)."""
+    if p.is_symlink():
+        return ("link", os.readlink(p).encode())
+    if p.is_file():
+        return ("x" if os.access(p, os.X_OK) else "f", p.read_bytes())
+    return None
+
+
 def _files(folder: Path) -> dict[str, tuple[str, bytes]]:
-    """Every file under ``folder`` by relative path: a link's target, or a file's bytes and executable bit."""
-    out = {}
-    for p in sorted(folder.rglob("*")):
-        rel = p.relative_to(folder).as_posix()
-        if p.is_symlink():
-            out[rel] = ("link", os.readlink(p).encode())
-        elif p.is_file():
-            out[rel] = ("x" if os.access(p, os.X_OK) else "f", p.read_bytes())
-    return out
+    """Every file under ``folder`` by relative path."""
+    found = {p.relative_to(folder).as_posix(): _entry(p) for p in sorted(folder.rglob("*"))}
+    return {k: v for k, v in found.items() if v is not None}
 
 
 def _worktree_files(root: Path, rel: str) -> dict[str, tuple[str, bytes]]:
     """The skill folder's files as ``copy_worktree`` copies them (tracked and untracked, ignored left out)."""
-    out = {}
-    for name in gitrepo.worktree_files(root, rel):
-        p = root / name
-        key = Path(name).relative_to(rel).as_posix()
-        if p.is_symlink():
-            out[key] = ("link", os.readlink(p).encode())
-        elif p.is_file():
-            out[key] = ("x" if os.access(p, os.X_OK) else "f", p.read_bytes())
-    return out
+    found = {Path(name).relative_to(rel).as_posix(): _entry(root / name) for name in gitrepo.worktree_files(root, rel)}
+    return {k: v for k, v in found.items() if v is not None}
 
 
 def resume(runs: tuple[RunFolder, ...]) -> Collected:
