@@ -1,6 +1,6 @@
 """A refused fan-out, then the command typed again: the real CLI in a terminal (tmux), default permission mode.
 
-The user answers "No" to Claude Code's first "Run a dynamic workflow?" dialog (the arms). That ends the
+The user answers "No" to Claude Code's first "Run a dynamic workflow?" dialog (the arms), or cancels it with Esc. That ends the
 orchestrator's turn at a bare prompt: the model gets no turn to fall back or to explain. What the user was told
 before the dialog says how to go on, so they type ``/benchmark-skill greet`` again: ``benchcore plan`` finds the
 unfinished run and continues it (no second run), the arms are launched once, and the run reaches its verdict.
@@ -13,6 +13,8 @@ import json
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
@@ -28,11 +30,15 @@ HINT = f"If a launch is refused or interrupted, type {COMMAND} again: the run co
 
 
 class RefuseFirstWorkflow(InteractiveRig):
-    """Answers "No" to the first workflow dialog, waits for the bare prompt, then types the command again;
-    every other dialog is answered as InteractiveRig does."""
+    """Answers the first workflow dialog "No" (or cancels it with Esc), waits for the bare prompt, then types the
+    command again; every other dialog is answered as InteractiveRig does."""
 
     refused_at: float = 0.0
     screen_after_refusal: str = ""
+
+    def __init__(self, rig, how: str = "no"):
+        super().__init__(rig)
+        self.how = how
 
     def run(self, scenario, command, **kw):
         self.command = command
@@ -41,14 +47,18 @@ class RefuseFirstWorkflow(InteractiveRig):
     def _answer(self, screen, q, session) -> None:
         if self.refused_at or "dynamic workflow" not in q.group(1):
             return super()._answer(screen, q, session)
-        options = OPTION_RE.findall(screen[q.end():])
-        num, label = next(o for o in options if o[1].strip().startswith("No"))
-        session.dialogs.append(Dialog(q.group(1).strip(), "workflow", "", label, screen))
-        for _ in range(int(num) - 1):
-            _tmux("send-keys", "-t", self.name, "Down")
-            time.sleep(0.15)
-        time.sleep(0.2)
-        _tmux("send-keys", "-t", self.name, "Enter")
+        if self.how == "esc":
+            session.dialogs.append(Dialog(q.group(1).strip(), "workflow", "", "Esc", screen))
+            _tmux("send-keys", "-t", self.name, "Escape")
+        else:
+            options = OPTION_RE.findall(screen[q.end():])
+            num, label = next(o for o in options if o[1].strip().startswith("No"))
+            session.dialogs.append(Dialog(q.group(1).strip(), "workflow", "", label, screen))
+            for _ in range(int(num) - 1):
+                _tmux("send-keys", "-t", self.name, "Down")
+                time.sleep(0.15)
+            time.sleep(0.2)
+            _tmux("send-keys", "-t", self.name, "Enter")
         self.refused_at = time.monotonic()
         # The turn ends: wait until the screen is still (no "esc to interrupt"), then type the command again.
         last, still = "", None
@@ -85,11 +95,12 @@ def _tool_results(log: Path) -> list[str]:
     return out
 
 
-def test_refused_arms_workflow_then_the_command_again_continues_the_run_to_its_verdict(tmp_path):
+@pytest.mark.parametrize("how", ["no", "esc"])
+def test_refused_arms_workflow_then_the_command_again_continues_the_run_to_its_verdict(tmp_path, how):
     rig = Rig(tmp_path, edited=False, cases=1, answer_only=True)
     scenario = Scenario(use_workflow=True, arm_commands=["ls {world}"], output=lambda cid, world: "Hello, reader!",
                         think=2.0)
-    driver = RefuseFirstWorkflow(rig)
+    driver = RefuseFirstWorkflow(rig, how)
     log = tmp_path / "requests.jsonl"
     session = driver.run(scenario, COMMAND, timeout=600, log_requests=str(log))
 
@@ -101,7 +112,7 @@ def test_refused_arms_workflow_then_the_command_again_continues_the_run_to_its_v
     assert results["run_id"] == run.name
     workflows = [d for d in session.dialogs if "dynamic workflow" in d.question]
     answers = [d.answer for d in workflows]
-    assert answers[0].strip() == "No" and not [a for a in answers[1:] if a.strip() == "No"], answers
+    assert answers[0].strip() == ("No" if how == "no" else "Esc") and "No" not in answers[1:], answers
     assert len(workflows) == 3, answers  # arms refused, arms again, judges
 
     results_seen = _tool_results(log)
@@ -114,5 +125,6 @@ def test_refused_arms_workflow_then_the_command_again_continues_the_run_to_its_v
     # Every cell ran once: one arm transcript per cell.
     assert len(list(run.glob("cases/*/t*/*/transcript.jsonl"))) == cells
     shown = [line for line in driver.screen_after_refusal.splitlines() if line.strip()]
-    print(f"\nresume after a refused workflow: {cells} cells, {len(session.dialogs)} dialogs ({answers}), "
+    assert "Dynamic workflow cancelled" in driver.screen_after_refusal, driver.screen_after_refusal[-2000:]
+    print(f"\nresume after a workflow dialog answered {how}: {cells} cells, {len(session.dialogs)} dialogs ({answers}), "
           f"{session.seconds:.0f} s; the screen when the refusal ended the turn:\n" + "\n".join(shown[-12:]))
