@@ -11,6 +11,9 @@ files under ``cases/<case>/t<N>/.invalid-<k>/``. A cell that no transcript
 names yet has not run (the arms were not launched, or are still starting): it
 is neither re-planned nor counted as an attempt, and the next step is to launch
 it (or wait for the running launch).
+
+It exits 0 whenever it has done its work and names the next step, work left
+included; non-zero means an error (2 bad input, 3 internal).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ temp root outside the repository, and write run.json, plan.json, the cases
 as used, and a bound copy of the skill's workflow script. Nothing is created
 when any check fails, and anything half-made is removed when a step fails.
 The stages are in ``harness/plan_run.py``; this command parses and prints.
+Unless ``--fresh`` is given, it first continues the newest unfinished run of
+the same skills when that still fits the tree (``harness/plan_resume.py``).
 
 Judge orders are not drawn here: ``collect`` draws each one when it writes that
 trial's packet, from the seed and the bytes of the two outputs
