@@ -184,3 +184,19 @@ def test_a_moved_default_branch_or_an_edited_case_plans_afresh(bench):
     time.sleep(1.1)
     rc, out, _ = bench.plan("greet", "--seed", "5", resume=True)
     assert rc == 0 and len(bench.runs()) == 4 and "--seed 5 asks for another" in out
+
+
+def test_a_cut_off_arm_is_named_and_resume_gives_collects_own_next_step(bench):
+    # Interrupted while an arm was mid-way: its transcript stops after the prompt. Resuming cannot tell a cut-off
+    # arm from a running one, so it says what collect says (wait, or re-run it in a fresh world).
+    _, out, _ = bench.plan("greet", "--seed", "9", resume=True)
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    world = next(c["world"] for c in bench.plan_json(run_dir)["cells"] if c["id"] == f"{CASE1}/t2/new")
+    cut = next(p for p in (bench.config / "projects").rglob("*.jsonl") if world in p.read_text().splitlines()[0])
+    cut.write_text(cut.read_text().splitlines()[0] + "\n")
+    rc, out, _ = bench.plan("greet", resume=True)
+    assert rc == 0 and bench.runs() == [run_dir] and "29 of 30 cells collected" in out
+    assert "still running or cut off: 1 cells" in out
+    assert out.strip().splitlines()[-1].startswith("next: if the arms are still running, wait for them to finish")
+    assert f"benchcore collect {run_dir.relative_to(bench.repo)} --rerun" in out
