@@ -200,3 +200,24 @@ def test_a_cut_off_arm_is_named_and_resume_gives_collects_own_next_step(bench):
     assert "still running or cut off: 1 cells" in out
     assert out.strip().splitlines()[-1].startswith("next: if the arms are still running, wait for them to finish")
     assert f"benchcore collect {run_dir.relative_to(bench.repo)} --rerun" in out
+
+
+def test_the_runs_planned_together_are_resumed_together(bench):
+    # One run per model, planned by one command: typed again, both continue; fewer models plan afresh.
+    yaml = bench.repo / "tests" / GREET / "benchmark.yaml"
+    R.write(yaml, "models: [claude-haiku-4-5, claude-opus-4-6]\n")
+    rc, out, err = bench.plan("greet", "--seed", "11", resume=True)
+    assert rc == 0, err
+    runs = bench.runs()
+    assert len(runs) == 2 and [set(bench.plan_json(r)["group"]) for r in runs] == [{r.name for r in runs}] * 2
+    rc, out, _ = bench.plan("greet", resume=True)
+    assert rc == 0 and bench.runs() == runs
+    assert all(f"resuming run {r.name} (planned " in out for r in runs)
+    assert all(str(r.relative_to(bench.repo)) in out.strip().splitlines()[-1] for r in runs)  # one collect of both
+    assert len(read_bound(next_script(out))["tasks"]) == 60
+    time.sleep(1.1)
+    R.write(yaml, "models: [claude-haiku-4-5]\n")
+    rc, out, _ = bench.plan("greet", resume=True)
+    assert rc == 0 and len(bench.runs()) == 3
+    assert ("was not resumed: it was planned for greet on claude-haiku-4-5, greet on claude-opus-4-6, and this "
+            "command asks for greet on claude-haiku-4-5" in out)
