@@ -274,9 +274,16 @@ class Brain:
     # ------------------------------------------------------------------ orchestrator
     def orchestrator(self, body: dict) -> Reply:
         msgs = body["messages"]
-        last = msgs[-1]
         wrapper = self.wrapper or self._wrapper(msgs)
         args = self._arguments(msgs)
+        # The user typed the command again (after a refused or cancelled launch ended the turn; measured: the
+        # command arrives in the same user message as the refused call's error result): SKILL.md starts over
+        # from step 1 with that command, and plan continues the run.
+        typed = [i for i, m in enumerate(msgs) if m.get("role") == "user" and "<command-name>" in text_of(m.get("content"))]
+        msgs = msgs[typed[-1]:] if typed else msgs
+        if typed and len(msgs) == 1:
+            return self._plan(msgs, wrapper, args)
+        last = msgs[-1]
         # Find the newest benchcore output that carries a next: line.
         nxt, since = None, 0
         for i in range(len(msgs) - 1, -1, -1):
@@ -322,7 +329,9 @@ class Brain:
         comes, Read the output file it names (its next: line then drives the rest)."""
         uses = [u for m in msgs if m.get("role") == "assistant" for u in tool_uses(m)]
         if not any(u.get("name") == "Bash" for u in uses):
-            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {args or "--all"}',
+            invoked = re.search(r"<command-name>(.*?)</command-name>", user_texts({"messages": msgs}))
+            flag = f"--invoked-as {invoked.group(1).strip()} " if invoked else ""
+            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {flag}{args or "--all"}',
                                            "description": "benchcore plan", "run_in_background": True})],
                          who="orchestrator")
         notes = [text_of(m.get("content")) for m in msgs if m.get("role") == "user"]

@@ -38,7 +38,7 @@ from .collect_audit import audit_trials
 from .collect_cells import find_cells, record_models
 from .collect_environment import record_environment
 from .collect_gate import run_gate
-from .collect_launch import Launches, next_step, write_launch_scripts
+from .collect_launch import Launches, launch_hint, next_step, write_launch_scripts
 from .collect_packets import write_packets
 from .collect_rerun import cells_to_rerun, replan_cells
 from .collect_state import RunState
@@ -62,6 +62,7 @@ class Collected:
     launches: Launches
     next: str
     complete: bool
+    hint: str = ""  # the resume hint, when something is to be launched
 
 
 def collect_run(run: RunState, rerun: bool) -> Status:
@@ -120,7 +121,8 @@ def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Co
     rerun_done = any(s.rerun for s in statuses) and bool(launches.cells)
     unchecked = any(s.unchecked for s in statuses)
     complete = not (missing_cells or invalid or launches.packets or rerun_done or unchecked)
-    return Collected(tuple(statuses), tuple(refused), launches, next_step(run_dirs, launches), complete)
+    return Collected(tuple(statuses), tuple(refused), launches, next_step(run_dirs, launches), complete,
+                     launch_hint(runs, launches))
 
 
 def _since(run_dirs: list[Path]) -> Optional[float]:

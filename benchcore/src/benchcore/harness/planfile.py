@@ -100,6 +100,10 @@ class Plan:
     sessions: tuple[str, ...] = ()
     cleaned_at: Optional[str] = None
     marker: str = "cells: the world path in the prompt; packets: 'Packet id: <run_id>:<packet id>'"
+    # Extensions (issue 17): the run ids planned by the same command (resumed together), and the slash command
+    # that resumes them ("/benchmark-skill greet"), which plan and collect print before every launch.
+    group: tuple[str, ...] = ()
+    resume_command: str = ""
 
     def cell_map(self) -> dict[str, Cell]:
         return {c.id: c for c in self.cells}
@@ -141,4 +145,5 @@ def agent_tool_model(model: Optional[str]) -> Optional[str]:
         return low
     found = [a for a in AGENT_TOOL_MODELS if a in low.replace("_", "-").split("-")]
     return found[0] if len(found) == 1 else None
-serde._omit_when_empty(Plan, ("model", "judge_model", "budget", "cell_costs", "sessions", "cleaned_at"))
+serde._omit_when_empty(Plan, ("model", "judge_model", "budget", "cell_costs", "sessions", "cleaned_at", "group",
+                                  "resume_command"))
