@@ -158,10 +158,8 @@ def run(args) -> int:
     edited = [d for d, _, _ in runs if d.shape == "three-arm"]
     if edited and git_status_reaches_subagents(root):
         names = sorted({d.skill.name for d in edited})
-        print(f"note: Claude Code shows every subagent the git status, which lists the edited skill "
-              f"({', '.join(names)}), so a baseline arm can read its name there; to keep it out, set "
-              f'"includeGitInstructions": false in {LOCAL} (or CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=1) and '
-              "start a new session before the run")
+        print(f"note: every subagent sees the git status, which names the edited skill ({', '.join(names)}); "
+              f'to hide it, set "includeGitInstructions": false in {LOCAL} before the session starts')
     if (note := installed_note([d.skill for d, _, _ in runs])) is not None:
         print(note)
     if settings_note:
