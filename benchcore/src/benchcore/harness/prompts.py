@@ -116,19 +116,37 @@ def fence_for(text: str) -> str:
     return "`" * max(4, longest + 1)
 
 
+class Redactions(dict):
+    """A replacement map (path -> placeholder) whose lookup is compiled once: one scan of a text finds the
+    paths it holds, so redacting costs the text, not the number of paths in the run."""
+
+    _found: Optional[re.Pattern] = None
+
+    def present(self, text: str) -> list[str]:
+        """The paths that occur in ``text``, longest first (every one, also those inside a longer one)."""
+        if self._found is None:
+            keys = sorted((k for k in self if k), key=len, reverse=True)
+            # At each position the longest path starting there; the shorter ones it starts with are added.
+            self._found = re.compile("(?=(" + "|".join(map(re.escape, keys)) + "))") if keys else re.compile("(?!)")
+        hits = {m.group(1) for m in self._found.finditer(text)}
+        for hit in list(hits):
+            hits.update(hit[:i] for i in range(1, len(hit)) if hit[:i] in self)
+        return sorted(hits, key=len, reverse=True)
+
+
 def redact(text: str, replacements: dict[str, str]) -> str:
     """Replace each run-specific path (worlds, skill copies, the temp root) by a neutral name, longest first."""
-    for old in sorted(replacements, key=len, reverse=True):
-        if old:
-            text = text.replace(old, replacements[old])
+    table = replacements if isinstance(replacements, Redactions) else Redactions(replacements)
+    for old in table.present(text):
+        text = text.replace(old, table[old])
     return text
 
 
-def run_redactions(worlds, skill_copies, temp_root: str = "") -> dict[str, str]:
+def run_redactions(worlds, skill_copies, temp_root: str = "") -> Redactions:
     """One replacement map for every output of a run, so a placeholder says nothing about which arm wrote
     it: every world is ``$WORLD``, every skill copy (and the folder it sits in) ``$SKILL``, the rest of
     the temp root ``$TEMP``. A path written with a trailing slash or as the folder above is covered too."""
-    repl: dict[str, str] = {}
+    repl = Redactions()
     for w in worlds:
         if w:
             repl[w] = "$WORLD"
