@@ -68,10 +68,16 @@ def _scripts(out: str) -> list[Path]:
     return found
 
 
-def _run(env: dict, cwd: Path, *argv: str) -> tuple[float, float, str]:
+PROFILE: list[Path] = []  # with --py-spy: the folder for each collect's collapsed stacks
+
+
+def _run(env: dict, cwd: Path, *argv: str, name: str = "") -> tuple[float, float, str]:
     """(seconds, peak RSS in MB, stdout) of one benchcore command in a fresh process."""
+    cmd = [sys.executable, "-c", _CHILD, *argv]
+    if PROFILE and name:
+        cmd = ["py-spy", "record", "-f", "raw", "-r", "200", "-o", str(PROFILE[0] / f"{name}.txt"), "--"] + cmd
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _CHILD, *argv], cwd=cwd, env=env, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("maxrss ")]
     if not line:
@@ -114,10 +120,10 @@ def one_size(cases: int, trials: int, mb: float) -> dict:
         read_mb = pad(root / "claude", mb) if mb else 0.0
         cells = len(json.loads((run_dir / "plan.json").read_text())["cells"])
         figures = {"cells": cells, "transcripts_mb": read_mb}
-        figures["first"] = _run(env, repo, "collect", str(run_dir))[:2]
-        figures["again"] = _run(env, repo, "collect", str(run_dir))[:2]
-        agent.run_script(run_dir / "workflows/judges/bench-fanout.js", root / "claude", script, repo)
-        figures["judged"] = _run(env, repo, "collect", str(run_dir))[:2]
+        for key in COLLECTS:
+            if key == "judged":
+                agent.run_script(run_dir / "workflows/judges/bench-fanout.js", root / "claude", script, repo)
+            figures[key] = _run(env, repo, "collect", str(run_dir), name=f"{cases}-{key}")[:2]
         return figures
 
 
@@ -133,7 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per size; medians are reported")
     parser.add_argument("--src", type=Path, default=None,
                         help="run the collects with the benchcore package under this src folder (another version)")
+    parser.add_argument("--py-spy", type=Path, default=None, dest="py_spy",
+                        help="profile each collect with py-spy into this folder (<cases>-<collect>.txt)")
     args = parser.parse_args(argv)
+    if args.py_spy is not None:
+        args.py_spy.mkdir(parents=True, exist_ok=True)
+        PROFILE.append(args.py_spy.resolve())
     if args.src is not None:
         os.environ["PYTHONPATH"] = str(args.src.resolve())
     sizes = [int(c) for c in args.cases.split(",")]

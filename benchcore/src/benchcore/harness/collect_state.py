@@ -31,6 +31,7 @@ class RunState:
         self.received: dict[str, str] = {}  # cell id -> the first message its subagent got
         self.unfinished: set[str] = set()  # cell ids whose transcript exists but has no final message
         self.fingerprint_cache: dict[str, Fingerprints] = {}
+        self.case_lines: dict[str, list] = {}  # what the audit reads once per collect (collect_audit)
         self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
         # The same replacements for every output, so no placeholder tells the arms apart.
         self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),

@@ -117,21 +117,23 @@ def fence_for(text: str) -> str:
 
 
 class Redactions(dict):
-    """A replacement map (path -> placeholder) whose lookup is compiled once: one scan of a text finds the
-    paths it holds, so redacting costs the text, not the number of paths in the run."""
+    """A replacement map (path -> placeholder) whose lookup is prepared once: a text is searched for where
+    a path can start (the paths' common prefix), and only there for the path lengths in the map, so
+    redacting costs the text, not the number of paths in the run."""
 
-    _found: Optional[re.Pattern] = None
+    _plan: Optional[tuple] = None
 
     def present(self, text: str) -> list[str]:
-        """The paths that occur in ``text``, longest first (every one, also those inside a longer one)."""
-        if self._found is None:
-            keys = sorted((k for k in self if k), key=len, reverse=True)
-            # At each position the longest path starting there; the shorter ones it starts with are added.
-            self._found = re.compile("(?=(" + "|".join(map(re.escape, keys)) + "))") if keys else re.compile("(?!)")
-        hits = {m.group(1) for m in self._found.finditer(text)}
-        for hit in list(hits):
-            hits.update(hit[:i] for i in range(1, len(hit)) if hit[:i] in self)
-        return sorted(hits, key=len, reverse=True)
+        """The paths that occur in ``text``, longest first (also those inside a longer one)."""
+        if self._plan is None:
+            keys = [k for k in self if k]
+            prefix = os.path.commonprefix(keys) if keys else ""
+            first = "[" + "".join(re.escape(c) for c in {k[0] for k in keys}) + "]" if keys else "(?!)"
+            starts = re.compile(f"(?={re.escape(prefix) if prefix else first})")  # every start, overlapping too
+            self._plan = (starts, sorted({len(k) for k in keys}, reverse=True))
+        starts, lengths = self._plan
+        hits = {text[m.start():m.start() + n] for m in starts.finditer(text) for n in lengths}
+        return sorted((h for h in hits if h in self and h), key=len, reverse=True)
 
 
 def redact(text: str, replacements: dict[str, str]) -> str:
