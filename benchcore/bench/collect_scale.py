@@ -31,9 +31,14 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 SKILL = "demo/greet"
 COLLECTS = ("first", "again", "judged")
+# Peak memory of the collect itself: VmHWM (ru_maxrss would keep the parent's size across fork and exec).
 _CHILD = ("import resource, sys\nfrom benchcore.cli import main\n"
           "rc = main(sys.argv[1:])\n"
-          "print('maxrss', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, rc, file=sys.stderr)\n")
+          "try:\n"
+          "    kb = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+          "except (OSError, StopIteration):\n"
+          "    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+          "print('maxrss', kb, rc, file=sys.stderr)\n")
 
 
 def _standin():
