@@ -63,16 +63,6 @@ def build_repo(root: Path, cases: int) -> dict:
     return env
 
 
-def _scripts(out: str) -> list[Path]:
-    last = out.strip().splitlines()[-1]
-    found, i = [], last.find('{"scriptPath": ')
-    while i >= 0:
-        obj, end = json.JSONDecoder().raw_decode(last[i:])
-        found.append(Path(obj["scriptPath"]))
-        i = last.find('{"scriptPath": ', i + end)
-    return found
-
-
 PROFILE: list[Path] = []  # with --py-spy: the folder for each collect's collapsed stacks
 
 
@@ -120,7 +110,9 @@ def one_size(cases: int, trials: int, mb: float) -> dict:
         [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
         script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
                               tiny=False)
-        for path in _scripts(out):
+        from test_e2e_benchmark import next_scripts  # the scripts plan printed (tests/ is on the path)
+
+        for path in next_scripts(out):
             agent.run_script(path, root / "claude", script, repo)
         read_mb = pad(root / "claude", mb) if mb else 0.0
         cells = len(json.loads((run_dir / "plan.json").read_text())["cells"])
