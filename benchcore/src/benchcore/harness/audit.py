@@ -155,10 +155,10 @@ class Shown:
                 return line
         if not lines:
             return None
-        forms = self.forms()
+        # One text of every form: a compacted line holds no white space, so it cannot match across the "\n".
+        forms = "\n".join(self.forms())
         for line in lines:
-            compact = _compact(line)
-            if any(compact in f for f in forms):
+            if _compact(line) in forms:
                 return line
         return None
 
