@@ -47,9 +47,10 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
     if tests_dir is not None and tests_dir.is_dir():
         rel = str(tests_dir.relative_to(repo))
         tests += [rel + "/", rel + ":"]
+        seen = " \n ".join(allowed)  # as distinctive_lines joins them: a line holds no "\n", so it cannot span two
         for other, lines in _other_cases(run, tests_dir):
             if other != case_id:
-                tests += [l for l in lines if l not in skill_text and not _allowed(l, allowed)]
+                tests += [l for l in lines if l not in skill_text and l not in seen]
     run_lines = (f'"run_id": "{run.plan.run_id}"', '"cells_collected":', "const BOUND = {",
                  f"# Judge packet {run.plan.run_id}:", "cells: the world path in the prompt; packets:",
                  f".reports/runs/{run.plan.run_id}")
@@ -66,11 +67,6 @@ def _other_cases(run: RunState, tests_dir: Path) -> list[tuple[str, tuple[str, .
         run.case_lines[key] = [(other.parent.name, distinctive_lines(read_text(other)))
                                for other in sorted(tests_dir.glob("*/case.md"))]
     return run.case_lines[key]
-
-
-def _allowed(line: str, allowed: list[str]) -> bool:
-    """``line`` is in one of the texts the arm may see (as :func:`distinctive_lines` leaves such lines out)."""
-    return any(line in text for text in allowed)
 
 
 def audit_trials(run: RunState, found: dict[str, transcripts.Transcript], changed: set[str] = frozenset()
