@@ -1,9 +1,9 @@
 """Collect at scale with the stand-in: time and peak memory of each collect, from a few cases to many (a script).
 
-    python benchcore/bench/collect_scale.py [--cases 20,50,200] [--trials 5] [--mb 0] [--repeat 1]
+    python benchcore/bench/collect_scale.py [--cases 20,50,200] [--mb 0] [--repeat 1]
 
 For each case count it builds a temp repository with one edited, released
-skill (a three-arm run), plans it, plays the arms with the stand-in
+skill (a three-arm run of 5 trials), plans it, plays the arms with the stand-in
 (tests/standin), then times three collects, each in a fresh process:
 ``first`` (every transcript new), ``again`` (nothing new) and ``judged``
 (after the stand-in judges answered). ``--mb`` pads every arm transcript to
@@ -97,15 +97,13 @@ def pad(config: Path, mb: float) -> float:
     return total / 1e6
 
 
-def one_size(cases: int, trials: int, mb: float) -> dict:
+def one_size(cases: int, mb: float) -> dict:
     """Plan, play the arms, collect three times; the figures of each collect."""
     agent, _ = _standin()
     with tempfile.TemporaryDirectory(prefix="benchcore-scale-") as tmp:
         root = Path(tmp)
         env = build_repo(root, cases)
         repo = root / "repo"
-        if trials != 5:
-            (repo / "tests" / "benchmark.yaml").write_text(f"trials: {trials}\n")
         _, _, out = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
         [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
         script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
@@ -131,7 +129,6 @@ def growth(small: dict, large: dict, key: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default="20,50,200", help="case counts, comma-separated")
-    parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--mb", type=float, default=0.0, help="pad each transcript to about this many MB")
     parser.add_argument("--repeat", type=int, default=1, help="runs per size; medians are reported")
     parser.add_argument("--src", type=Path, default=None,
@@ -147,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(c) for c in args.cases.split(",")]
     results = {}
     for n in sizes:
-        runs = [one_size(n, args.trials, args.mb) for _ in range(args.repeat)]
+        runs = [one_size(n, args.mb) for _ in range(args.repeat)]
         med = {"cells": runs[0]["cells"], "transcripts_mb": runs[0]["transcripts_mb"]}
         for key in COLLECTS:
             med[key] = (statistics.median(r[key][0] for r in runs), statistics.median(r[key][1] for r in runs))
