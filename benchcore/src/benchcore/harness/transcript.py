@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 SYNTHETIC = "<synthetic>"
 _AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
+_LINE = re.compile(rb"[^\r\n]+")
 
 
 def text_of(content) -> str:
@@ -91,7 +92,6 @@ class Transcript:
     """A cell's transcript: its own records, then those of the subagents it launched (recursively)."""
 
     main_id: str
-    lines: tuple[bytes, ...]  # verbatim, main file first
     records: tuple[dict, ...]
     children: tuple[str, ...]  # agent ids of launched subagents found on disk
     raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
@@ -200,17 +200,38 @@ class Transcript:
                 if c.name == "StructuredOutput" and c.agent_id == self.main_id and not (c.error and c.result)]
 
 
+_JOURNALS: dict[Path, tuple[tuple[int, int, int], dict]] = {}
+_JOURNALS_KEPT = 8  # journals whose results stay read (one per workflow run: a collect reads a few)
+
+
+def _journal_results(journal: Path) -> dict:
+    """agent id -> the last result a workflow journal recorded for it, read once per version of the file
+    (its inode, size and modification time), so the judges of one workflow cost one read, not one each."""
+    try:
+        st = journal.stat()
+    except OSError:
+        return {}
+    version = (st.st_ino, st.st_size, st.st_mtime_ns)
+    kept = _JOURNALS.get(journal)
+    if kept is not None and kept[0] == version:
+        return kept[1]
+    results = {}
+    for rec in read_records(journal):
+        if rec.get("type") == "result" and isinstance(rec.get("agentId"), str):
+            results[rec["agentId"]] = rec.get("result")
+    while len(_JOURNALS) >= _JOURNALS_KEPT:
+        _JOURNALS.pop(next(iter(_JOURNALS)))
+    _JOURNALS[journal] = (version, results)
+    return results
+
+
 def journal_result(path: Path, agent_id: str):
     """What a workflow's ``journal.jsonl`` (beside a workflow agent's transcript) recorded as that
     agent's result (an object for a ``schema`` answer, else text), or None."""
     journal = path.parent / "journal.jsonl"
     if path.parent.parent.name != "workflows" or not_regular(journal) is not None:
         return None
-    found = None
-    for rec in read_records(journal):
-        if rec.get("type") == "result" and rec.get("agentId") == agent_id:
-            found = rec.get("result")
-    return found
+    return _journal_results(journal).get(agent_id)
 
 
 def _child_ids(records: list[dict]) -> list[str]:
@@ -245,7 +266,6 @@ def _child_ids(records: list[dict]) -> list[str]:
 
 def load(path: Path, agent_id: str, index: Index) -> Transcript:
     """Read a transcript and, recursively, the transcripts of the subagents it launched."""
-    lines: list[bytes] = []
     records: list[dict] = []
     children: list[str] = []
     main_bytes = b""
@@ -260,10 +280,10 @@ def load(path: Path, agent_id: str, index: Index) -> Transcript:
         if aid == agent_id:
             main_bytes = data
         recs = []
-        for raw in data.splitlines():
+        for line in _LINE.finditer(data):  # the lines splitlines gives, one at a time (no list of copies)
+            raw = line.group()
             if not raw.strip():
                 continue
-            lines.append(raw)
             try:
                 rec = json.loads(raw)
             except ValueError:
@@ -278,7 +298,7 @@ def load(path: Path, agent_id: str, index: Index) -> Transcript:
             seen.add(child)
             children.append(child)
             queue.append((child, index.by_id[child]))
-    return Transcript(main_id=agent_id, lines=tuple(lines), records=tuple(records), children=tuple(children),
+    return Transcript(main_id=agent_id, records=tuple(records), children=tuple(children),
                       raw=main_bytes)
 
 
