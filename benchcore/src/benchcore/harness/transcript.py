@@ -24,6 +24,18 @@ _AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 _LINE = re.compile(rb"[^\r\n]+")
 
 
+def record_of(raw: str | bytes) -> Optional[dict]:
+    """One transcript line as a record; None for a blank, malformed or truncated line, or one that is not an
+    object (such lines are skipped, never fatal)."""
+    if not raw.strip():
+        return None
+    try:
+        rec = json.loads(raw)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
 def text_of(content) -> str:
     if isinstance(content, str):
         return content
@@ -37,14 +49,7 @@ def read_records(path: Path) -> Iterator[dict]:
     try:
         with open_regular(path) as fh:
             for raw in fh:
-                raw = raw.strip()
-                if not raw:
-                    continue
-                try:
-                    rec = json.loads(raw)
-                except ValueError:
-                    continue
-                if isinstance(rec, dict):
+                if (rec := record_of(raw)) is not None:
                     yield rec
     except (OSError, BenchError):  # gone, unreadable, or not a regular file: no records
         return
@@ -281,14 +286,7 @@ def load(path: Path, agent_id: str, index: Index) -> Transcript:
             main_bytes = data
         recs = []
         for line in _LINE.finditer(data):  # the lines splitlines gives, one at a time (no list of copies)
-            raw = line.group()
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(rec, dict):
+            if (rec := record_of(line.group())) is not None:
                 rec.setdefault("agentId", aid)
                 recs.append(rec)
         records.extend(recs)
