@@ -119,7 +119,9 @@ def run(args) -> int:
         arms = ", ".join(("new", "baseline", "previous") if d.shape == "three-arm" else ("new", "baseline"))
         on = f" on {p.model}" if p.model else ""
         print(f"{d.skill.name}{on}: {d.shape} ({arms}) - {d.why}")
-        print(f"  cases: {len(d.cases)} ({', '.join(c.id for c in d.cases)}); cells: {len(p.cells)}; "
+        ids = [c.id for c in d.cases]  # the session reads this line: past 5 cases, the first 3 and a count
+        named = ", ".join(ids) if len(ids) <= 5 else f"{', '.join(ids[:3])}, ... {ids[-1]}"
+        print(f"  cases: {len(d.cases)} ({named}); cells: {len(p.cells)}; "
               f"seed: {seed}; run: {shown_path(r)}")
         if d.temperature != 1.0:
             print(f"  temperature: {d.temperature:g} requested; subagents run at the session default "
