@@ -26,7 +26,7 @@ require_cli("tmux")
 from interactive import OPTION_RE, Dialog, InteractiveRig, _tmux  # noqa: E402
 
 COMMAND = "/benchmark-skill greet"
-HINT = f"If a launch is refused or interrupted, type {COMMAND} again: the run continues where it stopped."
+HINT = f"If a launch is refused or interrupted, type {COMMAND} again to continue this run."
 
 
 class RefuseFirstWorkflow(InteractiveRig):

@@ -14,7 +14,7 @@ from standin import repo as R
 from standin.agent import Script, read_bound, run_tasks
 from test_e2e_benchmark import CASE1, GREET, bench, greet_files, next_script  # noqa: F401 - bench is a fixture
 
-HINT = "If a launch is refused or interrupted, type /benchmark-skill greet again: the run continues where it stopped."
+HINT = "If a launch is refused or interrupted, type /benchmark-skill greet again to continue this run."
 
 
 def _worlds(script: Path) -> set[str]:
@@ -138,7 +138,7 @@ def test_clean_stale_by_age_and_never_an_untagged_folder(bench):
 
 def test_the_resume_line_names_the_command_the_session_ran(bench, monkeypatch, tmp_path):
     rc, out, _ = bench.plan("greet", "--invoked-as", "/benchmark-skill:benchmark-skill", resume=True)
-    hint = "type /benchmark-skill:benchmark-skill greet again: the run continues where it stopped."
+    hint = "type /benchmark-skill:benchmark-skill greet again to continue this run."
     assert rc == 0 and hint in out
     [run_dir] = bench.runs()
     assert bench.plan_json(run_dir)["resume_command"] == "/benchmark-skill:benchmark-skill greet"
@@ -156,7 +156,7 @@ def test_the_resume_line_names_the_command_the_session_ran(bench, monkeypatch, t
     data = json.loads(out)
     assert rc == 0 and data["resumed"] == [str(run_dir)]
     assert data["resume_hint"] == ("If a launch is refused or interrupted, type /benchkit:benchmark-skill greet "
-                                   "again: the run continues where it stopped.")
+                                   "again to continue this run.")
 
 
 def test_a_moved_default_branch_or_an_edited_case_plans_afresh(bench):

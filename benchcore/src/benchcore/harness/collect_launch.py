@@ -65,7 +65,7 @@ def write_launch_scripts(runs: list[RunState], statuses: list[Status], run_dirs:
     return Launches(tuple(launch_cells), tuple(pending), tuple(arms_scripts), tuple(judges_scripts), tuple(statuses))
 
 
-HINT = "If a launch is refused or interrupted, type {command} again: the run continues where it stopped."
+HINT = "If a launch is refused or interrupted, type {command} again to continue this run."
 
 
 def resume_hint(command: str) -> str:
