@@ -107,9 +107,13 @@ class Scenario:
     arm_forges: set = field(default_factory=set)
     # Agent-tool path: launch at most this many Agent calls in one message (SKILL.md says 10).
     batch: int = 10
-    # What an arm runs in its world after reading its copy (each a Bash command, "{world}" filled in); the
-    # default writes the answer files.
+    # What an arm runs in its world after reading its copy (each a Bash command, or a (tool, input) pair such
+    # as ("Read", {"file_path": "{world}/README.md"}); "{world}" filled in); the default writes the answer files.
     arm_commands: Optional[list] = None
+    # Whether each answer ends with its arm's STYLE line (judges then tell the arms apart by it). Without it,
+    # ``prefer(a, b)`` decides a packet from the two outputs' content alone: "A", "B" or "TIE".
+    style: bool = True
+    prefer: Optional[Callable[[str, str], str]] = None
     # Cell id -> tool calls an arm makes on its first attempt before its work: (tool name, input), every
     # string in the input formatted with {world} and {repo} (attempts to reach outside, for the guard).
     escapes: dict = field(default_factory=dict)
@@ -208,8 +212,9 @@ class Brain:
             fill = lambda v: v.format(world=world, repo=self.repo) if isinstance(v, str) else v
             steps += [ToolUse(name, {k: fill(v) for k, v in data.items()}) for name, data in self.s.escapes[cid]]
         if self.s.arm_commands is not None:
-            steps += [ToolUse("Bash", {"command": c.format(world=world), "description": "Work in the world"})
-                      for c in self.s.arm_commands]
+            fill = lambda v: v.format(world=world) if isinstance(v, str) else v
+            steps += [ToolUse("Bash", {"command": fill(c), "description": "Work in the world"}) if isinstance(c, str)
+                      else ToolUse(c[0], {k: fill(v) for k, v in c[1].items()}) for c in self.s.arm_commands]
         else:
             writes = " && ".join(f"printf %s {shlex.quote(v)} > {shlex.quote(k)}" for k, v in self.s.files.items())
             steps.append(ToolUse("Bash", {"command": f"cd {world} && {writes}", "description": "Write the answer files"}))
@@ -217,7 +222,8 @@ class Brain:
         if step < len(steps):
             return Reply([steps[step]], who=f"{cid}@{world}")
         arm = cid.rsplit("/", 1)[-1]
-        return Reply([Text(self.s.output(cid, world) + f"\n{STYLE[arm]}")], who=f"{cid}@{world}")
+        style = f"\n{STYLE[arm]}" if self.s.style else ""
+        return Reply([Text(self.s.output(cid, world) + style)], who=f"{cid}@{world}")
 
     # ------------------------------------------------------------------ judges
     def judge(self, body: dict, first: str) -> Reply:
@@ -239,7 +245,7 @@ class Brain:
             if step == 0 and pm:
                 return Reply([ToolUse("Read", {"file_path": pm.group(1)})], who=who)
             packet = "\n".join(text_of(mm.get("content")) for mm in msgs if mm.get("role") == "user")
-        letter = self.letter_for(packet, self.s.verdict(pid))
+        letter = (self.prefer(packet) if self.s.prefer else self.letter_for(packet, self.s.verdict(pid)))
         answer = {"packet_id": ref, "verdict": letter, "rationale": "It meets the criteria better."}
         if letter != "TIE":
             answer["strength"] = "clear"
@@ -248,6 +254,11 @@ class Brain:
                 return Reply([ToolUse("StructuredOutput", answer)], who=who)
             return Reply([Text("Answered.")], who=who)
         return Reply([Text(json.dumps(answer))], who=who)
+
+    def prefer(self, packet: str) -> str:
+        """The scenario's preference between the packet's two outputs, read from their content."""
+        a, b = packet.split("## Output A", 1)[1].split("## Output B", 1)
+        return self.s.prefer(a, b.split("\n## ", 1)[0])
 
     @staticmethod
     def letter_for(packet: str, outcome: str) -> str:

@@ -78,3 +78,21 @@ def orchestration_bytes(request_log: Path) -> dict:
                     parts["text"] += n
     parts["total"] = sum(parts.values())
     return parts
+
+
+def orchestrator_sizes(request_log: Path) -> list[tuple[int, int]]:
+    """Per request of the orchestrating session, in order: (its body's bytes, the Workflow and Agent calls
+    it carries): how the session's context grows with each launch."""
+    out = []
+    for line in request_log.read_text().splitlines():
+        body = json.loads(line)["body"]
+        msgs = body.get("messages") or []
+        opening = "".join(_text(b) for m in msgs[:3] if m["role"] == "user"
+                          for b in (m["content"] if isinstance(m["content"], list) else [m["content"]]))
+        if "<command-name>/benchmark-skill" not in opening or "Your working directory for this task is" in opening \
+                or "You are a blind judge" in opening:
+            continue
+        calls = sum(1 for m in msgs if m["role"] == "assistant" and isinstance(m["content"], list)
+                    for b in m["content"] if b.get("type") == "tool_use" and b.get("name") in ("Workflow", "Agent"))
+        out.append((len(json.dumps(body).encode()), calls))
+    return out
