@@ -93,7 +93,7 @@ def run(args) -> int:
             "estimate": estimate_line(runs, ests, planned.total),
             "untested": untested, "baseline_agent_type": planned.baseline_agent,
             "judge_agent_type": planned.judge_agent,
-            "settings_note": settings_note or None,
+            "settings_note": settings_note or None, "agent_path_note": planned.agent_note or None,
             "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts], "next": nxt,
         }, indent=1))
         return 0
@@ -148,5 +148,7 @@ def run(args) -> int:
         print(note)
     if settings_note:
         print(settings_note)
+    if planned.agent_note:
+        print(planned.agent_note)
     print(f"next: {nxt}")
     return 0

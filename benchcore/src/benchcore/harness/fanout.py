@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import BenchError
-from . import bound
-from .files import write_atomic
+from . import agent_parts, bound
+from .files import read_json_object, write_atomic
 from ..estimate import reached
 from ..model import Budget
 from .planfile import Cell, Packet, agent_tool_model
@@ -34,6 +34,8 @@ MAX_AGENTS = 1000
 # session without the Workflow tool. Only what an Agent call takes, so the orchestrator reads no more than
 # it writes (plan.json holds worlds, costs and ids besides: about twice the bytes).
 AGENT_TASKS = "agent-tasks.jsonl"
+# Beside a run's fan-out folders: plan's decision whether the Agent-tool path fits one conversation.
+AGENT_PATH = "agent-path.json"
 
 
 def arm_tasks(cells: Iterable[Cell], costs: Optional[Callable[[Cell], Optional[dict]]] = None) -> list[dict]:
@@ -155,9 +157,13 @@ def agent_call(task: dict) -> dict:
 
 
 def write_agent_tasks(dest: Path, tasks: list[dict], ceilings: Optional[dict] = None) -> Path:
-    """``dest``: one Agent call a line for each task the script would launch under ``ceilings``."""
+    """``dest``: one Agent call a line for each task the script would launch under ``ceilings``, as many as
+    one conversation takes (agent_parts.first_part); the rest are launched after the next collect."""
     flags, _ = launches(tasks, ceilings)
-    text = "".join(json.dumps(agent_call(t), ensure_ascii=False) + "\n" for t, ok in zip(tasks, flags) if ok)
+    kept = [t for t, ok in zip(tasks, flags) if ok]
+    lines = agent_parts.lines_of(agent_call(t) for t in kept)
+    lines = lines[:agent_parts.first_part(lines, kept)]
+    text = "".join(line + "\n" for line in lines)
     if not (dest.is_file() and dest.read_text(encoding="utf-8") == text):
         write_atomic(dest, text)
     return dest
@@ -170,8 +176,25 @@ def agent_tasks_phrase(scripts: list[Path]) -> str:
         path = path.relative_to(Path.cwd())
     except ValueError:
         pass
+    split = agent_parts.split(read_json_object(scripts[0].parent.parent / AGENT_PATH))
     return (f"no Workflow tool: one Agent call per line of {path}, "
-            "its fields exactly")
+            "its fields exactly" + (" (one part of a run too large for one conversation: if this conversation "
+                                    "already launched Agent calls for this run, launch nothing and ask the user "
+                                    "to start a fresh conversation with /clear and type the same command again)"
+                                    if split else ""))
+
+
+def write_agent_path(kind_dir: Path, runs: list, arm_tasks: list[dict], ceilings: Optional[dict] = None) -> str:
+    """Decide, before launch, whether the Agent-tool path fits one conversation: the estimated bytes of
+    every arm and judge launch (``runs``: (run dir, plan) pairs) against agent_parts' budget. Kept beside
+    the fan-outs for collect's later parts; returns plan's note."""
+    flags, _ = launches(arm_tasks, ceilings)
+    kept = [t for t, ok in zip(arm_tasks, flags) if ok]
+    packets = sum(len({(c.case, c.trial) for c in p.cells if not c.skip}) * (len({c.arm for c in p.cells}) - 1)
+                  for _, p in runs)
+    total = agent_parts.run_bytes(agent_parts.lines_of(agent_call(t) for t in kept), kept, packets)
+    write_atomic(kind_dir.parent / AGENT_PATH, agent_parts.sidecar(total))
+    return agent_parts.fit_note(total)
 
 
 BUDGET_REACHED = "budget reached"
