@@ -3,7 +3,8 @@
 Without the Workflow tool every launch stays in the orchestrating
 conversation: the Agent call the agent writes (the planned prompt), Claude
 Code's "launched" result, and, when the subagent ends, a task notification
-(a frame of about 1.2 KB) holding its final answer. Measured on Claude Code
+(a frame of about 1.2 KB) holding its final answer; and before that, the
+agent read the call's line from ``agent-tasks.jsonl``. Measured on Claude Code
 2.1.328: the orchestrator's requests grew by about that much per arm and
 judge, to 274 KB over 50 cells and 10 judges. A run whose launches would
 carry more than :data:`BUDGET_TOKENS` into one conversation is run in parts:
@@ -44,8 +45,9 @@ def answer_bytes(task: dict) -> int:
 
 
 def launch_bytes(line: str, task: dict) -> int:
-    """What one launch carries into the conversation: its Agent call (``line``), the frames, the answer."""
-    return len(line.encode("utf-8")) + FRAME_BYTES + answer_bytes(task)
+    """What one launch carries into the conversation: its line of agent-tasks.jsonl twice (the agent reads
+    the file, then writes the line as its Agent call), the frames, the answer."""
+    return 2 * len(line.encode("utf-8")) + FRAME_BYTES + answer_bytes(task)
 
 
 def judge_line_bytes(arm_line: int, answer: int) -> int:
