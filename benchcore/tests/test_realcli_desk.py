@@ -101,13 +101,19 @@ def requests_by_role(log: Path, cells: list) -> dict:
     return out
 
 
-@pytest.mark.parametrize("path", ["workflow", "agent-tool"])
-def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path):
+# What each permission mode asks in a whole run (no re-run or escalation): (benchcore commands, workflow
+# dialogs). Measured here; docs/permissions.md gives these counts.
+ASKS = {("workflow", "default"): (1, 2), ("agent-tool", "default"): (1, 0),
+        ("workflow", "acceptEdits"): (1, 2), ("workflow", "bypassPermissions"): (0, 0)}
+
+
+@pytest.mark.parametrize("path,mode", list(ASKS))
+def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
     workflow = path == "workflow"
     rig = Rig(tmp_path, layout="commit-message")
     plant_markers(rig)
     log = tmp_path / "requests.jsonl"
-    session = InteractiveRig(rig).run(scenario(rig, workflow), "/benchmark-skill commit-message", timeout=1800,
+    session = InteractiveRig(rig, mode=mode).run(scenario(rig, workflow), "/benchmark-skill commit-message", timeout=1800,
                                       extra_args=() if workflow else ("--disallowedTools", "Workflow"),
                                       log_requests=str(log))
     [run] = rig.runs()
@@ -129,16 +135,15 @@ def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path):
     assert not [t for t in titles if "workflow" in t.split("|")[0] and "Workflow(" not in t], titles
     bench = [d for d in session.dialogs if "scripts/benchcore" in d.screen.split("Do you want")[0][-600:]]
     workflows = [d for d in session.dialogs if "dynamic workflow" in d.question]
-    assert len(bench) == 1 and "plan" in bench[0].answer, titles
+    assert all("plan" in d.answer for d in bench), titles
     assert len(session.dialogs) == len(bench) + len(workflows), titles
+    # The whole run asks at most 3 times: the first benchcore plan ("don't ask again" covers the rest) and
+    # one per fan-out (arms, judges) on the Workflow path.
+    assert (len(bench), len(workflows)) == ASKS[path, mode] and len(session.dialogs) <= 3, titles
     roles = requests_by_role(log, plan["cells"])
     sizes = orchestrator_sizes(log)  # (request bytes, Workflow and Agent calls made before it)
     if workflow:
-        # One dialog per fan-out (arms, judges): the whole run asks at most 3 times.
-        assert len(workflows) == sizes[-1][1] == 2 and len(session.dialogs) == 3, titles
-    else:
-        assert workflows == [] and len(session.dialogs) == 1, titles
-
+        assert sizes[-1][1] == 2  # one Workflow call per fan-out
     # CLAUDE.md: loaded by the user's session (so the markers were there to leak), in no arm or judge request.
     orchestrator = roles["orchestrator"][-1][0]
     assert all(m in orchestrator for m in MARKERS.values()), "a marker file was not loaded by the session"
@@ -152,6 +157,6 @@ def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path):
 
     first, last = sizes[0][0], max(b for b, _ in sizes)
     per_launch = (last - first) / max(1, sizes[-1][1])
-    print(f"\ndesk {path}: {len(plan['cells'])} cells, {len(session.dialogs)} dialogs ({len(bench)} benchcore, "
+    print(f"\ndesk {path} {mode}: {len(plan['cells'])} cells, {len(session.dialogs)} dialogs ({len(bench)} benchcore, "
           f"{len(workflows)} workflow), {session.seconds:.0f} s; orchestrator requests {len(sizes)}: "
           f"{first:,} B first, {last:,} B largest, {sizes[-1][1]} launches, {per_launch:,.0f} B per launch")

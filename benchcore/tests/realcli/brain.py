@@ -41,6 +41,8 @@ STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style
 # A next: line, as printed, or as Read shows a file (a line number and a tab or arrow before it).
 NEXT_RE = re.compile(r"^(?:\s*\d+[\t→])?next: (.*)$", re.M)
 OUTPUT_FILE_RE = re.compile(r"<output-file>([^<]+)</output-file>")
+# Subagents Claude Code runs at once in an interactive session ("Concurrent subagent limit reached").
+MAX_RUNNING = 20
 SCRIPT_RE = re.compile(r'Workflow \{"scriptPath": "([^"]+)"\}')
 
 
@@ -300,8 +302,7 @@ class Brain:
             then = nxt.rsplit("then run: ", 1)[-1].strip()
             if self.s.use_workflow and scripts:
                 done = [u for u in launched if u.get("name") == "Workflow"]
-                notified = sum(text_of(m.get("content")).count("<task-notification>")
-                               for m in msgs[since + 1:] if m.get("role") == "user")
+                notified = self._notified(msgs[since + 1:])
                 if len(done) > notified:
                     return Reply([Text("Waiting for the workflow to finish.")], who="orchestrator")
                 if len(done) < len(scripts):
@@ -348,6 +349,10 @@ class Brain:
                  if re.sub(r"^\s*\d+[\t→]", "", line).startswith("{")]
         agents = [u for u in launched if u.get("name") == "Agent"]
         background = not self._agent_has_background_field(msgs)
+        notified = self._notified(msgs[since + 1:])
+        if len(agents) < len(tasks) and background and len(agents) - notified + self.s.batch > MAX_RUNNING:
+            # SKILL.md: Claude Code runs at most 20 subagents at once (measured: the 21st call is refused).
+            return Reply([Text("Waiting for running agents before launching more.")], who="orchestrator")
         if len(agents) < len(tasks):
             batch = tasks[len(agents):len(agents) + self.s.batch]
             # SKILL.md: the line's fields exactly; run_in_background false only where the tool has that field.
@@ -355,11 +360,15 @@ class Brain:
                           for t in batch], who="orchestrator")
         if background:
             # Every agent runs in the background: wait for a notification per agent launched since next:.
-            notified = sum(text_of(m.get("content")).count("<task-notification>")
-                           for m in msgs[since + 1:] if m.get("role") == "user")
             if notified < len(agents):
                 return Reply([Text("Waiting for the agents to finish.")], who="orchestrator")
         return Reply([ToolUse("Bash", {"command": self._bc(wrapper, then), "description": "collect"})], who="orchestrator")
+
+    @staticmethod
+    def _notified(msgs) -> int:
+        """Task notifications among ``msgs``: in user records, or (measured on 2.1.328, when several arrive
+        while a response is streaming) in a record of role "system"."""
+        return sum(text_of(m.get("content")).count("<task-notification>") for m in msgs if m.get("role") != "assistant")
 
     def _agent_has_background_field(self, msgs) -> bool:
         return self.agent_background_field

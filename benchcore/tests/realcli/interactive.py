@@ -74,7 +74,7 @@ class InteractiveRig:
             "theme": "dark",
             "numStartups": 5,
             "customApiKeyResponses": {"approved": [api_key[-20:]], "rejected": []},
-            "bypassPermissionsModeAccepted": False,
+            "bypassPermissionsModeAccepted": self.mode == "bypassPermissions",
         })
         projects = data.setdefault("projects", {})
         projects[str(self.rig.repo)] = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
@@ -94,7 +94,8 @@ class InteractiveRig:
         if binary is None:
             raise RuntimeError("the pinned Claude Code CLI is not installed (realcli/install-cli.sh)")
         env = dict(self.rig.env)
-        env.pop("IS_SANDBOX", None)  # a user's terminal; nothing here skips permissions
+        if self.mode != "bypassPermissions":
+            env.pop("IS_SANDBOX", None)  # a user's terminal; nothing here skips permissions (as root, bypass needs it)
         self._seed_config(env["ANTHROPIC_API_KEY"])
         with MessagesServer(brain, log_requests=log_requests) as srv:
             env["ANTHROPIC_BASE_URL"] = srv.url
