@@ -80,9 +80,9 @@ def orchestration_bytes(request_log: Path) -> dict:
     return parts
 
 
-def orchestrator_sizes(request_log: Path) -> list[tuple[int, int]]:
+def orchestrator_sizes(request_log: Path) -> list[tuple[int, int, int]]:
     """Per request of the orchestrating session, in order: (its body's bytes, the Workflow and Agent calls
-    it carries): how the session's context grows with each launch."""
+    it carries, the reads of an agent-tasks.jsonl it carries): how the session's context grows."""
     out = []
     for line in request_log.read_text().splitlines():
         body = json.loads(line)["body"]
@@ -94,5 +94,20 @@ def orchestrator_sizes(request_log: Path) -> list[tuple[int, int]]:
             continue
         calls = sum(1 for m in msgs if m["role"] == "assistant" and isinstance(m["content"], list)
                     for b in m["content"] if b.get("type") == "tool_use" and b.get("name") in ("Workflow", "Agent"))
-        out.append((len(json.dumps(body).encode()), calls))
+        reads = sum(1 for m in msgs if m["role"] == "assistant" and isinstance(m["content"], list)
+                    for b in m["content"] if b.get("type") == "tool_use" and b.get("name") == "Read"
+                    and str(b.get("input", {}).get("file_path", "")).endswith("agent-tasks.jsonl"))
+        out.append((len(json.dumps(body).encode()), calls, reads))
+    return out
+
+
+def part_growth(sizes: list[tuple[int, int, int]]) -> list[int]:
+    """Per agent-tasks.jsonl the session read (a part of the Agent-tool path): how many bytes the session's
+    requests grew from just before that read to the largest request before the next one."""
+    out = []
+    for part in range(1, max((r for _, _, r in sizes), default=0) + 1):
+        before = [b for b, _, r in sizes if r == part - 1]
+        during = [b for b, _, r in sizes if r == part]
+        if before and during:
+            out.append(max(during) - before[-1])
     return out
