@@ -11,6 +11,8 @@ fixture runs with the built package.
 
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 HAS_REPO = all((REPO / p).exists() for p in ("skills/benchmark-skill/SKILL.md", "tests", "checks/fixtures", "README.md"))
 
@@ -34,7 +36,10 @@ NEEDS_REPO = [
     "test_harden.py",          # skills/benchmark-skill, checks/fixtures/benchmark-core
     "test_harden_rest.py",     # skills/benchmark-skill, checks/fixtures/benchmark-core
     "test_skill_roots.py",     # skills/benchmark-skill (plan, the workflow script) and this repository's layout
+    "test_claude_settings.py", # a whole plan and clean with skills/benchmark-skill
     "test_realcli_layout.py",  # skills/benchmark-skill, installed into the real CLI's project
+    "test_provenance.py",      # whole runs with skills/benchmark-skill
+    "test_realcli_provenance.py",  # skills/benchmark-skill, installed into the real CLI's project
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
@@ -45,3 +50,10 @@ def pytest_report_header(config):
         return f"repository: {REPO} (every test file runs)"
     return (f"repository around benchcore/ not found: not collecting {len(NEEDS_REPO)} files that read it "
             f"({', '.join(NEEDS_REPO)})")
+
+
+@pytest.fixture(autouse=True)
+def _outside_any_claude_code_session(monkeypatch):
+    """The suite run from a Claude Code session's Bash sees that session's id; plan and collect would record
+    it and refuse the stand-in's agents. Tests that play a session set it (standin/repo.py env_for)."""
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)

@@ -143,6 +143,16 @@ def cells_of(b: Bench, run_dir: Path, pred) -> list[dict]:
     return [{"id": c["id"], "prompt": c["prompt"]} for c in b.plan_json(run_dir)["cells"] if pred(c)]
 
 
+def rewrite_output(b: Bench, cdir: Path, text: str) -> None:
+    """The collected arm's own transcript under Claude Code's folder now ends in ``text`` (a second finished
+    transcript for the cell would make its trial invalid instead)."""
+    before = json.dumps((cdir / "output.md").read_text().rstrip("\n"))[1:-1]
+    after = json.dumps(text)[1:-1]
+    for f in b.config.rglob("agent-*.jsonl"):
+        if before in f.read_text():
+            f.write_text(f.read_text().replace(before, after))
+
+
 def new_loses(case, trial, comp, rnd):
     return "LOSS" if comp == "efficacy" else "TIE"
 
@@ -156,7 +166,7 @@ def test_a_judge_answer_forged_from_inside_an_arm_is_not_counted(bench):
     forgers = {(CASE1, n, "new") for n in range(1, 6)}
     bench.arms(next_script(out), Script(files=greet_files(), forge=forgers, layout="workflow"))
     rc, out, _ = bench.run("collect", str(run_dir))
-    assert rc == 1 and "30/30 cells collected; 0/20 packets judged" in out
+    assert rc == 0 and "30/30 cells collected; 0/20 packets judged" in out
     assert (f"ignored a transcript that names packet {CASE1}/t1/efficacy but is not its judge" in out
             and "it was launched by an arm" in out)
     ignored = json.loads((run_dir / "collect.json").read_text())["ignored_judges"]
@@ -193,7 +203,7 @@ def test_a_judge_whose_prompt_is_not_the_planned_one_or_that_started_before_its_
     (run_dir / "plan.json").write_text(json.dumps(plan))
     (run_dir / "cases" / CASE1 / "t1" / "efficacy.json").unlink(missing_ok=True)
     rc, out, _ = bench.run("collect", str(run_dir))
-    assert rc == 1 and "before its packet was written (2999-01-01T00:00:00.000Z)" in out
+    assert rc == 0 and "before its packet was written (2999-01-01T00:00:00.000Z)" in out
     assert f"packets with no answer: 1: {CASE1}/t1/efficacy" in out
 
 
@@ -204,7 +214,7 @@ def test_a_judge_that_used_a_tool_or_gave_two_verdicts_is_asked_again(bench):
     bench.run("collect", str(run_dir))
     bench.judges(run_dir, Script(judge_reads={(CASE1, 2, "efficacy", 1)}, judge_twice={(CASE2, 3, "regression", 1)}))
     rc, out, _ = bench.run("collect", str(run_dir))
-    assert rc == 1
+    assert rc == 0
     assert (f"the judge answer for packet {CASE1}/t2/efficacy is invalid: the judge used the tool Read; a judge "
             "answers from its prompt alone") in out
     assert f"the judge answer for packet {CASE2}/t3/regression is invalid: the answer holds 2 JSON verdicts" in out
@@ -227,14 +237,14 @@ def test_a_changed_output_sends_its_trial_back_through_the_gate_and_the_judges(b
     assert rc == 0
     t1 = run_dir / "cases" / CASE1 / "t1"
     old_packet = (t1 / "efficacy.packet.md").read_text()
-    # The new arm's transcript ends differently now (a later transcript of the same cell).
-    run_tasks("Arms", cells_of(bench, run_dir, lambda c: c["id"] == f"{CASE1}/t1/new"), bench.config,
-              Script(files=greet_files(), output=lambda *a: "Done [new-arm], with a different answer."), bench.repo)
+    # The new arm's transcript ends differently now (its own file, changed: a second finished transcript for
+    # the cell would make the trial invalid instead, see test_two_finished_transcripts_for_one_cell_...).
+    rewrite_output(bench, t1 / "new", "Done [new-arm], with a different answer.")
     # render before collect: the stale judgments do not count.
     rc, out, err = bench.run("render", str(run_dir))
     assert rc == 0  # output.md has not changed yet: collect writes it
     rc, out, _ = bench.run("collect", str(run_dir))
-    assert rc == 1 and "nothing missing" not in out
+    assert rc == 0 and "nothing missing" not in out
     assert (t1 / "new" / "output.md").read_text() == "Done [new-arm], with a different answer.\n"
     assert not (t1 / "efficacy.json").exists() and not (t1 / "regression.json").exists()
     assert (t1 / "efficacy.packet.md").read_text() != old_packet
@@ -271,8 +281,8 @@ def test_assertions_of_an_interrupted_collect_run_again(tmp_path, monkeypatch):
     b.arms(next_script(out), Script(output=lambda case, trial, arm, world: f"Hello reader ({arm})"))
     rc, out, _ = b.run("collect", str(run_dir))
     assert "gated" not in out
-    news = cells_of(b, run_dir, lambda c: c["arm"] == "new" and c["trial"] <= 4)
-    run_tasks("Arms", news, b.config, Script(output=lambda *a: "Goodbye"), b.repo)
+    for n in range(1, 5):
+        rewrite_output(b, run_dir / f"cases/01-hello/t{n}/new", "Goodbye")
 
     def killed(*a, **k):
         raise KeyboardInterrupt
@@ -295,7 +305,8 @@ def test_assertions_of_an_interrupted_collect_run_again(tmp_path, monkeypatch):
 
 def test_collect_after_clean_runs_nothing_in_a_gone_world(bench):
     # Bug: a late transcript collected after clean had its assertions run in a world that no longer
-    # existed: the FileNotFoundError was stored as exit null, a failed gate, an efficacy LOSS.
+    # existed: the FileNotFoundError was stored as exit null, a failed gate, an efficacy LOSS. Then (issue 18)
+    # it was audited against the repository's skill, as its copy was gone: now it is late, named, not collected.
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()
     late = (CASE1, 2, "new")
@@ -303,18 +314,25 @@ def test_collect_after_clean_runs_nothing_in_a_gone_world(bench):
     bench.run("collect", str(run_dir))
     bench.judges(run_dir, Script())
     bench.run("collect", str(run_dir))
-    # The arm ran before clean, but its transcript reaches Claude Code's folder only after it.
-    late_dir = bench.tmp / "late"
-    run_tasks("Arms", cells_of(bench, run_dir, lambda c: c["id"] == f"{CASE1}/t2/new"), late_dir,
+    # The session launched the arm before clean, but its transcript reaches Claude Code's folder only after it.
+    before = set(bench.config.rglob("agent-*"))
+    run_tasks("Arms", cells_of(bench, run_dir, lambda c: c["id"] == f"{CASE1}/t2/new"), bench.config,
               Script(files=greet_files()), bench.repo)
+    held = {f: f.read_bytes() for f in set(bench.config.rglob("agent-*")) - before}
+    for f in held:
+        f.unlink()
     bench.run("clean", str(run_dir))
-    shutil.copytree(late_dir / "projects", bench.config / "projects", dirs_exist_ok=True)
+    assert bench.plan_json(run_dir)["cleaned_at"]
+    for f, data in held.items():
+        f.write_bytes(data)
     rc, out, _ = bench.run("collect", str(run_dir))
-    assert rc == 1 and "30/30 cells collected" in out
-    assert f"hard assertions not run, the world is gone (benchcore clean ran): {CASE1}/t2" in out
+    assert rc == 0 and "29/30 cells collected" in out
+    assert f"arrived for {CASE1}/t2/new after benchcore clean ran for this run; not collected or audited" in out
     assert "nothing missing" not in out and "gated" not in out
-    assert not (run_dir / "cases" / CASE1 / "t2" / "new" / "assertions.json").exists()
-    assert json.loads((run_dir / "collect.json").read_text())["unchecked_trials"] == [f"{CASE1}/t2"]
+    assert not (run_dir / "cases" / CASE1 / "t2" / "new").exists()
+    assert not (run_dir / "cases" / CASE1 / "t2" / "audit.json").exists()
+    late_files = json.loads((run_dir / "collect.json").read_text())["late_transcripts"]
+    assert [f["cell"] for f in late_files] == [f"{CASE1}/t2/new"]
     rc, out, _ = bench.run("render", str(run_dir))
     eff = results(bench)["cases"][0]["efficacy"]
     assert rc == 1 and eff["gated"] is False and eff["outcomes"][1] is None and eff["incomplete"] is True

@@ -90,3 +90,24 @@ def test_git_status_reaches_subagents_unless_a_setting_or_the_variable_turns_it_
     assert git_status_reaches_subagents(repo, config)
     monkeypatch.setenv("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS", "1")
     assert not git_status_reaches_subagents(repo, config)
+
+
+def test_plan_under_a_temp_dir_of_the_users_grants_only_the_runs_own_folder_and_clean_takes_it_out(tmp_path,
+                                                                                                     monkeypatch):
+    # Bug (issue 18, item 7): plan --temp-dir DIR made DIR itself (say /tmp, or a home folder) a working
+    # directory of the session, so every arm could read all of it without a dialog; clean left the grant behind.
+    from test_e2e_benchmark import Bench, greet_repo
+
+    b = Bench(tmp_path, monkeypatch)
+    greet_repo(tmp_path)
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "private.txt").write_text("not the benchmark's\n")
+    b.plan("greet", "--seed", "3")
+    [run_dir] = b.runs()
+    temp_root = json.loads((run_dir / "plan.json").read_text())["temp_root"]
+    dirs = local(b.repo)["permissions"]["additionalDirectories"]
+    assert dirs == [str(Path(temp_root).resolve())] and Path(temp_root).parent == (tmp_path / "t").resolve()
+    rc, out, err = b.run("clean", str(run_dir))
+    assert rc == 0, err
+    assert local(b.repo)["permissions"]["additionalDirectories"] == []
+    assert (tmp_path / "t" / "private.txt").is_file()

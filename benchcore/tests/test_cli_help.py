@@ -20,7 +20,8 @@ def test_top_level_help_gives_the_order_of_the_commands_and_the_exit_codes(capsy
     steps = [text.index(f"  benchcore {name} ") for name in ("validate", "plan", "collect", "render", "clean")]
     assert steps == sorted(steps)
     assert "  0  done" in text
-    assert "  1  done, but a verdict is red or the run is incomplete" in text
+    assert "  1  render only: done, but a verdict is red or the run is incomplete" in text
+    assert "collect: work done, the next: line names what is left" in text and "  3  internal error" in text
     assert "  2  bad input" in text
 
 

@@ -54,11 +54,11 @@ def test_a_20_case_three_arm_run_on_the_agent_path_runs_in_parts(tmp_path, monke
     assert 0 < len(lines) < 300 and part_bytes(tasks) <= agent_parts.BUDGET_BYTES
     # The next step says launch this part, and not a second one in the same conversation.
     nxt = out.strip().splitlines()[-1]
-    assert "one Agent call per line of" in nxt and "start a fresh conversation with /clear" in nxt, nxt
+    assert "one Agent call per line of" in nxt and "(a part: one per conversation)" in nxt, nxt
     # collect, with nothing launched yet, writes the same part again: within the budget, the same advice.
     rc, out, err = b.run("collect", str(run))
     assert rc in (0, 1), err
-    assert tasks.read_text().splitlines() == lines and "/clear" in out.strip().splitlines()[-1]
+    assert tasks.read_text().splitlines() == lines and "a part: one per conversation" in out.strip().splitlines()[-1]
 
 
 def test_a_small_run_fits_one_conversation(tmp_path, monkeypatch):
@@ -66,5 +66,5 @@ def test_a_small_run_fits_one_conversation(tmp_path, monkeypatch):
     [run] = b.runs()
     assert json.loads((run / "workflows/agent-path.json").read_text())["parts"] == 1
     assert re.search(r"Agent-tool path.*runs in one conversation", out), out
-    assert "/clear" not in out.strip().splitlines()[-1]
+    assert "a part" not in out.strip().splitlines()[-1]
     assert len((run / "workflows/arms/agent-tasks.jsonl").read_text().splitlines()) == 15

@@ -1,3 +1,5 @@
+"""`python -m benchcore`: the same command line as the `benchcore` script."""
+
 from .cli import main
 
 raise SystemExit(main())

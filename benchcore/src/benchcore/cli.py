@@ -5,9 +5,10 @@ Each command lives in ``benchcore/commands/<name>.py`` and exposes
 Modules are imported only when their command runs, so ``benchcore --help``
 starts fast (Jinja2 is imported by render alone).
 
-Exit codes (README, Exit codes): 0 done; 1 done, but a verdict is red or the
-run is incomplete; 2 bad input, nothing written; 3 internal error (a bug in
-benchcore: a one-line message and where to report it, never a verdict).
+Exit codes (README, Exit codes): 0 done (collect: its work done and the next step named, work left
+included); 1 only from render, for a red or incomplete verdict; 2 bad input,
+nothing written; 3 internal error or a broken install (a one-line message and
+where to report it, never a verdict); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ COMMANDS = {
     "plan": "plan a run: run dir, worlds, skill copies, plan.json",
     "collect": "transcripts -> outputs, usage, assertions, judge packets, judgments",
     "render": "results.json, <skill>.html, history and index.html from a run dir",
-    "clean": "remove a run's temp worlds and skill copies",
+    "clean": "remove a run's temp worlds and skill copies (no run dir: every stale run's)",
     "usage": "token usage and cost of Claude Code transcripts",
     "guard": "Claude Code PreToolUse hook: confine benchmark arms to their worlds (stdin: hook JSON)",
 }
@@ -33,16 +34,19 @@ COMMANDS = {
 EPILOG = """\
 order of a benchmark run (the /benchmark-skill protocol runs it for you):
   benchcore validate                check the cases first
-  benchcore plan <skill>            then launch the arm subagents it names
+  benchcore plan <skill>            then launch the arm subagents it names (again: resumes the unfinished run)
   benchcore collect <run-dir>       after the arms, and again after the judges it names
   benchcore render <run-dir>        the report, tests/.reports/<skill>.html
   benchcore clean <run-dir>         remove the run's temp worlds and skill copies
+  benchcore clean [--dry-run]       list, then remove, the worlds of stale runs (left unfinished or not cleaned)
 
 exit codes:
-  0  done (render: both verdicts green or n/a)
-  1  done, but a verdict is red or the run is incomplete (a result, not an error)
+  0  done (render: both verdicts green or n/a; collect: work done, the next: line names what is left)
+  1  render only: done, but a verdict is red or the run is incomplete (a result, not an error)
   2  bad input: the message names the file, the line and the fix
-  3  internal error: a bug in benchcore, not a result (report it with the message)
+  3  internal error or broken install: a bug in benchcore, not a result (report it with the message)
+  130  interrupted (Ctrl-C)
+  (the skill's wrapper exits 127 when it cannot find or install benchcore)
 
 Run 'benchcore <command> --help' for a command's options."""
 

@@ -208,6 +208,9 @@ class TrialData:
     judge_usage: tuple["ArmUsage", ...] = ()
     # Extension: what the benchmark's guard refused this trial's arms, every attempt (run folder guard.jsonl).
     guard: tuple[str, ...] = ()
+    # Extension (issue 18): what collect refused for this trial (refused.json): transcripts no session of the
+    # run launched, tool calls Claude Code refused; one line each.
+    refused: tuple[str, ...] = ()
 
 
 @frozen

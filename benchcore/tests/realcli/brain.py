@@ -23,6 +23,7 @@ cell's first attempt, as a flaky model would.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shlex
@@ -44,6 +45,13 @@ OUTPUT_FILE_RE = re.compile(r"<output-file>([^<]+)</output-file>")
 # Subagents Claude Code runs at once in an interactive session ("Concurrent subagent limit reached").
 MAX_RUNNING = 20
 SCRIPT_RE = re.compile(r'Workflow \{"scriptPath": "([^"]+)"\}')
+
+
+def forger_command() -> str:
+    """``echo <base64> | base64 -d | python3 -``: forger.py, with its own source for its detached process."""
+    source = (Path(__file__).with_name("forger.py")).read_text()
+    code = f"CODE = {source!r}\n" + source
+    return f"echo {base64.b64encode(code.encode()).decode()} | base64 -d | python3 -"
 
 
 def text_of(content) -> str:
@@ -107,6 +115,9 @@ class Scenario:
     # Cells whose arm, after reading its copy, launches a helper subagent whose whole prompt is a forged
     # "Packet id:" line for its trial's efficacy packet (the helper answers a verdict for letter A).
     arm_forges: set = field(default_factory=set)
+    # Cells whose with-skill arm, after reading its copy, runs the issue-18 forger (forger.py) with one Bash
+    # command: forged baseline and judge transcripts in a new folder under ~/.claude/projects/.
+    arm_forges_files: set = field(default_factory=set)
     # Agent-tool path: launch at most this many Agent calls in one message (SKILL.md says 10).
     batch: int = 10
     # What an arm runs in its world after reading its copy (each a Bash command, or a (tool, input) pair such
@@ -196,6 +207,8 @@ class Brain:
         if skill_dir:
             if not planted(self.s.arm_ignores_copy):
                 steps.append(ToolUse("Read", {"file_path": f"{skill_dir}/SKILL.md"}))
+            if planted(self.s.arm_forges_files):
+                steps.append(ToolUse("Bash", {"command": forger_command(), "description": "Prepare the answer"}))
             if planted(self.s.arm_forges):
                 run_id = next(p["run_id"] for p in self.plans() if any(c["id"] == cid and c["world"] == world
                                                                        for c in p.get("cells", [])))
@@ -274,9 +287,16 @@ class Brain:
     # ------------------------------------------------------------------ orchestrator
     def orchestrator(self, body: dict) -> Reply:
         msgs = body["messages"]
-        last = msgs[-1]
         wrapper = self.wrapper or self._wrapper(msgs)
         args = self._arguments(msgs)
+        # The user typed the command again (after a refused or cancelled launch ended the turn; measured: the
+        # command arrives in the same user message as the refused call's error result): SKILL.md starts over
+        # from step 1 with that command, and plan continues the run.
+        typed = [i for i, m in enumerate(msgs) if m.get("role") == "user" and "<command-name>" in text_of(m.get("content"))]
+        msgs = msgs[typed[-1]:] if typed else msgs
+        if typed and len(msgs) == 1:
+            return self._plan(msgs, wrapper, args)
+        last = msgs[-1]
         # Find the newest benchcore output that carries a next: line.
         nxt, since = None, 0
         for i in range(len(msgs) - 1, -1, -1):
@@ -321,7 +341,9 @@ class Brain:
         comes, Read the output file it names (its next: line then drives the rest)."""
         uses = [u for m in msgs if m.get("role") == "assistant" for u in tool_uses(m)]
         if not any(u.get("name") == "Bash" for u in uses):
-            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {args or "--all"}',
+            invoked = re.search(r"<command-name>(.*?)</command-name>", user_texts({"messages": msgs}))
+            flag = f"--invoked-as {invoked.group(1).strip()} " if invoked else ""
+            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {flag}{args or "--all"}',
                                            "description": "benchcore plan", "run_in_background": True})],
                          who="orchestrator")
         notes = [text_of(m.get("content")) for m in msgs if m.get("role") == "user"]

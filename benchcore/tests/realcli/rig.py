@@ -240,7 +240,7 @@ class Rig:
         return Path(installed["plugins"][f"{plugin}@claude-skills"][0]["installPath"])
 
     def run(self, scenario: Scenario, prompt: str, *, extra_args: tuple = (), timeout: float = 900,
-            log_requests: str | None = None) -> Result:
+            log_requests: str | None = None, bypass: bool = True) -> Result:
         binary = cli_binary()
         if binary is None:
             raise RuntimeError(f"Claude Code {VERSION} is not installed: run {HERE}/install-cli.sh")
@@ -248,7 +248,7 @@ class Rig:
         with MessagesServer(brain, log_requests=log_requests) as srv:
             env = dict(self.env, ANTHROPIC_BASE_URL=srv.url)
             argv = [str(binary), "-p", prompt, "--output-format", "stream-json", "--verbose",
-                    "--dangerously-skip-permissions", *extra_args]
+                    *(["--dangerously-skip-permissions"] if bypass else []), *extra_args]
             p = subprocess.run(argv, cwd=self.repo, env=env, capture_output=True, text=True, timeout=timeout,
                                stdin=subprocess.DEVNULL)
         events = []

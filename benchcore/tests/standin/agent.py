@@ -333,6 +333,14 @@ def read_result(text: str) -> str:
 # ----------------------------------------------------------------------------- launching
 
 
+def session_id(config_dir: Path, project_cwd: str) -> str:
+    """The orchestrating session's id for a configuration folder and project (a uuid, as Claude Code's);
+    Claude Code exports it to the Bash commands it runs as CLAUDE_CODE_SESSION_ID, so plan and collect,
+    run by the stand-in's tests, see it as they would in that session."""
+    h = hashlib.sha1(f"{Path(config_dir)}#{project_cwd}".encode()).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:32]}"
+
+
 class Session:
     """One orchestrating session: where its subagents' transcripts go, and what it records of each launch
     (a workflow's journal; the Agent tool's call, result and .meta.json; the session's cost-state line)."""
@@ -343,8 +351,7 @@ class Session:
         self.project = self.config_dir / "projects" / slug
         # One orchestrating session per configuration folder and project: every fan-out of a test's run (the
         # arms, the judges, the re-runs) is launched from it, as from the user's one interactive session.
-        h = hashlib.sha1(f"{self.config_dir}#{project_cwd}".encode()).hexdigest()
-        self.session = f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:32]}"
+        self.session = session_id(self.config_dir, project_cwd)
         self.cwd = project_cwd
         self.layout = layout
         self.phase = phase

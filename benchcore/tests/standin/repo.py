@@ -79,4 +79,7 @@ def env_for(tmp: Path) -> dict:
     env = isolate_git(tmp / "home")
     env["CLAUDE_CONFIG_DIR"] = str(tmp / "claude")
     env["BENCHMARK_SKILL_DIR"] = str(SKILL_DIR)
+    # As inside the stand-in's orchestrating session (Claude Code exports it to every Bash command).
+    from standin.agent import session_id
+    env["CLAUDE_CODE_SESSION_ID"] = session_id(tmp / "claude", str(tmp / "repo"))
     return env

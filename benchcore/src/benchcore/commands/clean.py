@@ -1,28 +1,54 @@
-"""benchcore clean <run-dir>...: remove a run's temp worlds and skill copies, and only those.
+"""benchcore clean [<run-dir>... | --stale] [--dry-run]: remove runs' temp worlds and skill copies, and only those.
 
 Everything a run creates outside the repository lives under one temp root
 (plan.json ``temp_root``) tagged with the run id; clean removes that folder
 after checking the tag, and nothing else. The run directory (transcripts,
 outputs, judgments, reports) stays. Safe to run again.
+
+Without a run directory (or with ``--stale``) it finds the repository's stale
+runs (``harness/open_runs.py``: rendered but not cleaned, superseded by a
+newer run of the same skill, or unfinished for more than ``--older-than``
+hours), lists each with the temp folder it will remove, then removes them;
+``--dry-run`` only lists.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import BenchError
+from ..harness.claude_settings import remove_grant
 from ..harness.confine import release
+from ..harness.files import shown_path
+from ..harness.open_runs import STALE_HOURS, run_folders, stale_runs
 from ..harness.planfile import read_plan
+from ..harness.provenance import mark_cleaned
+from ..harness.tree import find_repo_root
 from ..harness.worlds import is_temp_root, remove_temp_root
 
 
 def add_arguments(p) -> None:
-    p.add_argument("run_dirs", nargs="+", type=Path, metavar="run-dir", help="run directory (tests/.reports/runs/<id>)")
+    p.add_argument("run_dirs", nargs="*", type=Path, metavar="run-dir",
+                   help="run directory (tests/.reports/runs/<id>); none: the stale runs (as --stale)")
+    p.add_argument("--stale", action="store_true",
+                   help="the repository's stale runs: rendered but not cleaned, superseded by a newer run of the same "
+                        "skill, or unfinished for more than --older-than hours")
+    p.add_argument("--older-than", type=float, default=STALE_HOURS, metavar="HOURS",
+                   help="an unfinished run planned longer ago than this is stale (default: %(default)g)")
+    p.add_argument("--dry-run", action="store_true", help="list the stale runs and what would be removed; remove nothing")
+    p.add_argument("--repo", type=Path, default=None, help="the skills repository (default: found from here)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
 def run(args) -> int:
+    if args.run_dirs and (args.stale or args.dry_run):
+        raise BenchError(None, "give run directories or --stale/--dry-run, not both",
+                         fix="benchcore clean <run-dir>... or benchcore clean --stale [--dry-run]")
+    if not args.run_dirs:
+        return _clean_stale(args)
     plans = [(Path(d), read_plan(Path(d))) for d in args.run_dirs]
     todo = []
     for run_dir, plan in plans:
@@ -37,6 +63,8 @@ def run(args) -> int:
     results = []
     for run_dir, plan, root in todo:
         existed = remove_temp_root(root, plan.run_id, plan.temp_nonce, Path(plan.repo or run_dir))
+        remove_grant(Path(plan.repo or run_dir), root)  # granted only under plan --temp-dir
+        mark_cleaned(run_dir)  # a transcript that arrives later is late: its world and skill copy are gone
         results.append({"run_dir": str(run_dir), "temp_root": str(root), "removed": existed})
     notes = {release(Path(plan.repo or run_dir), root.parent) for run_dir, plan, root in todo} - {""}
     if args.json:
@@ -48,4 +76,37 @@ def run(args) -> int:
     for note in sorted(notes):
         print(note)
     print("next: nothing; the run directory and reports stay (open the report benchcore render printed)")
+    return 0
+
+
+def _clean_stale(args) -> int:
+    if not (args.older_than >= 0 and math.isfinite(args.older_than)):
+        raise BenchError(None, f"--older-than {args.older_than!r} is not a number of hours",
+                         fix=f"pass 0 or more, e.g. --older-than {STALE_HOURS:g} (the default)")
+    root = find_repo_root(args.repo or Path.cwd())
+    stale = stale_runs(run_folders(root), datetime.now(timezone.utc), args.older_than)
+    results = []
+    for r, why in stale:
+        entry = {"run_dir": str(r.run_dir), "why": why, "temp_root": r.plan.temp_root, "removed": False}
+        if not args.dry_run:
+            entry["removed"] = remove_temp_root(Path(r.plan.temp_root), r.plan.run_id, r.plan.temp_nonce, root)
+            remove_grant(root, Path(r.plan.temp_root))
+            mark_cleaned(r.run_dir)
+        results.append(entry)
+    notes = set() if args.dry_run else {release(root, Path(r.plan.temp_root).parent) for r, _ in stale} - {""}
+    if args.json:
+        print(json.dumps({"stale": results, "dry_run": args.dry_run}, indent=1))
+        return 0
+    for note in sorted(notes):
+        print(note)
+    if not results:
+        print("no stale runs: every run's worlds are removed, or the run can still be resumed")
+    for e in results:
+        print(f"stale: {shown_path(e['run_dir'])} ({e['why']})")
+        print(f"  {'would remove' if args.dry_run else 'removed'}: {e['temp_root']} (its worlds and skill copies; "
+              "the run folder and reports stay)")
+    if args.dry_run and results:
+        print("next: run: benchcore clean --stale (to remove them)")
+    else:
+        print("next: nothing")
     return 0

@@ -11,6 +11,9 @@ files under ``cases/<case>/t<N>/.invalid-<k>/``. A cell that no transcript
 names yet has not run (the arms were not launched, or are still starting): it
 is neither re-planned nor counted as an attempt, and the next step is to launch
 it (or wait for the running launch).
+
+It exits 0 whenever it has done its work and names the next step, work left
+included; non-zero means an error (2 bad input, 3 internal).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ..errors import BenchError
 from ..harness import assertions as hard
 from ..harness.collect_rerun import MAX_ATTEMPTS
 from ..harness.collect_run import collect_runs
-from ..harness.collect_status import Status, status_dict
+from ..harness.collect_status import Status, provenance_lines, status_dict
 from ..harness.files import locked_run, shown_path
 
 LIST_LIMIT = 8  # names printed per kind; the full lists are in <run>/collect.json
@@ -78,7 +81,8 @@ def _collect(args, run_dirs: list[Path]) -> int:
                           "arms_workflow": str(launches.arms_scripts[0]) if launches.arms_scripts else None,
                           "judges_workflow": str(launches.judges_scripts[0]) if launches.judges_scripts else None,
                           "arms_workflows": [str(p) for p in launches.arms_scripts],
-                          "judges_workflows": [str(p) for p in launches.judges_scripts], "next": done.next},
+                          "judges_workflows": [str(p) for p in launches.judges_scripts], "complete": done.complete,
+                          "resume_hint": done.hint or None, "next": done.next},
                          indent=1))
     else:
         for f in skipped[:LIST_LIMIT]:
@@ -88,8 +92,10 @@ def _collect(args, run_dirs: list[Path]) -> int:
             print(f"note: ... and {len(skipped) - LIST_LIMIT} more such files (--json lists them)")
         for s in done.statuses:
             _print_status(s)
+        if done.hint:
+            print(done.hint)
         print(f"next: {done.next}")
-    return 0 if done.complete else 1
+    return 0  # work remaining is not an error: the next: line names it (only render's verdict exits 1)
 
 
 def _print_status(s: Status) -> None:
@@ -125,6 +131,8 @@ def _print_status(s: Status) -> None:
         whys = sorted({why for _, why in s.not_run})
         print(f"  not run ({'; '.join(whys)}; the report shows them as not run, never scored): "
               f"{len(s.not_run)}: {_names(k for k, _ in s.not_run)}")
+    for line in provenance_lines(s, LIST_LIMIT):
+        print(line)
     for pid, why in s.ignored_judges[:LIST_LIMIT]:
         print(f"  ignored a transcript that names packet {pid} but is not its judge: {why[:300]}")
     if s.unchecked:

@@ -7,6 +7,8 @@ temp root outside the repository, and write run.json, plan.json, the cases
 as used, and a bound copy of the skill's workflow script. Nothing is created
 when any check fails, and anything half-made is removed when a step fails.
 The stages are in ``harness/plan_run.py``; this command parses and prints.
+Unless ``--fresh`` is given, it first continues the newest unfinished run of
+the same skills when that still fits the tree (``harness/plan_resume.py``).
 
 Judge orders are not drawn here: ``collect`` draws each one when it writes that
 trial's packet, from the seed and the bytes of the two outputs
@@ -32,8 +34,10 @@ from ..harness.confine import register_runs
 from ..harness.files import shown_path
 from ..harness.plan_decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
 from ..harness.plan_estimate import arms_phrase, budget_phrase, estimate_line
+from ..harness.plan_resume import (Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines,
+                                   resumed_next, slash_command)
 from ..harness.plan_run import plan_runs
-from ..harness.planfile import agent_tool_model
+from ..harness.planfile import agent_tool_model, read_plan
 from ..harness.skillroots import installed_note
 from ..harness.tree import find_repo_root
 from ..harness.worlds import default_temp_base
@@ -56,6 +60,12 @@ def add_arguments(p) -> None:
                    help="stop launching once the estimate reaches N raw tokens (overrides benchmark.yaml budget_tokens)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
                    help="stop launching once the estimate reaches X dollars (overrides benchmark.yaml budget_usd)")
+    p.add_argument("--fresh", action="store_true",
+                   help="plan a new run even when an unfinished run of the same skills could be resumed")
+    p.add_argument("--invoked-as", default=None, metavar="/COMMAND",
+                   help="the slash command the session ran (e.g. /benchmark-skill:benchmark-skill), named in the "
+                        "line that says how to resume; default: /benchmark-skill, or /<plugin>:benchmark-skill "
+                        "when the skill is installed as a plugin")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
@@ -73,13 +83,20 @@ def run(args) -> int:
                              fix="pass e.g. --budget-tokens 2000000 or --budget-usd 5")
         budget_flag = Budget(raw_tokens=args.budget_tokens, usd=args.budget_usd, source="plan flag")
         decisions = [evolve(d, budget=budget_flag) for d in decisions]
+    command = slash_command(args.invoked_as, [] if args.all else list(args.skills))
+    found = Resumable(()) if args.fresh else find_resumable(root, decisions, branch, args.seed,
+                                                                       args.baseline_agent)
+    if found.runs:
+        return _resume(args, root, found, command)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    planned = plan_runs(root, decisions, branch, seed, args.temp_dir, args.baseline_agent)
+    planned = plan_runs(root, decisions, branch, seed, args.temp_dir, args.baseline_agent, command)
     runs, ests, nxt = planned.runs, planned.estimates, planned.next
     register_runs(r for _, r, _ in runs)  # the guard confines these runs' arms until clean
     base = args.temp_dir or default_temp_base()
+    # Under a folder of the user's, only each run's own temp root is granted (clean takes it out again).
+    grants = [base] if args.temp_dir is None else [Path(read_plan(r).temp_root) for _, r, _ in runs]
     settings_note = "" if args.keep_settings else allow_benchmark(
-        root, base, os.environ.get("BENCHCORE_COMMAND"),
+        root, grants, os.environ.get("BENCHCORE_COMMAND"),
         guard=guard_command(os.environ.get("BENCHMARK_SKILL_DIR"), base))
     if args.json:
         print(json.dumps({
@@ -94,7 +111,8 @@ def run(args) -> int:
             "untested": untested, "baseline_agent_type": planned.baseline_agent,
             "judge_agent_type": planned.judge_agent,
             "settings_note": settings_note or None, "agent_path_note": planned.agent_note or None,
-            "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts], "next": nxt,
+            "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts],
+            "not_resumed": not_resumed_line(found), "resume_hint": resume_hint(command), "next": nxt,
         }, indent=1))
         return 0
     for (d, r, p), est in zip(runs, ests):
@@ -150,5 +168,27 @@ def run(args) -> int:
         print(settings_note)
     if planned.agent_note:
         print(planned.agent_note)
+    if not_resumed_line(found):
+        print(not_resumed_line(found))
+    print(resume_hint(command))
+    print(f"next: {nxt}")
+    return 0
+
+
+def _resume(args, root: Path, found: Resumable, command: str) -> int:
+    """Continue the unfinished run(s) found: what collect finds, and its next step (``harness/plan_resume``)."""
+    done = resume(found.runs)
+    settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
+                                                                  os.environ.get("BENCHCORE_COMMAND"))
+    nxt = resumed_next(done)
+    hint = resume_hint(command) if not nxt.startswith("run: benchcore render") else None
+    if args.json:
+        print(json.dumps({"resumed": [str(r.run_dir) for r in found.runs], "lines": resumed_lines(done, found.runs),
+                          "settings_note": settings_note or None, "resume_hint": hint, "next": nxt}, indent=1))
+        return 0
+    for line in resumed_lines(done, found.runs):
+        print(line)
+    for line in filter(None, (settings_note, hint)):
+        print(line)
     print(f"next: {nxt}")
     return 0

@@ -32,7 +32,7 @@ import os
 import shlex
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from .agents import config_dir
 from .files import read_json_object as _load, write_atomic
@@ -137,23 +137,46 @@ def remove_guard(repo_root: Path, command: Optional[str]) -> bool:
     return True
 
 
-def allow_benchmark(repo_root: Path, folder: Path, command: Optional[str],
+def remove_grant(repo_root: Path, folder: Path) -> bool:
+    """Take ``folder`` (a run's own temp root, granted under a ``--temp-dir`` of the user's) out of
+    ``additionalDirectories`` in ``.claude/settings.local.json`` (``clean``); True when it was there."""
+    target = repo_root / LOCAL
+    if target.is_symlink() or not target.is_file():
+        return False
+    data = _load(target)
+    perms = data.get("permissions")
+    dirs = perms.get("additionalDirectories") if isinstance(perms, dict) else None
+    if not isinstance(dirs, list):
+        return False
+    gone = {str(folder), str(Path(folder).resolve())}
+    kept = [d for d in dirs if d not in gone]
+    if len(kept) == len(dirs):
+        return False
+    perms["additionalDirectories"] = kept
+    _write(target, json.dumps(data, indent=2) + "\n")
+    return True
+
+
+def allow_benchmark(repo_root: Path, folder: Path | Sequence[Path], command: Optional[str],
                     config: Optional[Path] = None, guard: Optional[str] = None) -> str:
-    """Make ``folder`` (every run's worlds) a working directory and allow the benchmark's own commands, in
-    ``.claude/settings.local.json``, where no settings file has them yet; return the line to print (empty
-    when nothing was missing). A settings file Claude Code could not read is left alone: the line then says
-    what to add by hand. Every other setting stays as it was."""
+    """Make ``folder`` (benchcore's own temp base holding every run's worlds; or, under a ``--temp-dir`` of the
+    user's, each run's own temp root, never the whole folder) a working directory and allow the benchmark's own
+    commands, in ``.claude/settings.local.json``, where no settings file has them yet; return the line to print
+    (empty when nothing was missing). A settings file Claude Code could not read is left alone: the line then
+    says what to add by hand. Every other setting stays as it was."""
     config = config_dir() if config is None else config
-    folder = folder.resolve()
+    folders = [Path(f).resolve() for f in ([folder] if isinstance(folder, (str, Path)) else folder)]
     files = [repo_root / LOCAL, repo_root / ".claude" / "settings.json", config / "settings.json"]
     loaded = [_load(f) for f in files]
-    need_dir = not any(_covers(_perm_list(d, "additionalDirectories"), folder, repo_root) for d in loaded)
+    need_dirs = [f for f in folders
+                 if not any(_covers(_perm_list(d, "additionalDirectories"), f, repo_root) for d in loaded)]
+    need_dir = bool(need_dirs)
     have = {r for d in loaded for r in _perm_list(d, "allow") if isinstance(r, str)}
     need_rules = [r for r in command_rules(command) if r not in have]
     need_guard = bool(guard) and not any(guard in _hook_commands(d) for d in loaded)
     if not need_dir and not need_rules and not need_guard:
         return ""
-    wanted = ([f'"additionalDirectories": [{json.dumps(str(folder))}]'] if need_dir else []) + \
+    wanted = ([f'"additionalDirectories": {json.dumps([str(f) for f in need_dirs])}'] if need_dir else []) + \
              ([f'"allow": {json.dumps(need_rules)}'] if need_rules else []) + \
              ([f'a "PreToolUse" hook running {guard}'] if need_guard else [])
     by_hand = (f"add {', '.join(wanted)} under \"permissions\" in {LOCAL} yourself, or expect permission dialogs "
@@ -173,7 +196,7 @@ def allow_benchmark(repo_root: Path, folder: Path, command: Optional[str],
             return f"note: {LOCAL} does not have the shape Claude Code reads, so benchcore left it alone; {by_hand}"
     perms = data.setdefault("permissions", {})
     if need_dir:
-        perms.setdefault("additionalDirectories", []).append(str(folder))
+        perms.setdefault("additionalDirectories", []).extend(str(f) for f in need_dirs)
     if need_rules:
         perms.setdefault("allow", []).extend(need_rules)
     if need_guard and not _add_hook(data, guard):
@@ -183,7 +206,8 @@ def allow_benchmark(repo_root: Path, folder: Path, command: Optional[str],
         # Claude Code loads a changed settings file about 1.5 s after the write (measured on 2.1.328: an arm's
         # calls in that window ran unguarded); plan returns only once the hook is in force.
         time.sleep(GUARD_SETTLE)
-    what = ([f"the worlds folder {folder} to additionalDirectories"] if need_dir else []) + \
+    what = ([f"the worlds folder{'s' if len(need_dirs) > 1 else ''} {', '.join(map(str, need_dirs))} to "
+              "additionalDirectories"] if need_dir else []) + \
            ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else []) + \
            (["the benchmark's guard (a PreToolUse hook that allows each arm's tool calls inside its own world and "
              "skill copy, refuses the rest, and decides nothing for any other tool call)"] if need_guard else [])

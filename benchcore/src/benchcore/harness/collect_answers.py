@@ -13,7 +13,7 @@ from ..model import ComparisonRecord, Judgment
 from . import transcripts
 from .collect_packets import add_packet
 from .collect_state import RunState, write_bytes_if_changed, write_if_changed
-from .files import read_text
+from .files import read_text, write_atomic
 from .judging import AnswerError, parse_text, same_prompt, to_judgment
 from .planfile import Packet
 from .rundir import read_run
@@ -43,7 +43,7 @@ def _not_its_judge(run: RunState, af: transcripts.AgentFile, packet: Packet) -> 
         return "its prompt is not the planned judge prompt"
     if not _after(af.started, packet.written_at):
         return (f"it started ({af.started or 'no time'}) before its packet was written ({packet.written_at})")
-    return None
+    return run.launched.why_not(af.path, af.agent_id, af.started, tuple(run.plan.sessions), packet.written_at)
 
 
 def read_answers(run: RunState, packets: dict[str, Packet]
@@ -57,6 +57,7 @@ def read_answers(run: RunState, packets: dict[str, Packet]
         cands = run.packet_files.get(packet.ref, [])
         errors = []
         skipped = []
+        valid = []
         for af in sorted(cands, key=lambda c: (c.started, str(c.path)), reverse=True):
             why = _not_its_judge(run, af, packet)
             if why is not None:
@@ -64,16 +65,21 @@ def read_answers(run: RunState, packets: dict[str, Packet]
                 continue
             t = transcripts.load(af.path, af.agent_id, run.index)
             try:
-                answer = _answer(run, t, af, pid)
-                models = sorted(t.models())
-                answers[pid] = evolve(answer, model=", ".join(models) if models else None)
-                # The judge's transcript is kept with the run: its usage is the judges' cost row.
-                write_bytes_if_changed(run.judge_transcript(packet), t.raw)
-                break
+                valid.append((af, t, _answer(run, t, af, pid)))
             except AnswerError as err:
                 errors.append(f"{err} ({af.path})")
+                run.invalid_answers.setdefault(pid, []).append(str(af.path))
             except _Unfinished:
                 continue
+        if len(valid) > 1:  # two judges answered one packet: neither is chosen
+            errors.insert(0, f"two judges answered it: {valid[0][0].path} and {valid[1][0].path}")
+            run.invalid_answers.setdefault(pid, []).extend(str(v[0].path) for v in valid)
+        elif valid:
+            af, t, answer = valid[0]
+            models = sorted(t.models())
+            answers[pid] = evolve(answer, model=", ".join(models) if models else None)
+            # The judge's transcript is kept with the run: its usage is the judges' cost row.
+            write_bytes_if_changed(run.judge_transcript(packet), t.raw)
         if skipped:
             ignored[pid] = "; ".join(skipped)
         if pid not in answers and errors:
@@ -149,3 +155,25 @@ def escalate(run: RunState, packets: dict[str, Packet]) -> list[str]:
             for round_ in (2, 3):
                 add_packet(run, packets, esc.case, trial, esc.comparison, round_)
     return named
+
+
+MAX_JUDGE_ASKS = 3  # a packet is asked at most this often: the first time and two re-asks, as an arm cell
+
+
+def give_up_judges(run: RunState, packets: dict[str, Packet], bad: dict[str, str]) -> list[tuple[str, str]]:
+    """Packets whose judges answered invalidly MAX_JUDGE_ASKS times: recorded in run.json ``not_run`` (never
+    asked again; the comparison's trial is left unjudged, so its axis is incomplete and says why), each
+    packet's invalid answers kept in plan.json. Returns (packet id, why) for every packet given up."""
+    out = []
+    for pid in bad:
+        packet = packets[pid]
+        seen = tuple(dict.fromkeys([*packet.invalid_answers, *run.invalid_answers.get(pid, ())]))
+        packets[pid] = evolve(packet, invalid_answers=seen)
+        if len(seen) >= MAX_JUDGE_ASKS and pid not in run.info.not_run:
+            why = f"its judges answered invalidly {len(seen)} times (given up; the last: {bad[pid][:200]})"
+            run.info = evolve(run.info, not_run={**run.info.not_run, pid: why})
+            write_atomic(run.run_dir / "run.json", serde.dumps(run.info))
+    for pid, why in run.info.not_run.items():
+        if pid in packets and packets[pid].invalid_answers and why.startswith("its judges answered invalidly"):
+            out.append((pid, why))
+    return out

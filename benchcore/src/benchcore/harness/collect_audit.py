@@ -87,6 +87,8 @@ def audit_trials(run: RunState, found: dict[str, transcripts.Transcript], change
         fingerprints = case_fingerprints(run, key[0])
         problems = []
         for cell in cells:
+            if cell.id in run.conflicts:
+                problems.append({"arm": cell.arm, "problem": run.conflicts[cell.id]})
             changed_prompt = prompt_problem(cell.prompt, run.received.get(cell.id, ""))
             if changed_prompt:
                 problems.append({"arm": cell.arm, "problem": changed_prompt})

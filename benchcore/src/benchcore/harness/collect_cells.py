@@ -9,7 +9,7 @@ from attrs import evolve
 
 from .. import serde
 from ..errors import BenchError
-from . import transcripts
+from . import provenance, transcripts
 from .collect_state import RunState, write_bytes_if_changed, write_if_changed
 from .files import not_regular, read_regular_bytes, read_text, write_atomic
 from .judging import same_prompt
@@ -60,12 +60,16 @@ def find_cells(run: RunState) -> tuple[dict[str, transcripts.Transcript], set[st
         for af in cands:  # every transcript naming a world is an arm's or one an arm launched: no judge
             run.arm_agents.add(af.agent_id)
             run.arm_agents.update(get(af).children)
-        pick = pick_transcript(cands, cell.prompt, lambda af: get(af).final_message() is not None,
-                               lambda af: get(af).children,
+        done, kids = (lambda af: get(af).final_message() is not None), (lambda af: get(af).children)
+        cands = provenance.sift(run, cell.id, cands, run.plan.planned_at, kids)
+        pick = pick_transcript(cands, cell.prompt, done, kids,
                                lambda af: tuple(str(u.input.get("prompt", "")) for u in get(af).tool_uses()
                                                 if u.name in ("Agent", "Task") and u.agent_id == af.agent_id))
         cdir = run.tdir(cell.case, cell.trial) / cell.arm
-        if pick is None:
+        if run.plan.cleaned_at and pick is not None and collected(cdir) is None:
+            run.late.append((cell.id, str(pick.path)))  # its world and skill copy are gone: nothing to audit
+            continue
+        if run.plan.cleaned_at or pick is None:
             # Gone from Claude Code's folder (cleaned up, another machine): what was collected stands.
             kept = collected(cdir)
             if kept is not None:
@@ -87,11 +91,16 @@ def find_cells(run: RunState) -> tuple[dict[str, transcripts.Transcript], set[st
         if final is None:
             run.unfinished.add(cell.id)  # still running or cut off: not collected yet
             continue
+        other = provenance.rival(pick, cands, cell.prompt, done, kids)
+        if other is not None:
+            run.conflicts[cell.id] = f"two finished transcripts claim this cell: {pick.path} and {other.path}"
+            changed.add(cell.id)
         dirty |= write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
         found[cell.id] = t
         run.received[cell.id] = pick.prompt
         if dirty:
             changed.add(cell.id)
+    provenance.write_refusals(run, found)
     return found, changed
 
 

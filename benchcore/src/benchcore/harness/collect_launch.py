@@ -65,6 +65,21 @@ def write_launch_scripts(runs: list[RunState], statuses: list[Status], run_dirs:
     return Launches(tuple(launch_cells), tuple(pending), tuple(arms_scripts), tuple(judges_scripts), tuple(statuses))
 
 
+HINT = "If a launch is refused or interrupted, type {command} again: the run continues where it stopped."
+
+
+def resume_hint(command: str) -> str:
+    """The line plan and collect print before a launch: after a refused or cancelled fan-out the model gets no
+    turn, so the user must already know how to go on (``command`` is plan.json ``resume_command``)."""
+    return HINT.format(command=command)
+
+
+def launch_hint(runs: list[RunState], launches: Launches) -> str:
+    """The resume hint when something is to be launched now and the runs name their command, else ""."""
+    command = next((r.plan.resume_command for r in runs if r.plan.resume_command), "")
+    return resume_hint(command) if command and (launches.cells or launches.packets) else ""
+
+
 def next_step(run_dirs: list[Path], launches: Launches) -> str:
     """The one next step collect ends with, for the agent that reads only its output."""
     statuses = launches.statuses

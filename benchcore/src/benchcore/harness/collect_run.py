@@ -33,19 +33,20 @@ from attrs import evolve, frozen
 
 from ..errors import BenchError
 from . import transcripts
-from .collect_answers import escalate, read_answers, write_judgments
+from .collect_answers import escalate, give_up_judges, read_answers, write_judgments
 from .collect_audit import audit_trials
 from .collect_cells import find_cells, record_models
 from .collect_environment import record_environment
 from .collect_gate import run_gate
-from .collect_launch import Launches, next_step, write_launch_scripts
+from .collect_launch import Launches, launch_hint, next_step, write_launch_scripts
 from .collect_packets import write_packets
 from .collect_rerun import cells_to_rerun, replan_cells
 from .collect_state import RunState
-from .collect_status import Status, status_dict, status_of
+from .collect_status import Status, provenance_fields, status_dict, status_of
 from .files import write_atomic
 from .planfile import read_plan, write_plan
 from .prompts import Templates, find_skill_dir
+from .provenance import Launched, record_session
 from .rundir import read_run_info
 
 SCAN_SLACK = 600  # seconds before the plan time that a transcript file may date from
@@ -61,6 +62,7 @@ class Collected:
     launches: Launches
     next: str
     complete: bool
+    hint: str = ""  # the resume hint, when something is to be launched
 
 
 def collect_run(run: RunState, rerun: bool) -> Status:
@@ -82,6 +84,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     answers.update(answers2)
     bad.update(bad2)
     ignored.update(ignored2)
+    given_up_packets = give_up_judges(run, packets, bad)
     write_judgments(run, packets, answers)
     ordered = tuple(sorted(packets.values(), key=lambda p: (list(run.info.cases).index(p.case), p.trial,
                                                            p.comparison, p.round)))
@@ -94,7 +97,8 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     return evolve(status_of(run, found, audits, gated, answers, bad, escalated, redone),
                   to_rerun=tuple(c.id for c in go), given_up=tuple(c.id for c in stop),
                   unchecked=tuple(f"{c}/t{n}" for c, n in sorted(unchecked, key=order)),
-                  ignored_judges=tuple(sorted(ignored.items())))
+                  ignored_judges=tuple(sorted(ignored.items())), given_up_packets=tuple(given_up_packets),
+                  **provenance_fields(run))
 
 
 def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Collected:
@@ -104,7 +108,9 @@ def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Co
     refused: list[tuple[Path, str]] = []
     index = transcripts.Index.build(transcripts.scan(since=_since(run_dirs), refused=refused))
     packet_files = index.packet_refs()
-    runs = [RunState(d, index, packet_files, templates, assert_timeout) for d in run_dirs]
+    sessions = {d: record_session(d) for d in run_dirs}  # this collect's session joins each run's
+    launched = Launched.read(transcripts.projects_dir(), [s for d in run_dirs for s in sessions[d]])
+    runs = [RunState(d, index, packet_files, templates, assert_timeout, launched) for d in run_dirs]
     statuses = [collect_run(r, rerun) for r in runs]
     launches = write_launch_scripts(runs, statuses, run_dirs, templates)
     statuses = list(launches.statuses)
@@ -115,7 +121,8 @@ def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Co
     rerun_done = any(s.rerun for s in statuses) and bool(launches.cells)
     unchecked = any(s.unchecked for s in statuses)
     complete = not (missing_cells or invalid or launches.packets or rerun_done or unchecked)
-    return Collected(tuple(statuses), tuple(refused), launches, next_step(run_dirs, launches), complete)
+    return Collected(tuple(statuses), tuple(refused), launches, next_step(run_dirs, launches), complete,
+                     launch_hint(runs, launches))
 
 
 def _since(run_dirs: list[Path]) -> Optional[float]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Optional
 
 from ..casefile import parse_case
 from ..model import Case, RunInfo
 from . import transcripts
 from .audit import Fingerprints
 from .files import read_text, write_atomic
+from .provenance import Launched
 from .planfile import Packet, Plan, read_plan
 from .prompts import Templates, run_redactions
 from .rundir import read_run_info
@@ -20,7 +22,7 @@ class RunState:
     edited) as stages re-plan cells, add packets or record models; the stage that changes them writes them."""
 
     def __init__(self, run_dir: Path, index: transcripts.Index, packet_files: dict, templates: Templates,
-                 assert_timeout: float):
+                 assert_timeout: float, launched: Optional[Launched] = None):
         self.run_dir = run_dir
         self.plan: Plan = read_plan(run_dir)
         self.info: RunInfo = read_run_info(run_dir)
@@ -31,6 +33,15 @@ class RunState:
         self.received: dict[str, str] = {}  # cell id -> the first message its subagent got
         self.unfinished: set[str] = set()  # cell ids whose transcript exists but has no final message
         self.fingerprint_cache: dict[str, Fingerprints] = {}
+        # What the run's sessions launched (read once per collect), the transcripts refused as not theirs
+        # (cell or packet id, path, why), cells with two finished transcripts (cell id -> both paths), and
+        # transcripts that arrived after benchcore clean (cell id, path).
+        self.launched = launched or Launched.read(transcripts.projects_dir(), self.plan.sessions)
+        self.refused: list[tuple[str, str, str]] = []
+        self.refused_calls: list[tuple[str, str]] = []  # (cell id, the arm's tool call Claude Code refused)
+        self.conflicts: dict[str, str] = {}
+        self.late: list[tuple[str, str]] = []
+        self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid
         self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
         # The same replacements for every output, so no placeholder tells the arms apart.
         self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),

@@ -7,6 +7,7 @@ from pathlib import Path
 from attrs import frozen
 
 from .collect_state import RunState
+from .provenance import state
 
 
 @frozen
@@ -30,6 +31,11 @@ class Status:
     not_run: tuple[tuple[str, str], ...] = ()  # (trial or packet id, why): never launched (the budget)
     unchecked: tuple[str, ...] = ()  # trials whose hard assertions could not run: their world is gone
     ignored_judges: tuple[tuple[str, str], ...] = ()  # (packet id, why transcripts naming it are not its judge)
+    given_up_packets: tuple[tuple[str, str], ...] = ()  # (packet id, why): judges answered invalidly too often
+    provenance: str = ""  # whose launches were checked, or "unknown: ..." (harness/provenance.py)
+    refused_transcripts: tuple[tuple[str, str, str], ...] = ()  # (cell id, path, why): not the session's agent
+    late: tuple[tuple[str, str], ...] = ()  # (cell id, path): arrived after benchcore clean, not collected
+    refused_calls: tuple[tuple[str, str], ...] = ()  # (cell id, which of its tool calls Claude Code refused)
 
 
 def _waiting(run: RunState, found: dict, redone) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -67,4 +73,31 @@ def status_dict(s: Status) -> dict:
             "not_started": list(s.not_started), "unfinished": list(s.unfinished),
             "not_run": [{"id": k, "why": why} for k, why in s.not_run],
             "unchecked_trials": list(s.unchecked),
-            "ignored_judges": [{"packet": p, "why": w} for p, w in s.ignored_judges]}
+            "ignored_judges": [{"packet": p, "why": w} for p, w in s.ignored_judges],
+            "given_up_packets": [{"packet": p, "why": w} for p, w in s.given_up_packets],
+            "provenance": s.provenance,
+            "refused_transcripts": [{"cell": c, "path": p, "why": w} for c, p, w in s.refused_transcripts],
+            "late_transcripts": [{"cell": c, "path": p} for c, p in s.late],
+            "refused_calls": [{"cell": c, "what": w} for c, w in s.refused_calls]}
+
+
+def provenance_fields(run: RunState) -> dict:
+    """The Status fields of what collect refused for this run: transcripts no session of the run launched,
+    and those that arrived after benchcore clean."""
+    return {"provenance": state(tuple(run.plan.sessions)), "refused_transcripts": tuple(run.refused),
+            "late": tuple(run.late), "refused_calls": tuple(run.refused_calls)}
+
+
+def provenance_lines(s: Status, limit: int = 10) -> list[str]:
+    """What collect prints about the transcripts it refused, the late ones and the judges given up."""
+    out = [f"  refused a transcript for {key}: {path}: {why[:300]}" for key, path, why in s.refused_transcripts[:limit]]
+    if len(s.refused_transcripts) > limit:
+        out.append(f"  ... and {len(s.refused_transcripts) - limit} more refused transcripts (see collect.json)")
+    out += [f"  {cell}: {what}" for cell, what in s.refused_calls[:limit]]
+    out += [f"  late: {path} arrived for {cell} after benchcore clean ran for this run; not collected or audited"
+            for cell, path in s.late[:limit]]
+    out += [f"  gave up judging {pid}: {why}; that trial stays unjudged (the report shows the axis incomplete)"
+            for pid, why in s.given_up_packets[:limit]]
+    if s.provenance.startswith("unknown"):
+        out.append(f"  note: provenance {s.provenance}")
+    return out

@@ -178,10 +178,7 @@ def agent_tasks_phrase(scripts: list[Path]) -> str:
         pass
     split = agent_parts.split(read_json_object(scripts[0].parent.parent / AGENT_PATH))
     return (f"no Workflow tool: one Agent call per line of {path}, "
-            "its fields exactly" + (" (one part of a run too large for one conversation: if this conversation "
-                                    "already launched Agent calls for this run, launch nothing and ask the user "
-                                    "to start a fresh conversation with /clear and type the same command again)"
-                                    if split else ""))
+            "its fields exactly" + (" (a part: one per conversation)" if split else ""))
 
 
 def write_agent_path(kind_dir: Path, runs: list, arm_tasks: list[dict], ceilings: Optional[dict] = None) -> str:

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from ..estimate import total_of
 from ..model import Estimate
@@ -32,7 +32,7 @@ from .plan_decide import JUDGE_AGENT, Decision, baseline_agent, installed_agent
 from .plan_estimate import with_estimate
 from .plan_launch import write_arm_scripts
 from .plan_worlds import build_run, removed_on_failure
-from .planfile import Plan
+from .planfile import Plan, write_plan
 from .prompts import Templates, find_skill_dir
 from .rundir import read_run_info
 from .transcript_io import price_table
@@ -60,9 +60,16 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
+def _grouped(run_dir: Path, plan: Plan, group: tuple[str, ...], resume_command: str) -> Plan:
+    plan = evolve(plan, group=group, resume_command=resume_command)
+    write_plan(run_dir, plan)
+    return plan
+
+
 def plan_runs(root: Path, decisions: list[Decision], branch: gitrepo.DefaultBranch, seed: int,
-              temp_base: Optional[Path], baseline_override: Optional[str]) -> Planned:
-    """Build every decided run (one per skill and model) through stages 2 to 4."""
+              temp_base: Optional[Path], baseline_override: Optional[str], resume_command: str = "") -> Planned:
+    """Build every decided run (one per skill and model) through stages 2 to 4; each plan.json names the runs
+    planned with it and the command that resumes them (``plan_resume``)."""
     skill_dir = find_skill_dir(root)
     templates = Templates(skill_dir)
     baseline = baseline_agent(root, baseline_override)
@@ -77,6 +84,8 @@ def plan_runs(root: Path, decisions: list[Decision], branch: gitrepo.DefaultBran
                 run_dir, plan = build_run(root, d, branch, seed, now, templates, skill_dir, temp_base,
                                           baseline, judge_agent, created, model)
                 runs.append((d, run_dir, plan))
+        group = tuple(p.run_id for _, _, p in runs)
+        runs = [(d, r, _grouped(r, p, group, resume_command)) for d, r, p in runs]
         runs = [(d, r, with_estimate(r, p, d, histories, prices)) for d, r, p in runs]
         runs, scripts, agent_note = write_arm_scripts(runs, skill_dir, created)
     run_dirs = " ".join(shown_path(r) for _, r, _ in runs)

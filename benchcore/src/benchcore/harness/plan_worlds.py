@@ -15,6 +15,7 @@ from ..model import BranchRef, RunInfo, Temperature, TRIALS
 from . import gitrepo
 from .files import write_atomic
 from .plan_decide import Decision
+from .provenance import with_current
 from .planfile import Cell, Plan, agent_tool_model, write_plan
 from .prompts import Templates
 from .tree import case_dirs, fixture_path, skill_ref, unproven_cases
@@ -110,6 +111,6 @@ def build_run(root: Path, d: Decision, branch: gitrepo.DefaultBranch, seed: int,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), temp_nonce=nonce, world_root=str(world_root),
                 skill_copies={k: str(v) for k, v in copies.items()}, baseline_agent_type=baseline_agent,
                 order_rule="outputs", judge_agent_type=judge_agent, planned_at=info.started_at,
-                model=model, judge_model=d.judge_model, budget=d.budget)
+                model=model, judge_model=d.judge_model, budget=d.budget, sessions=with_current(()))
     write_plan(run_dir, plan)
     return run_dir, plan

@@ -61,6 +61,8 @@ class Packet:
     written_at: str = ""
     outputs_sha256: dict[str, str] = field(factory=dict)
     agent_type: Optional[str] = None  # the judge's agent type (None: the default type)
+    # Extension (issue 18): the transcripts whose answer was invalid, so far; at MAX_JUDGE_ASKS it is given up.
+    invalid_answers: tuple[str, ...] = ()
 
 
 @frozen
@@ -93,7 +95,15 @@ class Plan:
     judge_model: Optional[str] = None
     budget: Optional[Budget] = None
     cell_costs: dict[str, CellCost] = field(factory=dict)
+    # Extensions (issue 18): every Claude Code session that ran plan or collect for the run (only agents they
+    # launched count), and when benchcore clean removed the worlds (a transcript arriving later is late).
+    sessions: tuple[str, ...] = ()
+    cleaned_at: Optional[str] = None
     marker: str = "cells: the world path in the prompt; packets: 'Packet id: <run_id>:<packet id>'"
+    # Extensions (issue 17): the run ids planned by the same command (resumed together), and the slash command
+    # that resumes them ("/benchmark-skill greet"), which plan and collect print before every launch.
+    group: tuple[str, ...] = ()
+    resume_command: str = ""
 
     def cell_map(self) -> dict[str, Cell]:
         return {c.id: c for c in self.cells}
@@ -119,7 +129,7 @@ def write_plan(run_dir: Path, plan: Plan) -> None:
 
 
 serde._omit_when_empty(Cell, ("model", "skip", "agent_model"))
-serde._omit_when_empty(Packet, ("model", "agent_model"))
+serde._omit_when_empty(Packet, ("model", "agent_model", "invalid_answers"))
 
 
 AGENT_TOOL_MODELS = ("sonnet", "opus", "haiku", "fable")
@@ -135,4 +145,5 @@ def agent_tool_model(model: Optional[str]) -> Optional[str]:
         return low
     found = [a for a in AGENT_TOOL_MODELS if a in low.replace("_", "-").split("-")]
     return found[0] if len(found) == 1 else None
-serde._omit_when_empty(Plan, ("model", "judge_model", "budget", "cell_costs"))
+serde._omit_when_empty(Plan, ("model", "judge_model", "budget", "cell_costs", "sessions", "cleaned_at", "group",
+                                  "resume_command"))

@@ -10,6 +10,7 @@ then call the trial incomplete).
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Optional
 
@@ -172,7 +173,20 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
     from .confine import refusals
     return TrialData(case=case_id, trial=trial, outputs=outputs, usage=usage, assertions=assertions,
                      comparisons=comparisons, invalid=invalid, judge_usage=tuple(judge_usage),
-                     guard=refusals(run_dir, case_id, trial))
+                     guard=refusals(run_dir, case_id, trial),
+                     refused=_refused(tdir / "refused.json"))
+
+
+def _refused(path: Path) -> tuple[str, ...]:
+    """refused.json's entries as lines: "<cell>: <why>" and the transcript's path when there is one."""
+    if not path.is_file():
+        return ()
+    try:
+        entries = json.loads(read_text(path))
+    except ValueError as err:
+        raise BenchError(str(path), f"is not valid JSON ({err})", fix="run 'benchcore collect' to write it again")
+    return tuple(f"{e.get('cell')}: {e.get('why')}" + (f" ({e['path']})" if e.get("path") else "")
+                 for e in entries if isinstance(e, dict))
 
 
 def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> RunData:
