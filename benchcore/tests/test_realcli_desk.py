@@ -27,7 +27,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "realcli"))
 
 from brain import ARM_MARK, JUDGE_MARK, Scenario, unindent, user_texts  # noqa: E402
-from measure import orchestrator_sizes, part_growth  # noqa: E402
+from measure import conversation_growth, orchestrator_sizes  # noqa: E402
 from rig import Rig, require_cli  # noqa: E402
 
 require_cli("tmux")
@@ -141,16 +141,18 @@ def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
     # one per fan-out (arms, judges) on the Workflow path.
     assert (len(bench), len(workflows)) == ASKS[path, mode] and len(session.dialogs) <= 3, titles
     roles = requests_by_role(log, plan["cells"])
-    sizes = orchestrator_sizes(log)  # (request bytes, Workflow and Agent calls made before it)
+    sizes = orchestrator_sizes(log)  # (request bytes, Workflow and Agent calls in it, its messages)
+    growth = conversation_growth(sizes)
     if workflow:
-        assert sizes[-1][1] == 2  # one Workflow call per fan-out
+        assert sizes[-1][1] == 2 and len(growth) == 1  # one Workflow call per fan-out, one conversation
     else:
-        # plan's decision before launch: the estimate bounds what the session really carried, and no part
-        # (one agent-tasks.jsonl, arms or judges) brought more than the budget plan stated into it.
+        # plan decided before launch: the run does not fit one conversation, so it ran in parts, each in a
+        # fresh conversation (/clear, the command typed again) and each within the budget plan stated; the
+        # estimate bounds what they carried together.
         decision = json.loads((run / "workflows/agent-path.json").read_text())
-        growth = part_growth(sizes)
-        assert sizes[-1][0] - sizes[0][0] <= decision["estimated_bytes"], (sizes[-1], decision)
-        assert growth and max(growth) <= decision["budget_bytes"], (growth, decision)
+        assert decision["parts"] > 1 and session.parts == len(growth) > 1, (decision, growth)
+        assert max(growth) <= decision["budget_bytes"], (growth, decision)
+        assert sum(growth) <= decision["estimated_bytes"], (growth, decision)
     # CLAUDE.md: loaded by the user's session (so the markers were there to leak), in no arm or judge request.
     orchestrator = roles["orchestrator"][-1][0]
     assert all(m in orchestrator for m in MARKERS.values()), "a marker file was not loaded by the session"
@@ -162,9 +164,8 @@ def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
     tool_lists = {role: {tools for _, tools in roles[role]} for role in ("new", "previous", "baseline")}
     assert len(set().union(*tool_lists.values())) == 1, tool_lists
 
-    first, last = sizes[0][0], max(b for b, _, _ in sizes)
-    per_launch = (last - first) / max(1, sizes[-1][1])
+    launches = sum(c for _, c, _ in sizes if c) and max(c for _, c, _ in sizes)
     print(f"\ndesk {path} {mode}: {len(plan['cells'])} cells, {len(session.dialogs)} dialogs ({len(bench)} benchcore, "
-          f"{len(workflows)} workflow), {session.seconds:.0f} s; orchestrator requests {len(sizes)}: "
-          f"{first:,} B first, {last:,} B largest, {sizes[-1][1]} launches, {per_launch:,.0f} B per launch; "
-          f"per part {part_growth(sizes)}")
+          f"{len(workflows)} workflow), {session.seconds:.0f} s; {len(growth)} conversation(s), the orchestrator's "
+          f"requests {sizes[0][0]:,} B first, grew by {', '.join(f'{g:,}' for g in growth)} B; "
+          f"{launches} launches in the last")

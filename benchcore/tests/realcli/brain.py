@@ -42,6 +42,8 @@ STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style
 # A next: line, as printed, or as Read shows a file (a line number and a tab or arrow before it).
 NEXT_RE = re.compile(r"^(?:\s*\d+[\t→])?next: (.*)$", re.M)
 OUTPUT_FILE_RE = re.compile(r"<output-file>([^<]+)</output-file>")
+# What next: adds to an agent-tasks.jsonl that holds one part of a run too large for one conversation.
+PART = "(a part: one per conversation)"
 # Subagents Claude Code runs at once in an interactive session ("Concurrent subagent limit reached").
 MAX_RUNNING = 20
 SCRIPT_RE = re.compile(r'Workflow \{"scriptPath": "([^"]+)"\}')
@@ -148,6 +150,9 @@ class Brain:
         self.judge_planted: set[str] = set()
         # Set once the orchestrator has given its final answer (or stopped): the interactive rig waits for it.
         self.finished = False
+        # Set when the orchestrator stopped after one part of the Agent-tool path: the user types /clear and
+        # the command again (the interactive rig does).
+        self.paused = False
         self.agent_background_field = True
 
     # ------------------------------------------------------------------ dispatch
@@ -317,6 +322,17 @@ class Brain:
         if nxt.startswith("run: "):
             cmd = nxt[len("run: "):].split(" (", 1)[0].split(", then", 1)[0].strip()
             return Reply([ToolUse("Bash", {"command": self._bc(wrapper, cmd), "description": cmd[:40]})], who="orchestrator")
+        if PART in nxt and not self.s.use_workflow:
+            # SKILL.md: an agent-tasks file next: calls a part is one per conversation; after one, the user
+            # types /clear and the command again (plan then continues the run).
+            before = [u for m in msgs[:since] if m.get("role") == "assistant" for u in tool_uses(m)
+                      if u.get("name") == "Agent"]
+            if before and not any(u.get("name") == "Agent" for u in launched):
+                self.paused = self.finished = True
+                return Reply([Text(f"This conversation has run its part of the benchmark: type /clear, then "
+                                   f"/benchmark-skill {args} again to continue.")], who="orchestrator")
+        if nxt.startswith("if the arms you launched") and "never launched, launch " in nxt:
+            nxt = "launch " + nxt.split("never launched, launch ", 1)[1]  # the arms of this part all ended
         if nxt.startswith("launch "):
             scripts = SCRIPT_RE.findall(nxt)
             then = nxt.rsplit("then run: ", 1)[-1].strip()

@@ -50,6 +50,7 @@ class Session:
     screen: str = ""
     server: MessagesServer | None = None
     seconds: float = 0.0
+    parts: int = 1  # conversations the run took (/clear and the command typed again between them)
 
     def titles(self) -> list[str]:
         return [d.title for d in self.dialogs]
@@ -128,6 +129,13 @@ class InteractiveRig:
             try:
                 self._type(command)
                 self._drive(brain, session, timeout)
+                while brain.paused:  # one part of the Agent-tool path ran: a fresh conversation, the command again
+                    session.parts += 1
+                    brain.paused = brain.finished = False
+                    self._type("/clear")
+                    time.sleep(2.0)
+                    self._type(command)
+                    self._drive(brain, session, timeout)
             finally:
                 session.screen = self.capture()
                 session.seconds = time.monotonic() - start

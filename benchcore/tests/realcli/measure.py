@@ -82,7 +82,7 @@ def orchestration_bytes(request_log: Path) -> dict:
 
 def orchestrator_sizes(request_log: Path) -> list[tuple[int, int, int]]:
     """Per request of the orchestrating session, in order: (its body's bytes, the Workflow and Agent calls
-    it carries, the reads of an agent-tasks.jsonl it carries): how the session's context grows."""
+    it carries, its messages): how the session's context grows. /clear starts the messages again."""
     out = []
     for line in request_log.read_text().splitlines():
         body = json.loads(line)["body"]
@@ -94,20 +94,18 @@ def orchestrator_sizes(request_log: Path) -> list[tuple[int, int, int]]:
             continue
         calls = sum(1 for m in msgs if m["role"] == "assistant" and isinstance(m["content"], list)
                     for b in m["content"] if b.get("type") == "tool_use" and b.get("name") in ("Workflow", "Agent"))
-        reads = sum(1 for m in msgs if m["role"] == "assistant" and isinstance(m["content"], list)
-                    for b in m["content"] if b.get("type") == "tool_use" and b.get("name") == "Read"
-                    and str(b.get("input", {}).get("file_path", "")).endswith("agent-tasks.jsonl"))
-        out.append((len(json.dumps(body).encode()), calls, reads))
+        out.append((len(json.dumps(body).encode()), calls, len(msgs)))
     return out
 
 
-def part_growth(sizes: list[tuple[int, int, int]]) -> list[int]:
-    """Per agent-tasks.jsonl the session read (a part of the Agent-tool path): how many bytes the session's
-    requests grew from just before that read to the largest request before the next one."""
-    out = []
-    for part in range(1, max((r for _, _, r in sizes), default=0) + 1):
-        before = [b for b, _, r in sizes if r == part - 1]
-        during = [b for b, _, r in sizes if r == part]
-        if before and during:
-            out.append(max(during) - before[-1])
-    return out
+def conversation_growth(sizes: list[tuple[int, int, int]]) -> list[int]:
+    """Per conversation of the orchestrating session (a new one starts where its messages start again, after
+    /clear): how many bytes its requests grew from its first to its largest."""
+    out: list[list[int]] = []
+    prev = None
+    for n_bytes, _, n_msgs in sizes:
+        if prev is None or n_msgs < prev:
+            out.append([])
+        out[-1].append(n_bytes)
+        prev = n_msgs
+    return [max(c) - c[0] for c in out]
