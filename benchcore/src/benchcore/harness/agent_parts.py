@@ -30,6 +30,9 @@ BUDGET_BYTES = int(BUDGET_TOKENS * BYTES_PER_TOKEN)
 # Per launch besides the Agent call's input: Claude Code's "Async agent launched" result and the
 # notification frame around the answer (about 1.2 KB each, measured).
 FRAME_BYTES = 2_400
+# What a conversation carries besides its launches: plan's or collect's output, the file's line numbers,
+# the agent's own short turns (measured: 10-20 KB).
+CONVERSATION_BYTES = 25_000
 # An answer's bytes when no estimate is known: an arm's final message, a judge's JSON verdict.
 ARM_ANSWER_BYTES = 2_000
 JUDGE_ANSWER_BYTES = 500
@@ -46,8 +49,10 @@ def answer_bytes(task: dict) -> int:
 
 def launch_bytes(line: str, task: dict) -> int:
     """What one launch carries into the conversation: its line of agent-tasks.jsonl twice (the agent reads
-    the file, then writes the line as its Agent call), the frames, the answer."""
-    return 2 * len(line.encode("utf-8")) + FRAME_BYTES + answer_bytes(task)
+    the file, where the line is text, escaped once more in the request; then writes it as its Agent call),
+    the frames, the answer."""
+    return (len(line.encode("utf-8")) + len(json.dumps(line).encode("utf-8")) + FRAME_BYTES
+            + answer_bytes(task))
 
 
 def judge_line_bytes(arm_line: int, answer: int) -> int:
@@ -57,8 +62,9 @@ def judge_line_bytes(arm_line: int, answer: int) -> int:
 
 
 def first_part(lines: list[str], tasks: list[dict], budget: int = BUDGET_BYTES) -> int:
-    """How many of ``lines`` (in order) one conversation takes: the longest prefix within ``budget``
-    (never fewer than one, so a run always moves on)."""
+    """How many of ``lines`` (in order) one conversation takes: the longest prefix within ``budget`` less
+    what a conversation carries besides its launches (never fewer than one, so a run always moves on)."""
+    budget -= CONVERSATION_BYTES
     total = 0
     for n, (line, task) in enumerate(zip(lines, tasks)):
         total += launch_bytes(line, task)
