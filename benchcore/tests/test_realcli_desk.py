@@ -85,7 +85,10 @@ def requests_by_role(log: Path, cells: list) -> dict:
     arm (new, previous, baseline) of the cell whose world its task names."""
     out: dict = {}
     for line in log.read_text().splitlines():
-        body = json.loads(line)["body"]
+        entry = json.loads(line)
+        if "count_tokens" in entry["path"]:
+            continue  # Claude Code counting a conversation's tokens (no tools, no system prompt), not a turn
+        body = entry["body"]
         first = unindent(user_texts(body))
         if JUDGE_MARK in first:
             role = "judge"

@@ -85,7 +85,10 @@ def orchestrator_sizes(request_log: Path) -> list[tuple[int, int, int]]:
     it carries, its messages): how the session's context grows. /clear starts the messages again."""
     out = []
     for line in request_log.read_text().splitlines():
-        body = json.loads(line)["body"]
+        entry = json.loads(line)
+        if "count_tokens" in entry.get("path", ""):
+            continue
+        body = entry["body"]
         msgs = body.get("messages") or []
         opening = "".join(_text(b) for m in msgs[:3] if m["role"] == "user"
                           for b in (m["content"] if isinstance(m["content"], list) else [m["content"]]))
