@@ -47,8 +47,8 @@ def test_a_20_case_three_arm_run_on_the_agent_path_runs_in_parts(tmp_path, monke
     decision = json.loads((run / "workflows/agent-path.json").read_text())
     k = decision["parts"]
     assert k > 1 and decision["estimated_bytes"] > agent_parts.BUDGET_BYTES
-    note = next(line for line in out.splitlines() if "Agent-tool path" in line)
-    assert f"runs in {k} parts" in note and "/clear" in note, note
+    note = next(line for line in out.splitlines() if "without Workflow" in line)
+    assert f": {k} parts; after each, /clear" in note, note
     tasks = run / "workflows/arms/agent-tasks.jsonl"
     lines = tasks.read_text().splitlines()
     assert 0 < len(lines) < 300 and part_bytes(tasks) <= agent_parts.BUDGET_BYTES
@@ -65,6 +65,6 @@ def test_a_small_run_fits_one_conversation(tmp_path, monkeypatch):
     b, out = planned(tmp_path, monkeypatch, 1)
     [run] = b.runs()
     assert json.loads((run / "workflows/agent-path.json").read_text())["parts"] == 1
-    assert re.search(r"Agent-tool path.*runs in one conversation", out), out
+    assert re.search(r"without Workflow, launches bring ~\d+ KB .*within its 100K-token share", out), out
     assert "a part" not in out.strip().splitlines()[-1]
     assert len((run / "workflows/arms/agent-tasks.jsonl").read_text().splitlines()) == 15

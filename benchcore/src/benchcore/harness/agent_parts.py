@@ -93,17 +93,12 @@ def tokens(n_bytes: int) -> int:
 
 
 def fit_note(total: int, budget: int = BUDGET_BYTES) -> str:
-    """plan's line on the Agent-tool path, decided before launch."""
+    """plan's line on the Agent-tool path, decided before launch (short: the agent reads it whole)."""
     k = parts(total, budget)
-    head = (f"note: without the Workflow tool (the Agent-tool path), this run's launches bring about "
-            f"{total / 1000:,.0f} KB (~{tokens(total):,} tokens) back into the conversation; ")
+    head = f"note: without Workflow, launches bring ~{total // 1000:,} KB back into the conversation"
     if k == 1:
-        return head + (f"within the {tokens(budget):,}-token share of a {CONTEXT_TOKENS:,}-token context that "
-                       "benchcore allows, so it runs in one conversation")
-    return head + (f"more than the {tokens(budget):,}-token share of a {CONTEXT_TOKENS:,}-token context that "
-                   f"benchcore allows, so that path runs in {k} parts: each agent-tasks.jsonl holds one part; "
-                   "after a part is launched and collected, start a fresh conversation (/clear) and type the "
-                   "same command again to continue the run (the Workflow path runs in one)")
+        return head + f", within its {tokens(budget) // 1000}K-token share"
+    return head + f": {k} parts; after each, /clear and the command again"
 
 
 def sidecar(total: int, budget: int = BUDGET_BYTES) -> str:
