@@ -1,7 +1,7 @@
 """Throughput benchmark for benchcore (a script, not a test).
 
     python benchcore/bench/throughput.py [--cases 20] [--trials 5] [--mb 1.0] [--type-last]
-                                         [--render-run-dir DIR]
+                                         [--render-run-dir DIR] [--ccusage PATH] [--collect-cases 20,200]
 
 Generates, in a temporary directory, a synthetic run of cases x trials x 3 arms
 whose cells each hold a transcript of about ``--mb`` MB in the on-disk Claude
@@ -17,8 +17,14 @@ but the last), then measures and prints:
 - ``benchcore --help`` start-up time: median of several subprocess runs, and
   whether Jinja2 or PyYAML were imported on the way;
 - ``benchcore usage --json`` over every cell, end to end, once;
+- ``benchcore usage`` against a plain-Python floor and, where installed
+  (``--ccusage``), ccusage's single-thread mode on the same files, as ratios,
+  with the totals checked against ccusage's;
 - render time of that run, excluding reading (results, history, report view,
-  HTML, index; in process), and ``benchcore render`` end to end.
+  HTML, index; in process), and ``benchcore render`` end to end;
+- collect (bench/collect_scale.py, the stand-in playing Claude Code): time per
+  cell at each of ``--collect-cases`` and their ratio, and peak memory per MB
+  of transcripts read at the first count with ~1 MB transcripts.
 
 Nothing is written outside the temporary directory, which is removed at the end.
 """
@@ -36,6 +42,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from ratios import measure_collect, measure_usage_ratios  # beside this script
 
 ARMS = ("new", "baseline", "previous")
 MODEL = "claude-sonnet-4-6"
@@ -313,6 +321,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="write user records with their type after the message (worst case for the reader)")
     parser.add_argument("--render-run-dir", type=Path, default=None,
                         help="a real run directory (with run.json) whose render to time")
+    parser.add_argument("--ccusage", default=shutil.which("ccusage"),
+                        help="the ccusage program to compare 'benchcore usage' with (default: on PATH)")
+    parser.add_argument("--collect-cases", default="20,200",
+                        help="case counts for collect's time per cell, comma-separated ('' to skip collect)")
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
@@ -325,11 +337,14 @@ def main(argv: list[str] | None = None) -> int:
               f"in {time.perf_counter() - start:.1f} s")
         measure_throughput(paths, expected, args.passes)
         measure_usage_cli(paths)
+        measure_usage_ratios(paths, Path(tmp), args.ccusage, _benchcore_cmd())
         measure_render_core(Path(tmp))
         measure_render(Path(tmp))
     measure_startup()
     if args.render_run_dir is not None:
         measure_render(args.render_run_dir)
+    if args.collect_cases:
+        measure_collect([int(n) for n in args.collect_cases.split(",")])
     return 0
 
 

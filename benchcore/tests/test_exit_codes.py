@@ -63,9 +63,10 @@ def test_a_broken_install_is_3_for_every_command(command, broken, tmp_path):
 
 
 def test_a_broken_install_is_3_even_with_good_input(tmp_path):
+    # attrs, which usage needs (it no longer imports cattrs: its JSON is attrs.asdict).
     fake = tmp_path / "fake"
-    (fake / "cattrs").mkdir(parents=True)
-    (fake / "cattrs" / "__init__.py").write_text("raise ImportError(\"cannot import name 'cols'\")\n")
+    (fake / "attr").mkdir(parents=True)
+    (fake / "attr" / "__init__.py").write_text("raise ImportError(\"cannot import name 'frozen'\")\n")
     t = tmp_path / "t.jsonl"
     t.write_text("")
     r = _run(["usage", str(t)], tmp_path, extra_path=fake)

@@ -296,24 +296,39 @@ def _summed_usd(table: PriceTable, price: ModelPrice, r: Response) -> tuple[Opti
     return _at(rates, r) * multiplier / _MILLION + r.web_search * price.web_search, ""
 
 
-def response_usd(table: PriceTable, price: ModelPrice, r: Response) -> Fraction:
-    """Exact USD of one response of a priced model (see the module docstring)."""
+def _priced_parts(table: PriceTable, price: ModelPrice, r: Response) -> tuple[Fraction, list[tuple[Rates, Any]]]:
+    """The multiplier of one response of a priced model, and (prices, components) of each part it is priced
+    in (itself, or its iterations at their own tiers)."""
     rates, multiplier = _prices_for(table, price, r)
     if rates is price.fast:
-        tokens = _at(rates, r)
-    else:
-        # Claude Code looks at iterations only for a model with a long-prompt tier (elsewhere they sum the same).
-        parts = (_iteration_parts(r) if price.long_prompt is not None else None) or [r]
-        tokens = sum((_at(_tier(price, p), p) for p in parts), Fraction(0))
+        return multiplier, [(rates, r)]
+    # Claude Code looks at iterations only for a model with a long-prompt tier (elsewhere they sum the same).
+    parts = (_iteration_parts(r) if price.long_prompt is not None else None) or [r]
+    return multiplier, [(_tier(price, p), p) for p in parts]
+
+
+def response_usd(table: PriceTable, price: ModelPrice, r: Response) -> Fraction:
+    """Exact USD of one response of a priced model (see the module docstring)."""
+    multiplier, parts = _priced_parts(table, price, r)
+    tokens = sum((_at(rates, p) for rates, p in parts), Fraction(0))
     return tokens * multiplier / _MILLION + r.web_search * price.web_search
 
 
 def responses_usd(table: PriceTable, responses: Iterable[Response]) -> tuple[Optional[Fraction], tuple[str, ...]]:
-    """Exact USD of responses, and the sorted models among them that have no price (then the USD is None)."""
+    """Exact USD of responses, and the sorted models among them that have no price (then the USD is None).
+
+    The sum of :func:`response_usd` over the responses, computed as such a sum is linear: the token figures
+    of every part priced alike are added as integers, and each such sum is priced once (exact fractions
+    per response cost about 20 us each; a transcript has thousands of responses)."""
     total = Fraction(0)
     unpriced = set()
+    prices: dict[str, Optional[ModelPrice]] = {}
+    alike: dict[tuple[Rates, Fraction], list[int]] = {}
+    searches: dict[Fraction, int] = {}
     for r in responses:
-        price = model_price(table, r.model)
+        if r.model not in prices:
+            prices[r.model] = model_price(table, r.model)
+        price = prices[r.model]
         if price is None:
             unpriced.add(r.model)
             continue
@@ -324,7 +339,20 @@ def responses_usd(table: PriceTable, responses: Iterable[Response]) -> tuple[Opt
                 continue
             total += usd
             continue
-        total += response_usd(table, price, r)
+        multiplier, parts = _priced_parts(table, price, r)
+        for rates, p in parts:
+            acc = alike.setdefault((rates, multiplier), [0, 0, 0, 0, 0])
+            acc[0] += p.input
+            acc[1] += p.output
+            acc[2] += p.cache_write_5m
+            acc[3] += p.cache_write_1h
+            acc[4] += p.cache_read
+        if r.web_search:
+            searches[price.web_search] = searches.get(price.web_search, 0) + r.web_search
+    for (rates, multiplier), acc in alike.items():
+        total += sum((n * getattr(rates, k) for n, k in zip(acc, COMPONENTS)), Fraction(0)) * multiplier / _MILLION
+    for each, n in searches.items():
+        total += n * each
     return (None if unpriced else total), tuple(sorted(unpriced))
 
 

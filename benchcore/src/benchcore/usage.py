@@ -48,6 +48,7 @@ Memory holds one small entry per API response, never the lines.
 from __future__ import annotations
 
 import json
+import json.scanner
 from typing import Any, Iterable, Mapping, Optional, Union
 
 from attrs import frozen
@@ -95,96 +96,142 @@ class TranscriptUsage:
 
 def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
     """Reduce the lines of one transcript to its usage (see the module docstring)."""
-    # One entry per API response: [model, input, output, cache-creation total,
-    # ephemeral 5m, ephemeral 1h, cache read, web search requests], each the
-    # largest seen so far, then [inference_geo, speed, iterations], the last seen.
-    groups: dict[Any, list] = {}
-    result: Optional[dict] = None
-    skipped = 0
-    needles = None
-    # The last well-framed line that was not parsed: a truncated last line can
-    # still end in '}' (cut just after a nested object), so it is parsed at the end.
-    last_unparsed = None
+    reducer = Reducer()
     for n, line in enumerate(lines):
-        if needles is None:
-            needles = _BYTES if isinstance(line, (bytes, bytearray)) else _STR
-        open_, ends, usage_key, assistant, result_marker, type_key, space = needles
+        reducer.line(line, n)
+    return reducer.finish()
+
+
+class Reducer:
+    """The state of :func:`read_usage` over one transcript: fed line by line (``line``), or by a reader that
+    finds the lines that can carry usage itself (``candidate``, ``unparsed``; see :mod:`benchcore.usage_scan`)."""
+
+    def __init__(self) -> None:
+        # One entry per API response: [model, input, output, cache-creation total,
+        # ephemeral 5m, ephemeral 1h, cache read, web search requests], each the
+        # largest seen so far, then [inference_geo, speed, iterations], the last seen.
+        self.groups: dict[Any, list] = {}
+        self.result: Optional[dict] = None
+        self.skipped = 0
+        self.needles = None
+        # The last well-framed line that was not parsed: a truncated last line can
+        # still end in '}' (cut just after a nested object), so it is parsed at the end.
+        self.last_unparsed = None
+
+    def line(self, line, n: int) -> None:
+        if self.needles is None:
+            self.needles = _BYTES if isinstance(line, (bytes, bytearray)) else _STR
+        open_, ends = self.needles[:2]
         # Framing: a whole record starts with '{' and ends with '}' (cheap, no copy).
         if not (line.startswith(open_) and line.endswith(ends)):
             stripped = line.strip()
             if not stripped:
-                continue
+                return
             if not (stripped.startswith(open_) and stripped.endswith(ends[0])):
-                skipped += 1
-                last_unparsed = None
-                continue
+                self.skipped += 1
+                self.last_unparsed = None
+                return
             line = stripped
+        self.candidate(line, n)
+
+    def candidate(self, buf, n: int, start: int = 0, stop: Optional[int] = None) -> None:
+        """A well-framed line (``buf[start:stop]``, by default all of ``buf``): parse it when it can carry
+        usage. A line inside a larger buffer is looked at in place, and copied only to be parsed."""
+        stop = len(buf) if stop is None else stop
+        open_, _, usage_key, assistant, result_marker, type_key, space = self.needles
         # Most bytes are user records (tool results). Claude Code writes the
         # record's type before its message, so when the first '"type":' in the
         # head is a top-level key (no '{' before it but the record's own) its
         # value says whether the line can carry usage, without scanning the rest.
-        t = line.find(type_key, 0, _HEAD)
-        if t != -1 and line.count(open_, 0, t) == 1:
+        t = buf.find(type_key, start, min(start + _HEAD, stop))
+        if t != -1 and buf.count(open_, start, t) == 1:
             v = t + len(type_key)
-            if line.startswith(space, v):
+            if buf.startswith(space, v):
                 v += 1
-            if not (line.startswith(assistant, v) or line.startswith(result_marker, v)):
-                last_unparsed = line
-                continue
-        if usage_key not in line or (assistant not in line and result_marker not in line):
-            last_unparsed = line
-            continue
-        last_unparsed = None
+            if not (buf.startswith(assistant, v) or buf.startswith(result_marker, v)):
+                self.last_unparsed = (buf, start, stop)
+                return
+        if buf.find(usage_key, start, stop) < 0 or (buf.find(assistant, start, stop) < 0
+                                                    and buf.find(result_marker, start, stop) < 0):
+            self.last_unparsed = (buf, start, stop)
+            return
+        self.last_unparsed = None
         try:
-            record = json.loads(line)
+            record = _loads(buf[start:stop] if start or stop != len(buf) else buf)
         except ValueError:  # JSONDecodeError, UnicodeDecodeError
-            skipped += 1
-            continue
+            self.skipped += 1
+            return
         if not isinstance(record, dict):
-            skipped += 1
-            continue
+            self.skipped += 1
+            return
+        self._record(record, n)
+
+    def _record(self, record: dict, n: int) -> None:
         kind = record.get("type")
         if kind == "assistant":
             message = record.get("message")
             if not isinstance(message, dict):
-                continue
+                return
             usage = message.get("usage")
             if usage is None:
-                continue
+                return
             if not isinstance(usage, dict):
-                skipped += 1
-                continue
+                self.skipped += 1
+                return
             model = message.get("model")
             if model == SYNTHETIC:
-                continue
+                return
             if not isinstance(model, str) or not model:
                 model = UNKNOWN_MODEL
             key = message.get("id") or record.get("requestId") or ("line", n)
             if not isinstance(key, (str, tuple)):
                 key = ("line", n)
             figures = (*_usage_figures(usage), _web_search(usage))
-            group = groups.get(key)
+            group = self.groups.get(key)
             if group is None:
-                groups[key] = group = [model, *figures, None, None, ()]
+                self.groups[key] = group = [model, *figures, None, None, ()]
             else:
                 for i, value in enumerate(figures, start=1):
                     if value > group[i]:
                         group[i] = value
             _note_extras(group, usage)
         elif kind == "result" and isinstance(record.get("usage"), dict):
-            result = record
-    if last_unparsed is not None:
-        try:
-            json.loads(last_unparsed)
-        except ValueError:
-            skipped += 1
-    return _finish(groups, result, skipped)
+            self.result = record
+
+    def finish(self) -> TranscriptUsage:
+        if self.last_unparsed is not None:
+            buf, start, stop = self.last_unparsed
+            try:
+                json.loads(buf[start:stop])
+            except ValueError:
+                self.skipped += 1
+        return _finish(self.groups, self.result, self.skipped)
+
+
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())
+_SPACE = " \t\n\r"  # what json.loads allows after a value
+
+
+def _loads(line: Union[str, bytes]) -> Any:
+    """``json.loads(line)`` for a line that starts with '{', with the steps json.loads adds around its C
+    scanner for any input (finding the encoding, skipping leading white space) left out."""
+    if isinstance(line, (bytes, bytearray)):
+        if line[1:2] == b"\x00":  # json.loads would read it as UTF-16 or UTF-32
+            return json.loads(line)
+        line = line.decode("utf-8", "surrogatepass")
+    try:
+        value, end = _SCAN(line, 0)
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if line[end:].strip(_SPACE):
+        raise ValueError("extra data after the record")
+    return value
 
 
 def _usage_figures(usage: dict) -> tuple[int, int, int, int, int, int]:
     """input, output, cache-creation total, 5m, 1h, read from one usage object."""
     split = usage.get("cache_creation")
-    if not isinstance(split, dict):
+    if split.__class__ is not dict:
         split = {}
     return (_count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
             _count(usage.get("cache_creation_input_tokens")),
@@ -219,10 +266,8 @@ def _response(group: list) -> pricing.Response:
 
 
 def _count(value: Any) -> int:
-    """A token count, or 0 for anything that is not a non-negative integer."""
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    return 0
+    """A token count, or 0 for anything that is not a non-negative integer (a bool is not one)."""
+    return value if value.__class__ is int and value > 0 else 0
 
 
 def _components(figures) -> Components:

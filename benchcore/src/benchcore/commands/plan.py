@@ -119,7 +119,9 @@ def run(args) -> int:
         arms = ", ".join(("new", "baseline", "previous") if d.shape == "three-arm" else ("new", "baseline"))
         on = f" on {p.model}" if p.model else ""
         print(f"{d.skill.name}{on}: {d.shape} ({arms}) - {d.why}")
-        print(f"  cases: {len(d.cases)} ({', '.join(c.id for c in d.cases)}); cells: {len(p.cells)}; "
+        ids = [c.id for c in d.cases]  # the session reads this line: past 5 cases, the first 3 and a count
+        named = ", ".join(ids) if len(ids) <= 5 else f"{', '.join(ids[:3])}, ... {ids[-1]}"
+        print(f"  cases: {len(d.cases)} ({named}); cells: {len(p.cells)}; "
               f"seed: {seed}; run: {shown_path(r)}")
         if d.temperature != 1.0:
             print(f"  temperature: {d.temperature:g} requested; subagents run at the session default "
@@ -158,10 +160,8 @@ def run(args) -> int:
     edited = [d for d, _, _ in runs if d.shape == "three-arm"]
     if edited and git_status_reaches_subagents(root):
         names = sorted({d.skill.name for d in edited})
-        print(f"note: Claude Code shows every subagent the git status, which lists the edited skill "
-              f"({', '.join(names)}), so a baseline arm can read its name there; to keep it out, set "
-              f'"includeGitInstructions": false in {LOCAL} (or CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=1) and '
-              "start a new session before the run")
+        print(f"note: every subagent sees the git status, which names the edited skill ({', '.join(names)}); "
+              f'to hide it, set "includeGitInstructions": false in {LOCAL} before the session starts')
     if (note := installed_note([d.skill for d, _, _ in runs])) is not None:
         print(note)
     if settings_note:

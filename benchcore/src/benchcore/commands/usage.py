@@ -34,7 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import serde, usage
+    from attrs import asdict  # not serde: cattrs costs more to import than a corpus costs to read
+
+    from .. import usage
     from ..harness import transcript_io
 
     prices = transcript_io.price_table()
@@ -42,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     total = usage.sum_usage(u for _, u, _ in files)
     skipped = sum(n for _, _, n in files)
     if args.json:
-        doc = {"files": [{"path": path, **serde.dump(u), "skipped_lines": n} for path, u, n in files],
-               "total": {**serde.dump(total), "skipped_lines": skipped}}
+        doc = {"files": [{"path": path, **asdict(u), "skipped_lines": n} for path, u, n in files],
+               "total": {**asdict(total), "skipped_lines": skipped}}
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         blocks = [_table(path, u, n) for path, u, n in files]

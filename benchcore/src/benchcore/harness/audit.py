@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from functools import lru_cache
 from typing import Iterable
 
 from attrs import field, frozen
@@ -154,12 +155,18 @@ class Shown:
                 return line
         if not lines:
             return None
-        forms = self.forms()
+        # One text of every form: a compacted line holds no white space, so it cannot match across the "\n".
+        forms = "\n".join(self.forms())
         for line in lines:
-            compact = _SPACE.sub("", line)
-            if any(compact in f for f in forms):
+            if _compact(line) in forms:
                 return line
         return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _compact(line: str) -> str:
+    """``line`` without white space: a fingerprint line is checked against many results, compacted once."""
+    return _SPACE.sub("", line)
 
 
 def _shown(result: str | Shown, lines: Iterable[str]) -> str | None:

@@ -209,10 +209,10 @@ def allow_benchmark(repo_root: Path, folder: Path | Sequence[Path], command: Opt
     what = ([f"the worlds folder{'s' if len(need_dirs) > 1 else ''} {', '.join(map(str, need_dirs))} to "
               "additionalDirectories"] if need_dir else []) + \
            ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else []) + \
-           (["the benchmark's guard (a PreToolUse hook that allows each arm's tool calls inside its own world and "
-             "skill copy, refuses the rest, and decides nothing for any other tool call)"] if need_guard else [])
+           (["the benchmark's guard (a PreToolUse hook confining each arm to its world and skill copy)"]
+            if need_guard else [])
     return (f"note: added {' and '.join(what)} in {LOCAL}, so a run asks no permission per cell "
-            "(remove them to undo; plan --keep-settings leaves the file alone)")
+            "(plan --keep-settings leaves the file alone)")
 
 
 def git_status_reaches_subagents(repo_root: Path, config: Optional[Path] = None) -> bool:

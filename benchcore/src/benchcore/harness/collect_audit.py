@@ -48,15 +48,26 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
     if tests_dir is not None and tests_dir.is_dir():
         rel = str(tests_dir.relative_to(repo))
         tests += [rel + "/", rel + ":"]
-        for other in sorted(tests_dir.glob("*/case.md")):
-            if other.parent.name != case_id:
-                tests += [l for l in distinctive_lines(read_text(other), allowed) if l not in skill_text]
+        seen = " \n ".join(allowed)  # as distinctive_lines joins them: a line holds no "\n", so it cannot span two
+        for other, lines in _other_cases(run, tests_dir):
+            if other != case_id:
+                tests += [l for l in lines if l not in skill_text and l not in seen]
     run_lines = (f'"run_id": "{run.plan.run_id}"', '"cells_collected":', "const BOUND = {",
                  f"# Judge packet {run.plan.run_id}:", "cells: the world path in the prompt; packets:",
                  f".reports/runs/{run.plan.run_id}")
     fp = Fingerprints(skill=skill, skill_md=skill_md, case=case_lines, tests=tuple(dict.fromkeys(tests)), run=run_lines)
     run.fingerprint_cache[case_id] = fp
     return fp
+
+
+def _other_cases(run: RunState, tests_dir: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(case id, its distinctive lines) of every case of the skill, each case.md read once per collect
+    (every case's fingerprints hold the others': reading them for each case made the audit quadratic)."""
+    key = f"cases of {tests_dir}"
+    if key not in run.case_lines:
+        run.case_lines[key] = [(other.parent.name, distinctive_lines(read_text(other)))
+                               for other in sorted(tests_dir.glob("*/case.md"))]
+    return run.case_lines[key]
 
 
 def audit_trials(run: RunState, found: dict[str, transcripts.Transcript], changed: set[str] = frozenset()

@@ -13,6 +13,7 @@ from . import provenance, transcripts
 from .collect_state import RunState, write_bytes_if_changed, write_if_changed
 from .files import not_regular, read_regular_bytes, read_text, write_atomic
 from .judging import same_prompt
+from .transcript_kept import KeptTranscript, load_copy
 
 
 def _flat(text: str) -> str:
@@ -96,7 +97,7 @@ def find_cells(run: RunState) -> tuple[dict[str, transcripts.Transcript], set[st
             run.conflicts[cell.id] = f"two finished transcripts claim this cell: {pick.path} and {other.path}"
             changed.add(cell.id)
         dirty |= write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
-        found[cell.id] = t
+        found[cell.id] = KeptTranscript.of(t, cdir)
         run.received[cell.id] = pick.prompt
         if dirty:
             changed.add(cell.id)
@@ -123,11 +124,10 @@ def record_models(run: RunState, found: dict) -> None:
         write_atomic(run.run_dir / "run.json", serde.dumps(run.info))
 
 
-def collected(cdir: Path) -> Optional[transcripts.Transcript]:
+def collected(cdir: Path) -> Optional[KeptTranscript]:
     """A cell's transcript as collected earlier into the run directory (with its subagents), or None."""
     main = cdir / "transcript.jsonl"
     if not (main.is_file() and (cdir / "output.md").is_file()):
         return None
-    t = transcripts.load(main, transcripts.first_agent_id(main) or "collected",
-                         transcripts.Index.build(transcripts.scan(cdir)))
-    return t if t.final_message() is not None else None
+    t = load_copy(cdir, transcripts.first_agent_id(main) or "collected")
+    return KeptTranscript.of(t, cdir) if t.final_message() is not None else None

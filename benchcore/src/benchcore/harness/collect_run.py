@@ -43,7 +43,7 @@ from .collect_packets import write_packets
 from .collect_rerun import cells_to_rerun, replan_cells
 from .collect_state import RunState
 from .collect_status import Status, provenance_fields, status_dict, status_of
-from .files import write_atomic
+from .files import flush_to_disk, write_atomic
 from .planfile import read_plan, write_plan
 from .prompts import Templates, find_skill_dir
 from .provenance import Launched, record_session
@@ -89,6 +89,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     ordered = tuple(sorted(packets.values(), key=lambda p: (list(run.info.cases).index(p.case), p.trial,
                                                            p.comparison, p.round)))
     run.plan = evolve(run.plan, packets=ordered)
+    flush_to_disk(run.run_dir)  # what the stages copied and wrote, on disk before the plan that lists it
     write_plan(run.run_dir, run.plan)
     record_models(run, found)
     record_environment(run, found)

@@ -42,6 +42,7 @@ class RunState:
         self.conflicts: dict[str, str] = {}
         self.late: list[tuple[str, str]] = []
         self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid
+        self.case_lines: dict[str, list] = {}  # what the audit reads once per collect (collect_audit)
         self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
         # The same replacements for every output, so no placeholder tells the arms apart.
         self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),
@@ -62,25 +63,40 @@ class RunState:
         return f"{self.plan.run_id}:{packet_id}"
 
 
+# What collect copies or derives (transcripts, outputs, packets, verdicts) is written without an fsync
+# each: collect_run flushes them to disk once (files.flush_to_disk) before plan.json, which lists them.
+
+
 def write_if_changed(path: Path, text: str) -> bool:
     try:
         if path.read_text(encoding="utf-8") == text:
             return False
     except (OSError, UnicodeDecodeError):
         pass
-    write_atomic(path, text)
+    write_atomic(path, text, durable=False)
     return True
 
 
 def write_bytes_if_changed(path: Path, data: bytes) -> bool:
     """Copy a transcript byte for byte: bytes that are not UTF-8 stay the bytes Claude Code wrote."""
+    if not _same_bytes(path, data):
+        write_atomic(path, data, durable=False)
+        return True
+    return False
+
+
+def _same_bytes(path: Path, data: bytes, chunk: int = 1 << 20) -> bool:
+    """Whether ``path`` holds exactly ``data``, compared a chunk at a time (the copy is never read whole)."""
     try:
-        if path.read_bytes() == data:
+        if path.stat().st_size != len(data):
             return False
+        with open(path, "rb") as fh:
+            for at in range(0, len(data), chunk):
+                if fh.read(chunk) != data[at:at + chunk]:  # bytes, not a memoryview: memcmp, 100x faster
+                    return False
+            return fh.read(1) == b""
     except OSError:
-        pass
-    write_atomic(path, data)
-    return True
+        return False
 
 
 def file_sha256(path: Path) -> str:

@@ -20,9 +20,9 @@ def _umask() -> int:
     return mask
 
 
-def _stage(path: Path, text: str | bytes) -> str:
+def _stage(path: Path, text: str | bytes, durable: bool = True) -> str:
     """Write ``text`` (or bytes, as they are) to a temp file beside ``path`` (mode as a plain create would
-    give) and return its name."""
+    give) and return its name; ``durable``: on disk (fsync) before it is renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -31,8 +31,9 @@ def _stage(path: Path, text: str | bytes) -> str:
         with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
               os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as fh:
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
     except BaseException:
         _unlink(tmp)
         raise
@@ -46,16 +47,38 @@ def _unlink(tmp: str) -> None:
         pass
 
 
-def write_atomic(path: Path | str, text: str | bytes) -> None:
+def write_atomic(path: Path | str, text: str | bytes, durable: bool = True) -> None:
     """Write ``text`` (UTF-8), or bytes exactly as given, to ``path`` so a reader sees the old file or the new
-    one, never half."""
+    one, never half, even if the process is killed. ``durable`` (the default) also has it on disk before it
+    replaces the old one, so a power cut cannot leave it empty; a file that can be made again from what
+    it was copied or derived from (a transcript's copy, an output) is written with ``durable=False`` and
+    put on disk by one :func:`flush_to_disk` for the whole collect."""
     path = Path(path)
-    tmp = _stage(path, text)
+    tmp = _stage(path, text, durable)
     try:
         os.replace(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise
+
+
+def flush_to_disk(folder: Path | str) -> None:
+    """Put on disk everything written to the file system that holds ``folder`` (one ``syncfs``; ``sync``
+    where there is none): one flush for every file a collect wrote without its own fsync."""
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            if libc.syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    except (OSError, AttributeError):
+        pass
+    os.sync()
 
 
 def write_all_atomic(files: Mapping[Path, str]) -> None:

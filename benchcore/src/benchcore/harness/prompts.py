@@ -116,19 +116,39 @@ def fence_for(text: str) -> str:
     return "`" * max(4, longest + 1)
 
 
+class Redactions(dict):
+    """A replacement map (path -> placeholder) whose lookup is prepared once: a text is searched for where
+    a path can start (the paths' common prefix), and only there for the path lengths in the map, so
+    redacting costs the text, not the number of paths in the run."""
+
+    _plan: Optional[tuple] = None
+
+    def present(self, text: str) -> list[str]:
+        """The paths that occur in ``text``, longest first (also those inside a longer one)."""
+        if self._plan is None:
+            keys = [k for k in self if k]
+            prefix = os.path.commonprefix(keys) if keys else ""
+            first = "[" + "".join(re.escape(c) for c in {k[0] for k in keys}) + "]" if keys else "(?!)"
+            starts = re.compile(f"(?={re.escape(prefix) if prefix else first})")  # every start, overlapping too
+            self._plan = (starts, sorted({len(k) for k in keys}, reverse=True))
+        starts, lengths = self._plan
+        hits = {text[m.start():m.start() + n] for m in starts.finditer(text) for n in lengths}
+        return sorted((h for h in hits if h in self and h), key=len, reverse=True)
+
+
 def redact(text: str, replacements: dict[str, str]) -> str:
     """Replace each run-specific path (worlds, skill copies, the temp root) by a neutral name, longest first."""
-    for old in sorted(replacements, key=len, reverse=True):
-        if old:
-            text = text.replace(old, replacements[old])
+    table = replacements if isinstance(replacements, Redactions) else Redactions(replacements)
+    for old in table.present(text):
+        text = text.replace(old, table[old])
     return text
 
 
-def run_redactions(worlds, skill_copies, temp_root: str = "") -> dict[str, str]:
+def run_redactions(worlds, skill_copies, temp_root: str = "") -> Redactions:
     """One replacement map for every output of a run, so a placeholder says nothing about which arm wrote
     it: every world is ``$WORLD``, every skill copy (and the folder it sits in) ``$SKILL``, the rest of
     the temp root ``$TEMP``. A path written with a trailing slash or as the folder above is covered too."""
-    repl: dict[str, str] = {}
+    repl = Redactions()
     for w in worlds:
         if w:
             repl[w] = "$WORLD"

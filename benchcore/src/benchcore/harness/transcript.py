@@ -21,6 +21,19 @@ if TYPE_CHECKING:
 
 SYNTHETIC = "<synthetic>"
 _AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
+_LINE = re.compile(rb"[^\r\n]+")
+
+
+def record_of(raw: str | bytes) -> Optional[dict]:
+    """One transcript line as a record; None for a blank, malformed or truncated line, or one that is not an
+    object (such lines are skipped, never fatal)."""
+    if not raw.strip():
+        return None
+    try:
+        rec = json.loads(raw)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) else None
 
 
 def text_of(content) -> str:
@@ -36,14 +49,7 @@ def read_records(path: Path) -> Iterator[dict]:
     try:
         with open_regular(path) as fh:
             for raw in fh:
-                raw = raw.strip()
-                if not raw:
-                    continue
-                try:
-                    rec = json.loads(raw)
-                except ValueError:
-                    continue
-                if isinstance(rec, dict):
+                if (rec := record_of(raw)) is not None:
                     yield rec
     except (OSError, BenchError):  # gone, unreadable, or not a regular file: no records
         return
@@ -91,7 +97,6 @@ class Transcript:
     """A cell's transcript: its own records, then those of the subagents it launched (recursively)."""
 
     main_id: str
-    lines: tuple[bytes, ...]  # verbatim, main file first
     records: tuple[dict, ...]
     children: tuple[str, ...]  # agent ids of launched subagents found on disk
     raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
@@ -200,17 +205,38 @@ class Transcript:
                 if c.name == "StructuredOutput" and c.agent_id == self.main_id and not (c.error and c.result)]
 
 
+_JOURNALS: dict[Path, tuple[tuple[int, int, int], dict]] = {}
+_JOURNALS_KEPT = 8  # journals whose results stay read (one per workflow run: a collect reads a few)
+
+
+def _journal_results(journal: Path) -> dict:
+    """agent id -> the last result a workflow journal recorded for it, read once per version of the file
+    (its inode, size and modification time), so the judges of one workflow cost one read, not one each."""
+    try:
+        st = journal.stat()
+    except OSError:
+        return {}
+    version = (st.st_ino, st.st_size, st.st_mtime_ns)
+    kept = _JOURNALS.get(journal)
+    if kept is not None and kept[0] == version:
+        return kept[1]
+    results = {}
+    for rec in read_records(journal):
+        if rec.get("type") == "result" and isinstance(rec.get("agentId"), str):
+            results[rec["agentId"]] = rec.get("result")
+    while len(_JOURNALS) >= _JOURNALS_KEPT:
+        _JOURNALS.pop(next(iter(_JOURNALS)))
+    _JOURNALS[journal] = (version, results)
+    return results
+
+
 def journal_result(path: Path, agent_id: str):
     """What a workflow's ``journal.jsonl`` (beside a workflow agent's transcript) recorded as that
     agent's result (an object for a ``schema`` answer, else text), or None."""
     journal = path.parent / "journal.jsonl"
     if path.parent.parent.name != "workflows" or not_regular(journal) is not None:
         return None
-    found = None
-    for rec in read_records(journal):
-        if rec.get("type") == "result" and rec.get("agentId") == agent_id:
-            found = rec.get("result")
-    return found
+    return _journal_results(journal).get(agent_id)
 
 
 def _child_ids(records: list[dict]) -> list[str]:
@@ -245,7 +271,6 @@ def _child_ids(records: list[dict]) -> list[str]:
 
 def load(path: Path, agent_id: str, index: Index) -> Transcript:
     """Read a transcript and, recursively, the transcripts of the subagents it launched."""
-    lines: list[bytes] = []
     records: list[dict] = []
     children: list[str] = []
     main_bytes = b""
@@ -260,15 +285,8 @@ def load(path: Path, agent_id: str, index: Index) -> Transcript:
         if aid == agent_id:
             main_bytes = data
         recs = []
-        for raw in data.splitlines():
-            if not raw.strip():
-                continue
-            lines.append(raw)
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(rec, dict):
+        for line in _LINE.finditer(data):  # the lines splitlines gives, one at a time (no list of copies)
+            if (rec := record_of(line.group())) is not None:
                 rec.setdefault("agentId", aid)
                 recs.append(rec)
         records.extend(recs)
@@ -278,7 +296,7 @@ def load(path: Path, agent_id: str, index: Index) -> Transcript:
             seen.add(child)
             children.append(child)
             queue.append((child, index.by_id[child]))
-    return Transcript(main_id=agent_id, lines=tuple(lines), records=tuple(records), children=tuple(children),
+    return Transcript(main_id=agent_id, records=tuple(records), children=tuple(children),
                       raw=main_bytes)
 
 

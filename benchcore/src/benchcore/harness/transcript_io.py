@@ -1,7 +1,7 @@
 """Transcripts on disk -> usage (the I/O side of :mod:`benchcore.usage`).
 
-A transcript is opened in binary and streamed line by line into the pure
-reducer, so memory does not grow with the file. The price table ships as
+A transcript is opened in binary and streamed a block at a time into the pure
+reader (:mod:`benchcore.usage_scan`), so memory does not grow with the file. The price table ships as
 package data and is read here, then handed to the pure core as data.
 """
 
@@ -12,7 +12,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .. import pricing, usage
+from .. import pricing, usage, usage_scan
 from ..errors import BenchError
 from .files import not_regular, open_regular
 from ..model import ArmUsage
@@ -44,7 +44,7 @@ def read_transcript(path: Path | str, follow: bool = True) -> usage.TranscriptUs
                          fix="name the .jsonl transcript file inside it")
     try:
         with open_regular(path, follow, fix=USAGE_FIX) as fh:
-            return usage.read_usage(fh)
+            return usage_scan.read_usage_chunks(iter(lambda: fh.read(usage_scan.BLOCK), b""))
     except FileNotFoundError:
         raise BenchError(str(path), "transcript not found",
                          fix="check the path; a cell's transcript is cases/<case>/t<N>/<arm>/transcript.jsonl") from None

@@ -145,20 +145,48 @@ def scan(root: Optional[Path] = None, since: Optional[float] = None,
     return out
 
 
+_WORD = re.compile(r"[A-Za-z0-9_.-]+")
+_TAIL = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*\Z")
+
+
+def _marker_pattern(marker: str) -> re.Pattern:
+    return re.compile(re.escape(marker) + r"(?![A-Za-z0-9_/.-]*[A-Za-z0-9_-])")
+
+
 @frozen
 class Index:
+    """Every transcript of one scan, looked up by agent id, by a marker in its prompt (a world path) or by
+    its ``Packet id:`` line. Built once per collect: a lookup costs the files that hold the marker's last
+    word, not every file."""
+
     files: tuple[AgentFile, ...]
     by_id: dict[str, Path] = field(factory=dict)
+    _by_word: dict[str, list[AgentFile]] = field(factory=dict, init=False, repr=False, eq=False)
 
     @classmethod
     def build(cls, files: Iterable[AgentFile]) -> "Index":
         files = tuple(files)
         return cls(files=files, by_id={f.agent_id: f.path for f in files})
 
+    def _words(self) -> dict[str, list[AgentFile]]:
+        """word -> the files whose prompt holds it as a whole word (trailing dots dropped), built once."""
+        if not self._by_word and self.files:
+            for f in self.files:
+                for word in {w.rstrip(".") for w in _WORD.findall(f.prompt)}:
+                    self._by_word.setdefault(word, []).append(f)
+        return self._by_word
+
     def with_marker(self, marker: str) -> list[AgentFile]:
         """Files whose prompt holds ``marker`` as a whole path or token (not as a prefix of a longer one)."""
-        pat = re.compile(re.escape(marker) + r"(?![A-Za-z0-9_/.-]*[A-Za-z0-9_-])")
-        return [f for f in self.files if marker in f.prompt and pat.search(f.prompt)]
+        pat = _marker_pattern(marker)
+        tail = marker.rsplit("/", 1)[-1]
+        if "/" in marker and _TAIL.match(tail) and not tail.endswith("."):
+            # The marker's last part starts a word (a slash comes before it), and a whole-token occurrence
+            # ends that word (only dots or slashes may follow), so the files holding it are the only candidates.
+            cands = self._words().get(tail, [])
+        else:
+            cands = self.files
+        return [f for f in cands if marker in f.prompt and pat.search(f.prompt)]
 
     def packet_refs(self) -> dict[str, list[AgentFile]]:
         out: dict[str, list[AgentFile]] = {}

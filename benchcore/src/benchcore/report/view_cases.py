@@ -82,32 +82,26 @@ def case_panel(case: CaseResult, description: str, trials: dict, run: RunData,
 def so_what(case: CaseResult, gated_trials: Sequence[int], two_arm: bool) -> tuple[str, str]:
     """The case's result in one line, read from its trial strips: what each axis found, and why a
     failing one fails. Returns (text, css)."""
-    parts, states = [], []
-    eff = case.efficacy
-    if eff.passed:
-        parts.append(f"beats no skill ({counts_phrase(eff)})")
-        states.append("pass")
-    elif undecided("efficacy", eff):
-        parts.append(f"efficacy not final: {why_fails('efficacy', eff)}")
-        states.append("incomplete")
-    else:
-        parts.append(f"does not beat no skill: {why_fails('efficacy', eff, tuple(gated_trials))}")
-        states.append("fail")
+    found = [_axis_finding("efficacy", case.efficacy, f"beats no skill ({counts_phrase(case.efficacy)})",
+                           "does not beat no skill", gated_trials)]
     reg = case.regression
     if reg is not None and not two_arm:
-        if reg.passed:
-            parts.append("holds against the previous version ("
-                         + fmt.plural(reg.losses, "loss", "losses") + ")")
-            states.append("pass")
-        elif undecided("regression", reg):
-            parts.append(f"regression not final: {why_fails('regression', reg)}")
-            states.append("incomplete")
-        else:
-            parts.append(f"regressed: {why_fails('regression', reg, tuple(gated_trials))}")
-            states.append("fail")
+        found.append(_axis_finding("regression", reg, "holds against the previous version ("
+                                   + fmt.plural(reg.losses, "loss", "losses") + ")", "regressed", gated_trials))
+    parts, states = [p for p, _ in found], [s for _, s in found]
     text = "; ".join(parts)
     css = "fail" if "fail" in states else ("incomplete" if "incomplete" in states else "pass")
     return text[0].upper() + text[1:] + ".", css
+
+
+def _axis_finding(key: str, axis: AxisResult, passed: str, failed: str, gated_trials: Sequence[int]
+                  ) -> tuple[str, str]:
+    """One axis's part of the case's line and its state ("pass", "incomplete" or "fail")."""
+    if axis.passed:
+        return passed, "pass"
+    if undecided(key, axis):
+        return f"{key} not final: {why_fails(key, axis)}", "incomplete"
+    return f"{failed}: {why_fails(key, axis, tuple(gated_trials))}", "fail"
 
 
 def _assertion_comments(run: RunData, case_id: str) -> dict[str, str]:
