@@ -4,16 +4,16 @@ Without the Workflow tool every arm's and judge's launch and answer stay in
 the orchestrating conversation. A 20-case three-arm run (300 arm cells, 200
 judges) brings far more back than the share of a 200,000-token context that
 benchcore allows, so ``plan`` says, before anything is launched, in how many
-parts that path runs; each ``agent-tasks.jsonl`` that plan and collect write
-holds one part (its launches within the budget), and the next step tells the
-agent to have the user start a fresh conversation before the next part. A
-small run fits and says so, with no part instruction.
+parts that path runs; each file of Agent calls that plan and collect write
+holds one part (its launches within the budget) and is named as one,
+``agent-tasks-part.jsonl`` (SKILL.md: one part per conversation, then the
+user types /clear and the command again). A small run fits: no note, and
+the file is the ordinary ``agent-tasks.jsonl``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 
 from benchcore.harness import agent_parts
 from standin import repo as R
@@ -48,23 +48,23 @@ def test_a_20_case_three_arm_run_on_the_agent_path_runs_in_parts(tmp_path, monke
     k = decision["parts"]
     assert k > 1 and decision["estimated_bytes"] > agent_parts.BUDGET_BYTES
     note = next(line for line in out.splitlines() if "without Workflow" in line)
-    assert f": {k} parts; after each, /clear" in note, note
-    tasks = run / "workflows/arms/agent-tasks.jsonl"
+    assert note.endswith(f"{k} parts"), note
+    tasks = run / "workflows/arms/agent-tasks-part.jsonl"
+    assert not (run / "workflows/arms/agent-tasks.jsonl").exists()
     lines = tasks.read_text().splitlines()
     assert 0 < len(lines) < 300 and part_bytes(tasks) <= agent_parts.BUDGET_BYTES
-    # The next step says launch this part, and not a second one in the same conversation.
+    # The next step names the part file (SKILL.md: one part per conversation, then /clear and the command).
     nxt = out.strip().splitlines()[-1]
-    assert "one Agent call per line of" in nxt and "(a part: one per conversation)" in nxt, nxt
+    assert "one Agent call per line of tests/.reports/runs/" in nxt and "agent-tasks-part.jsonl" in nxt, nxt
     # collect, with nothing launched yet, writes the same part again: within the budget, the same advice.
     rc, out, err = b.run("collect", str(run))
     assert rc in (0, 1), err
-    assert tasks.read_text().splitlines() == lines and "a part: one per conversation" in out.strip().splitlines()[-1]
+    assert tasks.read_text().splitlines() == lines and "agent-tasks-part.jsonl" in out.strip().splitlines()[-1]
 
 
 def test_a_small_run_fits_one_conversation(tmp_path, monkeypatch):
     b, out = planned(tmp_path, monkeypatch, 1)
     [run] = b.runs()
     assert json.loads((run / "workflows/agent-path.json").read_text())["parts"] == 1
-    assert re.search(r"without Workflow, launches bring ~\d+ KB .*within its 100K-token share", out), out
-    assert "a part" not in out.strip().splitlines()[-1]
+    assert "without Workflow" not in out and "agent-tasks-part" not in out, out
     assert len((run / "workflows/arms/agent-tasks.jsonl").read_text().splitlines()) == 15

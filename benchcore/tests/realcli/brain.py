@@ -43,7 +43,7 @@ STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style
 NEXT_RE = re.compile(r"^(?:\s*\d+[\t→])?next: (.*)$", re.M)
 OUTPUT_FILE_RE = re.compile(r"<output-file>([^<]+)</output-file>")
 # What next: adds to an agent-tasks.jsonl that holds one part of a run too large for one conversation.
-PART = "(a part: one per conversation)"
+PART = "agent-tasks-part.jsonl"
 # Subagents Claude Code runs at once in an interactive session ("Concurrent subagent limit reached").
 MAX_RUNNING = 20
 SCRIPT_RE = re.compile(r'Workflow \{"scriptPath": "([^"]+)"\}')

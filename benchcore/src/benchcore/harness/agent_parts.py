@@ -93,12 +93,11 @@ def tokens(n_bytes: int) -> int:
 
 
 def fit_note(total: int, budget: int = BUDGET_BYTES) -> str:
-    """plan's line on the Agent-tool path, decided before launch (short: the agent reads it whole)."""
+    """plan's line when the Agent-tool path does not fit one conversation, decided before launch (short: the
+    agent reads it whole; SKILL.md says what a part means)."""
     k = parts(total, budget)
-    head = f"note: without Workflow, launches bring ~{total // 1000:,} KB back into the conversation"
-    if k == 1:
-        return head + f", within its {tokens(budget) // 1000}K-token share"
-    return head + f": {k} parts; after each, /clear and the command again"
+    return (f"note: without Workflow, launches bring ~{total // 1000:,} KB back, over one conversation's "
+            f"{tokens(budget) // 1000}K-token share: {k} parts" if k > 1 else "")
 
 
 def sidecar(total: int, budget: int = BUDGET_BYTES) -> str:

@@ -27,8 +27,8 @@ def write_arm_scripts(runs: list, skill_dir: Path, created: list[Path]) -> tuple
     kind_dir = fanout.batch_dir([r for _, r, _ in runs], "arms")
     if len(runs) > 1:
         created.append(kind_dir.parent)
-    scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=skill_ceilings(runs))
     note = fanout.write_agent_path(kind_dir, [(r, p) for _, r, p in runs], tasks, skill_ceilings(runs))
+    scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=skill_ceilings(runs))
     return runs, scripts, note
 
 
