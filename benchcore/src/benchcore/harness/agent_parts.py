@@ -96,8 +96,8 @@ def fit_note(total: int, budget: int = BUDGET_BYTES) -> str:
     """plan's line when the Agent-tool path does not fit one conversation, decided before launch (short: the
     agent reads it whole; SKILL.md says what a part means)."""
     k = parts(total, budget)
-    return (f"note: without Workflow, launches bring ~{total // 1000:,} KB back, over one conversation's "
-            f"{tokens(budget) // 1000}K-token share: {k} parts" if k > 1 else "")
+    return f"note: without Workflow: {k} parts (~{total // 1000:,} KB, over {tokens(budget) // 1000}K tokens)" \
+        if k > 1 else ""
 
 
 def sidecar(total: int, budget: int = BUDGET_BYTES) -> str:
