@@ -13,7 +13,12 @@ bad one); judges decide from the two outputs' content (the one that is a good
 sample wins). Markers planted in the user's, the project's and the local
 CLAUDE.md must reach no arm or judge request; the three arms' requests offer
 the same tools. Both fan-out paths: Workflow, and the Agent tool (the CLI
-started with ``--disallowedTools Workflow``).
+started with ``--disallowedTools Workflow``), where plan decides before
+launch that the run does not fit one conversation: it runs in parts, /clear
+and the command typed again between them, each part within plan's budget.
+The dialogs of the whole run are counted in default mode on both paths, and
+in acceptEdits and bypassPermissions (as root, IS_SANDBOX=1) on the Workflow
+path; auto mode's check is server-side and cannot be reached offline.
 """
 
 from __future__ import annotations
