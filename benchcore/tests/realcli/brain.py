@@ -42,6 +42,10 @@ STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style
 # A next: line, as printed, or as Read shows a file (a line number and a tab or arrow before it).
 NEXT_RE = re.compile(r"^(?:\s*\d+[\t→])?next: (.*)$", re.M)
 OUTPUT_FILE_RE = re.compile(r"<output-file>([^<]+)</output-file>")
+# What next: adds to an agent-tasks.jsonl that holds one part of a run too large for one conversation.
+PART = "agent-tasks-part.jsonl"
+# Subagents Claude Code runs at once in an interactive session ("Concurrent subagent limit reached").
+MAX_RUNNING = 20
 SCRIPT_RE = re.compile(r'Workflow \{"scriptPath": "([^"]+)"\}')
 
 
@@ -118,9 +122,13 @@ class Scenario:
     arm_forges_files: set = field(default_factory=set)
     # Agent-tool path: launch at most this many Agent calls in one message (SKILL.md says 10).
     batch: int = 10
-    # What an arm runs in its world after reading its copy (each a Bash command, "{world}" filled in); the
-    # default writes the answer files.
+    # What an arm runs in its world after reading its copy (each a Bash command, or a (tool, input) pair such
+    # as ("Read", {"file_path": "{world}/README.md"}); "{world}" filled in); the default writes the answer files.
     arm_commands: Optional[list] = None
+    # Whether each answer ends with its arm's STYLE line (judges then tell the arms apart by it). Without it,
+    # ``prefer(a, b)`` decides a packet from the two outputs' content alone: "A", "B" or "TIE".
+    style: bool = True
+    prefer: Optional[Callable[[str, str], str]] = None
     # Cell id -> tool calls an arm makes on its first attempt before its work: (tool name, input), every
     # string in the input formatted with {world} and {repo} (attempts to reach outside, for the guard).
     escapes: dict = field(default_factory=dict)
@@ -142,6 +150,9 @@ class Brain:
         self.judge_planted: set[str] = set()
         # Set once the orchestrator has given its final answer (or stopped): the interactive rig waits for it.
         self.finished = False
+        # Set when the orchestrator stopped after one part of the Agent-tool path: the user types /clear and
+        # the command again (the interactive rig does).
+        self.paused = False
         self.agent_background_field = True
 
     # ------------------------------------------------------------------ dispatch
@@ -221,8 +232,9 @@ class Brain:
             fill = lambda v: v.format(world=world, repo=self.repo) if isinstance(v, str) else v
             steps += [ToolUse(name, {k: fill(v) for k, v in data.items()}) for name, data in self.s.escapes[cid]]
         if self.s.arm_commands is not None:
-            steps += [ToolUse("Bash", {"command": c.format(world=world), "description": "Work in the world"})
-                      for c in self.s.arm_commands]
+            fill = lambda v: v.format(world=world) if isinstance(v, str) else v
+            steps += [ToolUse("Bash", {"command": fill(c), "description": "Work in the world"}) if isinstance(c, str)
+                      else ToolUse(c[0], {k: fill(v) for k, v in c[1].items()}) for c in self.s.arm_commands]
         else:
             writes = " && ".join(f"printf %s {shlex.quote(v)} > {shlex.quote(k)}" for k, v in self.s.files.items())
             steps.append(ToolUse("Bash", {"command": f"cd {world} && {writes}", "description": "Write the answer files"}))
@@ -230,7 +242,8 @@ class Brain:
         if step < len(steps):
             return Reply([steps[step]], who=f"{cid}@{world}")
         arm = cid.rsplit("/", 1)[-1]
-        return Reply([Text(self.s.output(cid, world) + f"\n{STYLE[arm]}")], who=f"{cid}@{world}")
+        style = f"\n{STYLE[arm]}" if self.s.style else ""
+        return Reply([Text(self.s.output(cid, world) + style)], who=f"{cid}@{world}")
 
     # ------------------------------------------------------------------ judges
     def judge(self, body: dict, first: str) -> Reply:
@@ -252,7 +265,7 @@ class Brain:
             if step == 0 and pm:
                 return Reply([ToolUse("Read", {"file_path": pm.group(1)})], who=who)
             packet = "\n".join(text_of(mm.get("content")) for mm in msgs if mm.get("role") == "user")
-        letter = self.letter_for(packet, self.s.verdict(pid))
+        letter = (self.prefer(packet) if self.s.prefer else self.letter_for(packet, self.s.verdict(pid)))
         answer = {"packet_id": ref, "verdict": letter, "rationale": "It meets the criteria better."}
         if letter != "TIE":
             answer["strength"] = "clear"
@@ -261,6 +274,11 @@ class Brain:
                 return Reply([ToolUse("StructuredOutput", answer)], who=who)
             return Reply([Text("Answered.")], who=who)
         return Reply([Text(json.dumps(answer))], who=who)
+
+    def prefer(self, packet: str) -> str:
+        """The scenario's preference between the packet's two outputs, read from their content."""
+        a, b = packet.split("## Output A", 1)[1].split("## Output B", 1)
+        return self.s.prefer(a, b.split("\n## ", 1)[0])
 
     @staticmethod
     def letter_for(packet: str, outcome: str) -> str:
@@ -304,13 +322,23 @@ class Brain:
         if nxt.startswith("run: "):
             cmd = nxt[len("run: "):].split(" (", 1)[0].split(", then", 1)[0].strip()
             return Reply([ToolUse("Bash", {"command": self._bc(wrapper, cmd), "description": cmd[:40]})], who="orchestrator")
+        if PART in nxt and not self.s.use_workflow:
+            # SKILL.md: an agent-tasks file next: calls a part is one per conversation; after one, the user
+            # types /clear and the command again (plan then continues the run).
+            before = [u for m in msgs[:since] if m.get("role") == "assistant" for u in tool_uses(m)
+                      if u.get("name") == "Agent"]
+            if before and not any(u.get("name") == "Agent" for u in launched):
+                self.paused = self.finished = True
+                return Reply([Text(f"This conversation has run its part of the benchmark: type /clear, then "
+                                   f"/benchmark-skill {args} again to continue.")], who="orchestrator")
+        if nxt.startswith("if the arms you launched") and "never launched, launch " in nxt:
+            nxt = "launch " + nxt.split("never launched, launch ", 1)[1]  # the arms of this part all ended
         if nxt.startswith("launch "):
             scripts = SCRIPT_RE.findall(nxt)
             then = nxt.rsplit("then run: ", 1)[-1].strip()
             if self.s.use_workflow and scripts:
                 done = [u for u in launched if u.get("name") == "Workflow"]
-                notified = sum(text_of(m.get("content")).count("<task-notification>")
-                               for m in msgs[since + 1:] if m.get("role") == "user")
+                notified = self._notified(msgs[since + 1:])
                 if len(done) > notified:
                     return Reply([Text("Waiting for the workflow to finish.")], who="orchestrator")
                 if len(done) < len(scripts):
@@ -359,6 +387,10 @@ class Brain:
                  if re.sub(r"^\s*\d+[\t→]", "", line).startswith("{")]
         agents = [u for u in launched if u.get("name") == "Agent"]
         background = not self._agent_has_background_field(msgs)
+        notified = self._notified(msgs[since + 1:])
+        if len(agents) < len(tasks) and background and len(agents) - notified + self.s.batch > MAX_RUNNING:
+            # SKILL.md: Claude Code runs at most 20 subagents at once (measured: the 21st call is refused).
+            return Reply([Text("Waiting for running agents before launching more.")], who="orchestrator")
         if len(agents) < len(tasks):
             batch = tasks[len(agents):len(agents) + self.s.batch]
             # SKILL.md: the line's fields exactly; run_in_background false only where the tool has that field.
@@ -366,11 +398,15 @@ class Brain:
                           for t in batch], who="orchestrator")
         if background:
             # Every agent runs in the background: wait for a notification per agent launched since next:.
-            notified = sum(text_of(m.get("content")).count("<task-notification>")
-                           for m in msgs[since + 1:] if m.get("role") == "user")
             if notified < len(agents):
                 return Reply([Text("Waiting for the agents to finish.")], who="orchestrator")
         return Reply([ToolUse("Bash", {"command": self._bc(wrapper, then), "description": "collect"})], who="orchestrator")
+
+    @staticmethod
+    def _notified(msgs) -> int:
+        """Task notifications among ``msgs``: in user records, or (measured on 2.1.328, when several arrive
+        while a response is streaming) in a record of role "system"."""
+        return sum(text_of(m.get("content")).count("<task-notification>") for m in msgs if m.get("role") != "assistant")
 
     def _agent_has_background_field(self, msgs) -> bool:
         return self.agent_background_field

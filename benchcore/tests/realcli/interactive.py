@@ -50,6 +50,7 @@ class Session:
     screen: str = ""
     server: MessagesServer | None = None
     seconds: float = 0.0
+    parts: int = 1  # conversations the run took (/clear and the command typed again between them)
 
     def titles(self) -> list[str]:
         return [d.title for d in self.dialogs]
@@ -74,7 +75,7 @@ class InteractiveRig:
             "theme": "dark",
             "numStartups": 5,
             "customApiKeyResponses": {"approved": [api_key[-20:]], "rejected": []},
-            "bypassPermissionsModeAccepted": False,
+            "bypassPermissionsModeAccepted": self.mode == "bypassPermissions",
         })
         projects = data.setdefault("projects", {})
         projects[str(self.rig.repo)] = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
@@ -94,7 +95,8 @@ class InteractiveRig:
         if binary is None:
             raise RuntimeError("the pinned Claude Code CLI is not installed (realcli/install-cli.sh)")
         env = dict(self.rig.env)
-        env.pop("IS_SANDBOX", None)  # a user's terminal; nothing here skips permissions
+        if self.mode != "bypassPermissions":
+            env.pop("IS_SANDBOX", None)  # a user's terminal; nothing here skips permissions (as root, bypass needs it)
         self._seed_config(env["ANTHROPIC_API_KEY"])
         with MessagesServer(brain, log_requests=log_requests) as srv:
             env["ANTHROPIC_BASE_URL"] = srv.url
@@ -127,6 +129,13 @@ class InteractiveRig:
             try:
                 self._type(command)
                 self._drive(brain, session, timeout)
+                while brain.paused:  # one part of the Agent-tool path ran: a fresh conversation, the command again
+                    session.parts += 1
+                    brain.paused = brain.finished = False
+                    self._type("/clear")
+                    time.sleep(2.0)
+                    self._type(command)
+                    self._drive(brain, session, timeout)
             finally:
                 session.screen = self.capture()
                 session.seconds = time.monotonic() - start

@@ -78,3 +78,37 @@ def orchestration_bytes(request_log: Path) -> dict:
                     parts["text"] += n
     parts["total"] = sum(parts.values())
     return parts
+
+
+def orchestrator_sizes(request_log: Path) -> list[tuple[int, int, int]]:
+    """Per request of the orchestrating session, in order: (its body's bytes, the Workflow and Agent calls
+    it carries, its messages): how the session's context grows. /clear starts the messages again."""
+    out = []
+    for line in request_log.read_text().splitlines():
+        entry = json.loads(line)
+        if "count_tokens" in entry.get("path", ""):
+            continue
+        body = entry["body"]
+        msgs = body.get("messages") or []
+        opening = "".join(_text(b) for m in msgs[:3] if m["role"] == "user"
+                          for b in (m["content"] if isinstance(m["content"], list) else [m["content"]]))
+        if "<command-name>/benchmark-skill" not in opening or "Your working directory for this task is" in opening \
+                or "You are a blind judge" in opening:
+            continue
+        calls = sum(1 for m in msgs if m["role"] == "assistant" and isinstance(m["content"], list)
+                    for b in m["content"] if b.get("type") == "tool_use" and b.get("name") in ("Workflow", "Agent"))
+        out.append((len(json.dumps(body).encode()), calls, len(msgs)))
+    return out
+
+
+def conversation_growth(sizes: list[tuple[int, int, int]]) -> list[int]:
+    """Per conversation of the orchestrating session (a new one starts where its messages start again, after
+    /clear): how many bytes its requests grew from its first to its largest."""
+    out: list[list[int]] = []
+    prev = None
+    for n_bytes, _, n_msgs in sizes:
+        if prev is None or n_msgs < prev:
+            out.append([])
+        out[-1].append(n_bytes)
+        prev = n_msgs
+    return [max(c) - c[0] for c in out]

@@ -1,7 +1,9 @@
 """Runs the real Claude Code CLI offline, in a throwaway HOME, against the scripted model.
 
 ``Rig(tmp)`` builds a skills repository (the ``greet`` skill with two cases,
-committed on ``main``, so that an edit makes a three-arm run), installs the
+committed on ``main``, so that an edit makes a three-arm run; or, with
+``layout="commit-message"``, this repository's own commit-message skill and
+its five cases), installs the
 benchmark the way the dev shell does (the skill linked into the project's
 ``.claude/skills/``, its agent types copied into ``.claude/agents/``), and
 ``rig.run(scenario, "/benchmark-skill greet")`` runs ``claude -p`` there with
@@ -72,6 +74,7 @@ def git(repo: Path, *args: str, env: dict | None = None) -> str:
                           env=env).stdout
 
 
+COMMIT_MESSAGE = "skills/git/commit-message"  # layout="commit-message": this repository's skill and cases
 SKILL_V1 = "---\nname: greet\ndescription: Writes greetings in the house style.\n---\nGreet the reader by name.\n"
 SKILL_V2 = SKILL_V1 + "End every greeting with an exclamation mark.\n"
 
@@ -97,8 +100,9 @@ class Result:
 class Rig:
     def __init__(self, tmp: Path, *, edited: bool = True, cases: int = 2, answer_only: bool = False,
                  install: str = "project", layout: str = "skills"):
-        # layout: "skills" (the skill at skills/text/greet, its cases in tests/text/greet/) or "claude" (a
-        # project's own skill at .claude/skills/greet, committed, its cases in tests/greet/).
+        # layout: "skills" (the skill at skills/text/greet, its cases in tests/text/greet/), "claude" (a
+        # project's own skill at .claude/skills/greet, committed, its cases in tests/greet/), or
+        # "commit-message" (this repository's skills/git/commit-message and its five cases, at real size).
         # install: "project" (the dev shell's way: the skill linked into .claude/skills/, its agent types copied
         # into .claude/agents/) or "plugin" (nothing in the project: install_plugin() adds the marketplace and
         # installs the benchmark-skill plugin into HOME, as a plugin user does).
@@ -125,9 +129,32 @@ class Rig:
         }
         (self.tmp / "tmp").mkdir()
         self.install = install
-        self.skill_path, self.tests_path = (("skills/text/greet", "tests/text/greet") if layout == "skills"
-                                            else (".claude/skills/greet", "tests/greet"))
-        self._build_repo(edited, cases)
+        self.skill_path, self.tests_path = {"skills": ("skills/text/greet", "tests/text/greet"),
+                                            "claude": (".claude/skills/greet", "tests/greet"),
+                                            "commit-message": (COMMIT_MESSAGE, f"tests/{COMMIT_MESSAGE[7:]}")}[layout]
+        if layout == "commit-message":
+            self._copy_commit_message(edited)
+        else:
+            self._build_repo(edited, cases)
+        self._install()
+
+    def _copy_commit_message(self, edited: bool) -> None:
+        """This repository's own commit-message skill and its five cases, as committed here (samples
+        included), committed on the rig repository's main; then the skill edited, for a three-arm run."""
+        r = self.repo
+        files = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z", self.skill_path, self.tests_path],
+                               check=True, capture_output=True).stdout.decode().split("\0")
+        for f in filter(None, files):
+            (r / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO_ROOT / f, r / f)
+        (r / ".gitignore").write_text("tests/.reports/\n.claude/\n")
+        env = dict(os.environ, **self.env)
+        subprocess.run(["git", "init", "-q", "-b", "main", str(r)], check=True, env=env)
+        git(r, "add", "-A", "-f", env=env)  # exactly the files tracked here (fixtures carry .gitignore files)
+        git(r, "commit", "-q", "-m", "commit-message", env=env)
+        if edited:
+            with open(r / self.skill_path / "SKILL.md", "a") as fh:
+                fh.write("\nWhen the staged change closes an issue, say so in a `Refs:` footer.\n")
 
     def _build_repo(self, edited: bool, cases: int) -> None:
         r = self.repo
@@ -160,6 +187,9 @@ class Rig:
         git(r, "commit", "-q", "-m", "greet", env=env)
         if edited:
             (r / self.skill_path / "SKILL.md").write_text(SKILL_V2)
+
+    def _install(self) -> None:
+        r = self.repo
         # Installed as the dev shell does: the skill linked, its agent types in .claude/agents/.
         (r / ".claude").mkdir(exist_ok=True)
         # What plan's note tells a user benchmarking an edited skill: Claude Code's git status, which it shows

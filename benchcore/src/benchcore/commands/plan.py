@@ -110,7 +110,7 @@ def run(args) -> int:
             "estimate": estimate_line(runs, ests, planned.total),
             "untested": untested, "baseline_agent_type": planned.baseline_agent,
             "judge_agent_type": planned.judge_agent,
-            "settings_note": settings_note or None,
+            "settings_note": settings_note or None, "agent_path_note": planned.agent_note or None,
             "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts],
             "not_resumed": not_resumed_line(found), "resume_hint": resume_hint(command), "next": nxt,
         }, indent=1))
@@ -166,6 +166,8 @@ def run(args) -> int:
         print(note)
     if settings_note:
         print(settings_note)
+    if planned.agent_note:
+        print(planned.agent_note)
     if not_resumed_line(found):
         print(not_resumed_line(found))
     print(resume_hint(command))

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from ..errors import BenchError
-from . import bound
-from .files import write_atomic
+from . import agent_parts, bound
+from .files import read_json_object, write_atomic
 from ..estimate import reached
 from ..model import Budget
 from .planfile import Cell, Packet, agent_tool_model
@@ -34,6 +34,10 @@ MAX_AGENTS = 1000
 # session without the Workflow tool. Only what an Agent call takes, so the orchestrator reads no more than
 # it writes (plan.json holds worlds, costs and ids besides: about twice the bytes).
 AGENT_TASKS = "agent-tasks.jsonl"
+# Its name in a run too large for one conversation on the Agent-tool path: each file is one part (SKILL.md).
+AGENT_PART = "agent-tasks-part.jsonl"
+# Beside a run's fan-out folders: plan's decision whether the Agent-tool path fits one conversation.
+AGENT_PATH = "agent-path.json"
 
 
 def arm_tasks(cells: Iterable[Cell], costs: Optional[Callable[[Cell], Optional[dict]]] = None) -> list[dict]:
@@ -139,8 +143,14 @@ def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list
     while (stale := kind_dir.with_name(f"{kind_dir.name}-{n}")).is_dir():
         shutil.rmtree(stale)
         n += 1
-    write_agent_tasks(kind_dir / AGENT_TASKS, tasks, first_ceilings)
+    write_agent_tasks(agent_tasks_file(kind_dir), tasks, first_ceilings)
     return out
+
+
+def agent_tasks_file(kind_dir: Path) -> Path:
+    """The fan-out's Agent-tool file: one part (AGENT_PART) when plan decided the run is split."""
+    split = agent_parts.split(read_json_object(kind_dir.parent / AGENT_PATH))
+    return kind_dir / (AGENT_PART if split else AGENT_TASKS)
 
 
 def agent_call(task: dict) -> dict:
@@ -155,23 +165,41 @@ def agent_call(task: dict) -> dict:
 
 
 def write_agent_tasks(dest: Path, tasks: list[dict], ceilings: Optional[dict] = None) -> Path:
-    """``dest``: one Agent call a line for each task the script would launch under ``ceilings``."""
+    """``dest``: one Agent call a line for each task the script would launch under ``ceilings``, as many as
+    one conversation takes (agent_parts.first_part); the rest are launched after the next collect."""
     flags, _ = launches(tasks, ceilings)
-    text = "".join(json.dumps(agent_call(t), ensure_ascii=False) + "\n" for t, ok in zip(tasks, flags) if ok)
+    kept = [t for t, ok in zip(tasks, flags) if ok]
+    lines = agent_parts.lines_of(agent_call(t) for t in kept)
+    lines = lines[:agent_parts.first_part(lines, kept)]
+    text = "".join(line + "\n" for line in lines)
     if not (dest.is_file() and dest.read_text(encoding="utf-8") == text):
         write_atomic(dest, text)
+    (dest.parent / (AGENT_TASKS if dest.name == AGENT_PART else AGENT_PART)).unlink(missing_ok=True)
     return dest
 
 
 def agent_tasks_phrase(scripts: list[Path]) -> str:
     """The Agent-tool alternative to ``workflow_calls(scripts)``, in words for a ``next:`` line."""
-    path = scripts[0].parent / AGENT_TASKS
+    path = agent_tasks_file(scripts[0].parent)
     try:  # as the run folders are named in next: lines: from the repository root, where commands run
         path = path.relative_to(Path.cwd())
     except ValueError:
         pass
     return (f"no Workflow tool: one Agent call per line of {path}, "
             "its fields exactly")
+
+
+def write_agent_path(kind_dir: Path, runs: list, arm_tasks: list[dict], ceilings: Optional[dict] = None) -> str:
+    """Decide, before launch, whether the Agent-tool path fits one conversation: the estimated bytes of
+    every arm and judge launch (``runs``: (run dir, plan) pairs) against agent_parts' budget. Kept beside
+    the fan-outs for collect's later parts; returns plan's note."""
+    flags, _ = launches(arm_tasks, ceilings)
+    kept = [t for t, ok in zip(arm_tasks, flags) if ok]
+    packets = sum(len({(c.case, c.trial) for c in p.cells if not c.skip}) * (len({c.arm for c in p.cells}) - 1)
+                  for _, p in runs)
+    total = agent_parts.run_bytes(agent_parts.lines_of(agent_call(t) for t in kept), kept, packets)
+    write_atomic(kind_dir.parent / AGENT_PATH, agent_parts.sidecar(total))
+    return agent_parts.fit_note(total) if agent_parts.parts(total) > 1 else ""
 
 
 BUDGET_REACHED = "budget reached"

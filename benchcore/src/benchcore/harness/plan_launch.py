@@ -18,16 +18,18 @@ from .planfile import Cell, Plan, write_plan
 from .rundir import read_run_info
 
 
-def write_arm_scripts(runs: list, skill_dir: Path, created: list[Path]) -> tuple[list, list[Path]]:
-    """(the runs with the cells the budget leaves out marked, the bound arms workflow scripts); a batch
-    folder made for several runs is added to ``created``."""
+def write_arm_scripts(runs: list, skill_dir: Path, created: list[Path]) -> tuple[list, list[Path], str]:
+    """(the runs with the cells the budget leaves out marked, the bound arms workflow scripts, the note on
+    whether the Agent-tool path fits one conversation); a batch folder made for several runs is added to
+    ``created``."""
     tasks, not_launched = arm_tasks(runs)
     runs = [(d, r, _with_not_launched(r, p, not_launched)) for d, r, p in runs]
     kind_dir = fanout.batch_dir([r for _, r, _ in runs], "arms")
     if len(runs) > 1:
         created.append(kind_dir.parent)
+    note = fanout.write_agent_path(kind_dir, [(r, p) for _, r, p in runs], tasks, skill_ceilings(runs))
     scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=skill_ceilings(runs))
-    return runs, scripts
+    return runs, scripts, note
 
 
 def _launch_order(runs: list) -> list:

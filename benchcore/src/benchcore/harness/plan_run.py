@@ -53,6 +53,7 @@ class Planned:
     estimates: tuple[Optional[Estimate], ...]
     total: Optional[Estimate]
     next: str
+    agent_note: str = ""  # whether the Agent-tool path fits one conversation, or in how many parts it runs
 
 
 def _now() -> datetime:
@@ -86,10 +87,10 @@ def plan_runs(root: Path, decisions: list[Decision], branch: gitrepo.DefaultBran
         group = tuple(p.run_id for _, _, p in runs)
         runs = [(d, r, _grouped(r, p, group, resume_command)) for d, r, p in runs]
         runs = [(d, r, with_estimate(r, p, d, histories, prices)) for d, r, p in runs]
-        runs, scripts = write_arm_scripts(runs, skill_dir, created)
+        runs, scripts, agent_note = write_arm_scripts(runs, skill_dir, created)
     run_dirs = " ".join(shown_path(r) for _, r, _ in runs)
     nxt = (f"launch the arm cells with {fanout.workflow_calls(scripts)} "
            f"({fanout.agent_tasks_phrase(scripts)}); then run: benchcore collect {run_dirs}")
     ests = [read_run_info(r).estimate for _, r, _ in runs]
     total = total_of(e for e in ests if e is not None) if all(e is not None for e in ests) else None
-    return Planned(tuple(runs), tuple(scripts), skill_dir, baseline, judge_agent, tuple(ests), total, nxt)
+    return Planned(tuple(runs), tuple(scripts), skill_dir, baseline, judge_agent, tuple(ests), total, nxt, agent_note)
