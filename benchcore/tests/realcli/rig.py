@@ -84,6 +84,10 @@ def case_md(prompt: str, hard: str) -> str:
             "## Soft criteria\n- It greets the reader by name.\n- It is polite.\n")
 
 
+# Conversations one headless run may take on the Agent-tool path (plan splits a big run into parts).
+MAX_PARTS = 8
+
+
 @dataclass
 class Result:
     code: int
@@ -245,19 +249,27 @@ class Rig:
         if binary is None:
             raise RuntimeError(f"Claude Code {VERSION} is not installed: run {HERE}/install-cli.sh")
         brain = Brain(self.repo, scenario)
+        stdout, stderr, events, code = "", "", [], 0
         with MessagesServer(brain, log_requests=log_requests) as srv:
             env = dict(self.env, ANTHROPIC_BASE_URL=srv.url)
             argv = [str(binary), "-p", prompt, "--output-format", "stream-json", "--verbose",
                     *(["--dangerously-skip-permissions"] if bypass else []), *extra_args]
-            p = subprocess.run(argv, cwd=self.repo, env=env, capture_output=True, text=True, timeout=timeout,
-                               stdin=subprocess.DEVNULL)
-        events = []
-        for line in p.stdout.splitlines():
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                pass
-        return Result(p.returncode, p.stdout, p.stderr, events, srv)
+            # A run on the Agent-tool path too big for one conversation runs in parts: after each, the user
+            # starts a fresh conversation and types the command again. Headless, a fresh conversation is a
+            # new `claude -p` with the same prompt; the result is the last part's, the output all parts'.
+            for _ in range(MAX_PARTS):
+                brain.paused = brain.finished = False
+                p = subprocess.run(argv, cwd=self.repo, env=env, capture_output=True, text=True,
+                                   timeout=timeout, stdin=subprocess.DEVNULL)
+                stdout, stderr, code = stdout + p.stdout, stderr + p.stderr, p.returncode
+                for line in p.stdout.splitlines():
+                    try:
+                        events.append(json.loads(line))
+                    except ValueError:
+                        pass
+                if code != 0 or not brain.paused:
+                    break
+        return Result(code, stdout, stderr, events, srv)
 
     def runs(self) -> list[Path]:
         base = self.repo / "tests/.reports/runs"
