@@ -1,8 +1,9 @@
 """A project's own skill in .claude/skills/, benchmarked on the real Claude Code CLI (offline, scripted model).
 
 The skill under test is then also installed in the session that runs the benchmark. Measured here: plan says so,
-the with-skill arms (workflow agents) get it in their skill listing while bench-baseline cells get none, and the
-run reaches its verdict, three-arm (.claude/skills/greet edited since main), with its cases from tests/greet/.
+every arm runs as bench-arm (no Skill tool), so no arm's request lists the session's installed copy, while the
+with-skill arms' prompts name their own copy; and the run reaches its verdict, three-arm (.claude/skills/greet
+edited since main), with its cases from tests/greet/.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def test_a_skill_in_claude_skills_is_benchmarked_three_arm_and_listed_to_the_wit
     log = tmp_path / "requests.jsonl"
     res = rig.run(Scenario(), "/benchmark-skill greet", log_requests=str(log))
     assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
-    assert "greet lives in .claude/skills/, so Claude Code has it installed in this session" in res.stdout
+    assert ("greet lives in .claude/skills/, so Claude Code has it installed in this session: the arms run as "
+            "bench-arm, which has no Skill tool, so no arm sees or invokes it") in res.stdout
     [run] = rig.runs()
     info = json.loads((run / "run.json").read_text())
     assert info["skill"] == {"name": "greet", "path": ".claude/skills/greet", "tests": "tests/greet"}
@@ -56,11 +58,13 @@ def test_a_skill_in_claude_skills_is_benchmarked_three_arm_and_listed_to_the_wit
     assert results["incomplete"] is False, results["headline"]
 
     firsts = _first_requests(log)
-    with_skill = [text for tools, text in firsts if "Skill" in tools]
-    baseline = [text for tools, text in firsts if "Skill" not in tools]
-    assert with_skill and baseline, [t for t, _ in firsts]
-    listed = [DESCRIPTION in text for text in with_skill]
-    print(f"with-skill arms' first requests listing greet: {sum(listed)} of {len(listed)}; "
-          f"baseline first requests listing it: {sum(DESCRIPTION in t for t in baseline)} of {len(baseline)}")
-    assert all(listed)
-    assert not any(DESCRIPTION in text for text in baseline)
+    plan = json.loads((run / "plan.json").read_text())
+    copies = list(plan["skill_copies"].values())
+    assert len(firsts) == len(plan["cells"]) == 30, len(firsts)
+    assert all("Skill" not in tools for tools, _ in firsts), [t for t, _ in firsts]
+    with_skill = [text for _, text in firsts if any(c in text for c in copies)]
+    baseline = [text for _, text in firsts if not any(c in text for c in copies)]
+    print(f"first requests: {len(with_skill)} naming a skill copy, {len(baseline)} naming none; listing the "
+          f"session's greet: {sum(DESCRIPTION in t for _, t in firsts)}")
+    assert (len(with_skill), len(baseline)) == (20, 10)
+    assert not any(DESCRIPTION in text for _, text in firsts)

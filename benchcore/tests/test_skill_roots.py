@@ -88,11 +88,13 @@ def test_each_layout_validates_plans_from_the_skills_own_path_and_reaches_a_verd
     assert rc == 0, out + err
     assert "greet: three-arm" in out and f"edited released skill: {path} differs" in out
     installed = [l for l in out.splitlines() if "in .claude/skills/, so Claude Code has it installed" in l]
-    assert installed == (["note: greet lives in .claude/skills/, so Claude Code has it installed in this session: "
-                          "default-type subagents see it in their skill listing, and an arm that invokes it instead "
-                          "of its own copy makes its trial invalid (collect names it; --rerun plans it afresh); "
-                          "bench-baseline cells see no skills"] if layout == "project-claude-skills" else [])
     [run_dir] = b.runs()
+    arm_type = b.plan_json(run_dir)["baseline_agent_type"]
+    sealed = f"the arms run as {arm_type}, which has no Skill tool, so no arm sees or invokes it"
+    default = ("default-type subagents see it in their skill listing, and an arm that invokes it instead of its own "
+               "copy makes its trial invalid (collect names it; --rerun plans it afresh)")
+    assert installed == ([f"note: greet lives in .claude/skills/, so Claude Code has it installed in this session: "
+                          f"{sealed if arm_type else default}"] if layout == "project-claude-skills" else [])
     run = json.loads((run_dir / "run.json").read_text())
     tests = expected["greet"][1]
     assert run["skill"] == ({"name": "greet", "path": path} | ({} if tests == "tests/greet" and
@@ -150,10 +152,12 @@ def test_plan_names_the_untested_skills_in_the_words_the_skill_relays(tmp_path, 
     marketplace(b.repo)
     R.commit_all(b.repo, "release")
     skill_md = (R.SKILL_DIR / "SKILL.md").read_text()
-    [line] = [l for l in skill_md.split("`") if l.startswith("skills with no tests")]
+    # SKILL.md names the line by its opening words, wrapped as prose wraps them.
+    [words] = [" ".join(l.split()) for l in skill_md.split("`") if " ".join(l.split()).startswith("skills with no")]
     rc, out, err = b.plan("--all", "--seed", "1")
     assert rc == 0, out + err
-    assert f"{line} tidy" in out.splitlines()
+    [line] = [l for l in out.splitlines() if l.startswith(words)]
+    assert line == "skills with no tests (not benchmarked): tidy"
 
 
 def test_a_project_that_ignores_claude_still_gives_the_new_arm_its_skill(tmp_path, monkeypatch):
@@ -170,3 +174,16 @@ def test_a_project_that_ignores_claude_still_gives_the_new_arm_its_skill(tmp_pat
     [run_dir] = b.runs()
     copy = Path(b.plan_json(run_dir)["skill_copies"]["new"])
     assert "Greet the reader by name." in (copy / "SKILL.md").read_text()
+
+
+def test_the_installed_note_says_whether_any_arm_can_see_the_installed_skill():
+    # Arms of the benchmark's own type have no Skill tool: the session's installed copy reaches none of them.
+    from benchcore.harness.skillroots import installed_note
+    from types import SimpleNamespace
+
+    skills = [SimpleNamespace(name="greet", path=".claude/skills/greet"), SimpleNamespace(name="tidy", path="skills/tidy")]
+    assert installed_note(skills, "benchmark-skill:bench-arm") == (
+        "note: greet lives in .claude/skills/, so Claude Code has it installed in this session: the arms run as "
+        "benchmark-skill:bench-arm, which has no Skill tool, so no arm sees or invokes it")
+    assert "default-type subagents see it in their skill listing" in installed_note(skills, None)
+    assert installed_note(skills[1:], "bench-arm") is None

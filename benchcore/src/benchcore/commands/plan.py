@@ -162,7 +162,7 @@ def run(args) -> int:
         names = sorted({d.skill.name for d in edited})
         print(f"note: every subagent sees the git status, which names the edited skill ({', '.join(names)}); "
               f'to hide it, set "includeGitInstructions": false in {LOCAL} before the session starts')
-    if (note := installed_note([d.skill for d, _, _ in runs])) is not None:
+    if (note := installed_note([d.skill for d, _, _ in runs], planned.baseline_agent)) is not None:
         print(note)
     if settings_note:
         print(settings_note)

@@ -108,17 +108,19 @@ ROOTS_HELP = ("skills/<path>/SKILL.md or .claude/skills/<path>/SKILL.md (tests i
               "<plugin>/skills/<path>/SKILL.md (tests in tests/<plugin name>/<path>/)")
 
 
-def installed_note(skills) -> Optional[str]:
-    """plan's note for skills under .claude/skills/: Claude Code has them installed in the session it runs in."""
+def installed_note(skills, arm_agent_type: Optional[str]) -> Optional[str]:
+    """plan's note for skills under .claude/skills/: Claude Code has them installed in the session it runs in.
+    Arms that run as the benchmark's own type (``arm_agent_type``, which has no Skill tool) never see them;
+    arms of the default type do."""
     names = sorted({s.name for s in skills if s.path.startswith(".claude/skills/")})
     if not names:
         return None
-    return (f"note: {', '.join(names)} {'lives' if len(names) == 1 else 'live'} in .claude/skills/, so Claude Code "
-            "has it installed in this session: default-type subagents see it in their skill listing, and an arm "
-            "that invokes it instead of its own copy makes its trial invalid (collect names it; --rerun plans it "
-            "afresh); "
-            "bench-baseline cells see no skills")
-
+    head = (f"note: {', '.join(names)} {'lives' if len(names) == 1 else 'live'} in .claude/skills/, so Claude Code "
+            "has it installed in this session: ")
+    if arm_agent_type:
+        return head + f"the arms run as {arm_agent_type}, which has no Skill tool, so no arm sees or invokes it"
+    return head + ("default-type subagents see it in their skill listing, and an arm that invokes it instead of "
+                   "its own copy makes its trial invalid (collect names it; --rerun plans it afresh)")
 
 
 def linked_folders(root: Path, skill_path: str) -> list[str]:
