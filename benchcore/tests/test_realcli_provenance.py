@@ -5,10 +5,15 @@ A with-skill arm that answers worse than the baseline runs one Bash command
 Claude Code-shaped transcripts into a new folder under ``~/.claude/projects/``,
 one per baseline cell with the cell's exact planned prompt and a useless
 answer, and from a detached process that outlives the arm one per judge packet
-with the exact judge prompt, the new arm's letter and a start in 2099. Headless
-``claude -p`` with ``--dangerously-skip-permissions`` runs it; in the default
-permission mode Claude Code refuses it. Either way the verdict is the honest
-judges' (efficacy fails), and collect names what it refused. Also measured: the
+with the exact judge prompt, the new arm's letter and a start in 2099.
+
+The benchmark's guard (a PreToolUse hook plan installs) denies that command in
+every permission mode. Provenance is the defence behind it: with the user's
+hooks disabled (``disableAllHooks``), headless ``claude -p`` with
+``--dangerously-skip-permissions`` runs the forger and collect refuses every
+forged transcript; in the default permission mode Claude Code refuses the
+command. Each way the verdict is the honest judges' (efficacy fails), and
+collect names what it refused. Also measured: the
 session id Claude Code exports to Bash (``CLAUDE_CODE_SESSION_ID``) is the
 orchestrating session's, and plan and collect record it in plan.json.
 """
@@ -60,8 +65,35 @@ def check_honest_verdict(rig: Rig, res) -> tuple[Path, dict]:
     return run, status
 
 
-def test_bypass_the_forger_runs_and_every_forged_transcript_is_refused(tmp_path):
+def no_hooks(rig: Rig) -> None:
+    """The user's settings disable every hook, the guard's included: what stops the forger then is provenance
+    (bypass) or Claude Code's own permission dialog (default mode)."""
+    settings = rig.home / ".claude/settings.json"
+    data = json.loads(settings.read_text()) if settings.is_file() else {}
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(dict(data, disableAllHooks=True)) + "\n")
+
+
+def test_bypass_the_guard_denies_the_forging_bash_and_the_trial_is_run_again(tmp_path):
     rig = Rig(tmp_path, edited=False)
+    res = rig.run(LOSES, "/benchmark-skill greet")
+    assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    assert not (rig.home / ".claude/projects/-forged").exists(), "the forger ran past the guard"
+    run, status = check_honest_verdict(rig, res)
+    outs = collect_outputs(res)
+    assert (f"INVALID trial {C1}/t1 (re-run, not scored): new: the benchmark's guard refused (deny) its Bash"
+            in outs), outs
+    assert "python3 runs code the guard cannot check" in outs
+    guard = [json.loads(l) for l in (run / "guard.jsonl").read_text().splitlines()]
+    # guard.jsonl keeps the call's input cut short; its reason names the python3 that ends the pipe.
+    assert [(g["decision"], g["reason"]) for g in guard if g["cell"] == f"{C1}/t1/new" and g["tool"] == "Bash"
+            and g["input"].startswith('{"command": "echo ')] == [
+        ("deny", "python3 runs code the guard cannot check; arms run plain tools in their world")], guard
+
+
+def test_bypass_without_hooks_the_forger_runs_and_every_forged_transcript_is_refused(tmp_path):
+    rig = Rig(tmp_path, edited=False)
+    no_hooks(rig)
     res = rig.run(LOSES, "/benchmark-skill greet")
     assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
     forged = sorted((rig.home / ".claude/projects/-forged").rglob("agent-*.jsonl"))
@@ -83,8 +115,9 @@ def test_bypass_the_forger_runs_and_every_forged_transcript_is_refused(tmp_path)
     assert "-forged" in page
 
 
-def test_default_permissions_the_forging_bash_is_refused_and_named(tmp_path):
+def test_default_permissions_without_hooks_the_forging_bash_is_refused_and_named(tmp_path):
     rig = Rig(tmp_path, edited=False, answer_only=True)
+    no_hooks(rig)
     wrapper = rig.repo / ".claude/skills/benchmark-skill/scripts/benchcore"
     allow = [f"Bash(\"{wrapper}\" {sub} *)" for sub in ("plan", "collect", "render", "clean")]
     scenario = Scenario(verdict=LOSES.verdict, arm_forges_files=LOSES.arm_forges_files, arm_commands=[],
