@@ -74,3 +74,15 @@ def test_the_block_reader_matches_the_reducer_on_the_committed_transcripts():
     assert paths
     for path in paths:
         _same(path.read_bytes(), rng)
+
+
+def test_a_cut_last_line_is_skipped_and_a_whole_one_is_not_parsed_again():
+    # Claude Code appends each record with its line break in one write, so only a last line without one can
+    # have been cut. Cut just after a nested object, it still ends in '}': it is parsed, found broken, skipped.
+    user = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": "x" * 50}]}})
+    cut = user[:user.index('"x')] + '{"a": 1}'  # ends in '}' but is no record
+    assert cut.endswith("}")
+    whole = (user + "\n").encode()
+    for data, skipped in (((cut + "\n").encode(), 0), (cut.encode(), 1), (whole, 0), (whole[:-1], 0)):
+        assert read_usage_chunks([data]).skipped_lines == skipped, data[-20:]
+        assert usage.read_usage(_lines_of(data)).skipped_lines == skipped

@@ -44,6 +44,7 @@ COMPONENTS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read
 USD_DECIMALS = 10
 
 _MILLION = 1_000_000
+_ONE = Fraction(1)  # the multiplier outside any inference_geo (one object, so responses_usd groups by it)
 
 # Provider spellings of one model id (see normalize_model_id).
 _BEDROCK_PREFIX = re.compile(r"^(?:[a-z][a-z0-9-]*\.)?anthropic\.")
@@ -269,7 +270,7 @@ def _iteration_parts(r: Response) -> Optional[list]:
 def _prices_for(table: PriceTable, price: ModelPrice, r: Response) -> tuple[Rates, Fraction]:
     """The prices and the multiplier that apply to one response (iterations aside)."""
     rates = price.fast if r.speed == "fast" and price.fast is not None else _tier(price, r)
-    return rates, table.inference_geo.get(r.inference_geo, Fraction(1)) if r.inference_geo else Fraction(1)
+    return rates, table.inference_geo.get(r.inference_geo, _ONE) if r.inference_geo else _ONE
 
 
 def _summed_usd(table: PriceTable, price: ModelPrice, r: Response) -> tuple[Optional[Fraction], str]:
@@ -323,7 +324,9 @@ def responses_usd(table: PriceTable, responses: Iterable[Response]) -> tuple[Opt
     total = Fraction(0)
     unpriced = set()
     prices: dict[str, Optional[ModelPrice]] = {}
-    alike: dict[tuple[Rates, Fraction], list[int]] = {}
+    # Keyed by the identity of the table's own price objects: hashing five Fractions per response cost more
+    # than the sums (the objects live in ``table`` throughout).
+    alike: dict[tuple[int, int], list] = {}
     searches: dict[Fraction, int] = {}
     for r in responses:
         if r.model not in prices:
@@ -341,15 +344,17 @@ def responses_usd(table: PriceTable, responses: Iterable[Response]) -> tuple[Opt
             continue
         multiplier, parts = _priced_parts(table, price, r)
         for rates, p in parts:
-            acc = alike.setdefault((rates, multiplier), [0, 0, 0, 0, 0])
-            acc[0] += p.input
-            acc[1] += p.output
-            acc[2] += p.cache_write_5m
-            acc[3] += p.cache_write_1h
-            acc[4] += p.cache_read
+            acc = alike.get((id(rates), id(multiplier)))
+            if acc is None:
+                acc = alike[(id(rates), id(multiplier))] = [rates, multiplier, 0, 0, 0, 0, 0]
+            acc[2] += p.input
+            acc[3] += p.output
+            acc[4] += p.cache_write_5m
+            acc[5] += p.cache_write_1h
+            acc[6] += p.cache_read
         if r.web_search:
             searches[price.web_search] = searches.get(price.web_search, 0) + r.web_search
-    for (rates, multiplier), acc in alike.items():
+    for rates, multiplier, *acc in alike.values():
         total += sum((n * getattr(rates, k) for n, k in zip(acc, COMPONENTS)), Fraction(0)) * multiplier / _MILLION
     for each, n in searches.items():
         total += n * each

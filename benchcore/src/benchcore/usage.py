@@ -27,7 +27,9 @@ transcript (``str`` or ``bytes`` lines, the on-disk format or stream-json):
   key ``"usage"`` and an ``"assistant"`` or ``"result"`` marker) and the last
   line are parsed as JSON; every other line is checked for framing only
   (starts with ``{``, ends with ``}``). So a truncated line is always caught
-  (Claude Code truncates only the line it was writing: the last), while a
+  (Claude Code truncates only the line it was writing: the last, and writes
+  each record with its line break in one append, so a last line that ends in
+  a line break was written whole and is not parsed again), while a
   well-framed but malformed line in the middle is noticed only when it could
   have carried usage.
 
@@ -54,7 +56,7 @@ from typing import Any, Iterable, Mapping, Optional, Union
 from attrs import frozen
 
 from . import pricing
-from .model import ArmUsage
+from .armusage import ArmUsage
 
 SYNTHETIC = "<synthetic>"
 UNKNOWN_MODEL = "<unknown>"
@@ -201,6 +203,8 @@ class Reducer:
     def finish(self) -> TranscriptUsage:
         if self.last_unparsed is not None:
             buf, start, stop = self.last_unparsed
+            if buf[stop - 1:stop] in _LINE_BREAKS:
+                return _finish(self.groups, self.result, self.skipped)  # written whole (module docstring)
             try:
                 json.loads(buf[start:stop])
             except ValueError:
@@ -210,6 +214,7 @@ class Reducer:
 
 _SCAN = json.scanner.make_scanner(json.JSONDecoder())
 _SPACE = " \t\n\r"  # what json.loads allows after a value
+_LINE_BREAKS = (b"\n", "\n")
 
 
 def _loads(line: Union[str, bytes]) -> Any:

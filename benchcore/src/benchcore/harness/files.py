@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,8 @@ def _stage(path: Path, text: str | bytes, durable: bool = True) -> str:
     """Write ``text`` (or bytes, as they are) to a temp file beside ``path`` (mode as a plain create would
     give) and return its name; ``durable``: on disk (fsync) before it is renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here, not at the top: reading commands (`benchcore usage`) never write
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp creates 0600; a report or run file is an ordinary file, readable as the umask allows.
