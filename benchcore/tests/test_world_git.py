@@ -125,3 +125,45 @@ def test_a_plain_world_with_an_ordinary_config_runs_its_checks(world, tmp_path):
     results = _check(w, tmp_path)
     assert [r.exit for r in results][1:] == [0, 0, 0, 0] and results[0].exit == 1  # the ADR was edited
     assert not marker.exists()
+
+
+def _logging_git(tmp_path: Path, monkeypatch) -> Path:
+    """Put a git on PATH that logs each call collect's own listing makes, then runs the real git."""
+    real = subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "git-calls.log"
+    (bindir / "git").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real} "$@"\n')
+    (bindir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{Path(real).parent}:/usr/bin:/bin")
+    return log
+
+
+def test_a_trials_checks_share_one_listing_of_the_worlds_git_config(world, tmp_path, monkeypatch):
+    # Two git processes list the configuration for all of a trial's checks (not two for each check): the
+    # checks themselves run no git here, so every line logged is collect's own listing.
+    w, _, _ = world
+    log = _logging_git(tmp_path, monkeypatch)
+    out = tmp_path / "output.md"
+    out.write_text("feat: x\n")
+    results = run_assertions([HardAssertion(command=f"test -s \"$OUTPUT\" && echo {i} >/dev/null", line=i)
+                              for i in range(1, 6)], out, w, timeout=20)
+    assert [r.exit for r in results] == [0] * 5
+    calls = log.read_text().splitlines()
+    assert len(calls) == 2 and all(c.startswith("config ") for c in calls), calls
+
+
+def test_a_config_changed_between_checks_is_listed_again_before_the_next(world, tmp_path, monkeypatch):
+    # A check (or anything else) that writes a filter into the world's config between two checks: the next
+    # check's git is given that filter's override, so the program never runs.
+    w, evil, marker = world
+    log = _logging_git(tmp_path, monkeypatch)
+    (w / ".gitattributes").write_text("* filter=x\n")
+    write = f"printf '[filter \"x\"]\\n\\tclean = {evil}\\n' >> .git/config"
+    results = run_assertions([HardAssertion(command=write, line=1),
+                              HardAssertion(command="git add -A && git diff --cached --stat", line=2)],
+                             tmp_path / "none.md", w, timeout=20)
+    assert [r.exit for r in results] == [0, 0], results
+    assert not marker.exists(), marker.read_text()
+    listings = [c for c in log.read_text().splitlines() if c.startswith("config ")]
+    assert len(listings) == 4, listings  # two before the first check, two again before the second

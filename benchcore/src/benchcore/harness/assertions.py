@@ -12,8 +12,12 @@ and fail with the reason, so the trial is gated. Every git the predicate runs ge
 sanitised configuration (no system config, no repository discovery above the world,
 and every key that can run a program overridden through ``GIT_CONFIG_COUNT``, the
 keys listed by git itself from inside the world), so ``collect`` never runs an arm's
-code outside Claude Code's permission prompts. The predicate runs in its own process
-group, killed whole at the limit; only the tail of its stderr is kept.
+code outside Claude Code's permission prompts. That listing runs two git processes;
+a trial's checks share it, and it is taken again before a check whenever a file it
+came from (the world's ``.git/config``, the user's git config) has changed since, so
+a check sees the configuration as it is when it starts. Each predicate runs in a
+bash of its own, in its own process group, killed whole at the limit (one process a
+check: its own time limit, exit and stderr); only the tail of its stderr is kept.
 """
 
 from __future__ import annotations
@@ -67,7 +71,15 @@ def _git_config_names(args: list[str], cwd: Path) -> list[str]:
     return out.stdout.split()
 
 
-def world_git_problem(world: Path) -> Optional[str]:
+def _file_names(world: Path) -> list[str]:
+    """The key names of the world's own ``.git/config`` (includes not followed), or [] when it has none."""
+    config = world / ".git" / "config"
+    if not config.is_file() or config.is_symlink():
+        return []
+    return _git_config_names(["config", "--file", str(config), "--no-includes"], world)
+
+
+def world_git_problem(world: Path, names: Optional[list[str]] = None) -> Optional[str]:
     """Why the world's git setup could make a check's git read configuration the check cannot vet, or None.
 
     Refused: ``.git`` that is not a plain folder (a ``gitdir:`` file or a link points git at a folder the
@@ -87,7 +99,7 @@ def world_git_problem(world: Path) -> Optional[str]:
         return None
     if config.is_symlink() or not config.is_file():
         return ".git/config is not a plain file"
-    names = [n.lower() for n in _git_config_names(["config", "--file", str(config), "--no-includes"], world)]
+    names = [n.lower() for n in (_file_names(world) if names is None else names)]
     bad = sorted({n.rsplit(".", 1)[0] for n in names if n.startswith(("include.", "includeif."))})
     if bad:
         return f".git/config has {', '.join(bad)} (an included file can name a program git runs)"
@@ -96,17 +108,32 @@ def world_git_problem(world: Path) -> Optional[str]:
     return None
 
 
-def _world_command_keys(world: Path) -> list[str]:
-    """The per-name command keys git sees from inside the world (its own config and the user's), as git lists them."""
+def _world_command_keys(world: Path, file_names: Optional[list[str]] = None) -> list[str]:
+    """The per-name command keys git sees from inside the world (its own config and the user's), as git lists
+    them; ``file_names``: the world's own config's names when already listed (:func:`_file_names`)."""
     keys = {k for k in _git_config_names(["config", "--includes"], world) if _COMMAND_KEY.match(k)}
-    config = world / ".git" / "config"
-    if config.is_file() and not config.is_symlink():
-        keys.update(k for k in _git_config_names(["config", "--file", str(config), "--no-includes"], world)
-                    if _COMMAND_KEY.match(k))
+    keys.update(k for k in (_file_names(world) if file_names is None else file_names) if _COMMAND_KEY.match(k))
     return sorted(keys)
 
 
-def git_safe_env(world: Path, base: dict | None = None) -> dict:
+def _config_stamp(world: Path, env: dict) -> tuple:
+    """What the git configuration a check's git reads depends on, as (path, size, mtime, inode) of each file:
+    the world's ``.git/config`` and the user's (global and XDG) git config."""
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [world / ".git" / "config", Path(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig")),
+             Path(xdg, "git", "config")]
+    stamp = []
+    for path in paths:
+        try:
+            st = os.lstat(path)
+            stamp.append((str(path), st.st_size, st.st_mtime_ns, st.st_ino))
+        except OSError:
+            stamp.append((str(path), None))
+    return tuple(stamp)
+
+
+def git_safe_env(world: Path, base: dict | None = None, file_names: Optional[list[str]] = None) -> dict:
     """An environment whose every git ignores the system config and any program the world's config names."""
     env = dict(os.environ if base is None else base)
     env["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -120,7 +147,7 @@ def git_safe_env(world: Path, base: dict | None = None) -> dict:
         env.pop(var, None)
     env["GIT_CEILING_DIRECTORIES"] = str(Path(world).parent)
     pairs = list(_SAFE_CONFIG)
-    pairs += [(k, "") for k in _world_command_keys(world)]
+    pairs += [(k, "") for k in _world_command_keys(world, file_names)]
     env["GIT_CONFIG_COUNT"] = str(len(pairs))
     for i, (k, v) in enumerate(pairs):
         env[f"GIT_CONFIG_KEY_{i}"] = k
@@ -166,12 +193,15 @@ def _run_one(command: str, world: Path, env: dict, timeout: float) -> AssertionR
 def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Path,
                    timeout: float = DEFAULT_TIMEOUT) -> tuple[AssertionResult, ...]:
     assertions = list(assertions)
-    refused = world_git_problem(Path(world)) if Path(world).is_dir() else None
+    world = Path(world)
+    names = _file_names(world) if world.is_dir() else []
+    refused = world_git_problem(world, names) if world.is_dir() else None
     if refused:  # nothing runs: every predicate fails with the reason, so the trial is gated
         why = f"not run: the world's git setup was refused before any check ran: {refused}"
         return tuple(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=why) for a in assertions)
     results = []
     scratch = Path(tempfile.mkdtemp(prefix="benchcore-check-"))
+    stamp, safe = None, None
     try:
         for a in assertions:
             copy = scratch / "output.md"  # a fresh copy per check: one check cannot change what the next reads
@@ -181,8 +211,18 @@ def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Pat
                     copy.unlink()
                 if Path(output).is_file():
                     shutil.copyfile(output, copy)
-                env = git_safe_env(world)
-                env.update(OUTPUT=str(copy), WORLD=str(world))
+                now = _config_stamp(world, os.environ)
+                if now != stamp:  # first check, or a config file changed since the listing: list again
+                    if stamp is not None:
+                        names = _file_names(world)
+                        refused = world_git_problem(world, names)
+                        if refused:
+                            results.append(AssertionResult(
+                                command=a.command, exit=None, timed_out=False,
+                                stderr=f"not run: the world's git setup was refused before this check: {refused}"))
+                            continue
+                    stamp, safe = now, git_safe_env(world, file_names=names)
+                env = dict(safe, OUTPUT=str(copy), WORLD=str(world))
                 results.append(_run_one(a.command, world, env, timeout))
             except (FileNotFoundError, NotADirectoryError) as exc:  # the world is gone (cleaned)
                 results.append(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=str(exc)))
