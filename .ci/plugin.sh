@@ -13,8 +13,9 @@
 #   3. the installed skill's wrapper with no benchcore on PATH: it installs
 #      benchcore from the plugin's copy into the plugin's data folder (pip,
 #      the exact versions of benchcore/requirements.lock, from PyPI) and says
-#      so, `validate` checks a repository's cases, and `plan` there gives the
-#      baseline cells the plugin's agent type, benchmark-skill:bench-baseline.
+#      so, `validate` checks a repository's cases, and `plan` there gives
+#      every arm's cells the plugin's sealed agent type, benchmark-skill:bench-arm
+#      (plan's JSON still names it baseline_agent_type, its old key).
 # The CLI: $BENCH_CLAUDE_BIN, else what benchcore/tests/realcli/install-cli.sh
 # installs (the version is pinned there, in CLI_VERSION).
 set -euo pipefail
@@ -121,7 +122,7 @@ second=$(PATH=$clean_path "$wrapper" --version 2>&1)
 grep -q "installing" <<<"$second" && fail "the second call installed again: $second"
 echo "ok   reused: $second"
 
-step "validate, then plan in a repository: baseline cells get the plugin's agent type"
+step "validate, then plan in a repository: every arm's cells get the plugin's agent type"
 proj="$T/project"
 mkdir -p "$proj"
 (cd "$market" && tar -cf - skills tests) | tar -xf - -C "$proj"
@@ -132,9 +133,11 @@ rm -rf "$proj/skills/.claude-plugin"
 echo "ok   validate through the plugin's wrapper"
 summary=$(cd "$proj" && PATH=$clean_path:$(dirname "$(command -v git)") "$wrapper" plan commit-message --seed 1 --json)
 agent=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["baseline_agent_type"])' "$summary")
-[ "$agent" = "benchmark-skill:bench-baseline" ] || fail "plan chose baseline agent type '$agent'"
-echo "ok   baseline_agent_type = $agent"
+[ "$agent" = "benchmark-skill:bench-arm" ] || fail "plan chose arm agent type '$agent'"
 run_dir=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["runs"][0]["run_dir"])' "$summary")
+types=$(cd "$proj" && python3 -c 'import json,sys; print(sorted({c["agent_type"] for c in json.load(open(sys.argv[1] + "/plan.json"))["cells"]}))' "$run_dir")
+[ "$types" = "['benchmark-skill:bench-arm']" ] || fail "plan.json's cells run as $types"
+echo "ok   every cell's agent type = $agent"
 (cd "$proj" && PATH=$clean_path "$wrapper" clean "$run_dir" >/dev/null)
 
 step "plugin steps passed"
