@@ -40,6 +40,17 @@ NEEDS_REPO = [
     "test_realcli_layout.py",  # skills/benchmark-skill, installed into the real CLI's project
     "test_provenance.py",      # whole runs with skills/benchmark-skill
     "test_realcli_provenance.py",  # skills/benchmark-skill, installed into the real CLI's project
+    "test_realcli_confine.py",     # skills/benchmark-skill, installed into the real CLI's project
+    "test_realcli_desk.py",        # skills/git/commit-message and its cases, with skills/benchmark-skill
+    "test_realcli_dialog.py",      # skills/benchmark-skill, installed into the real CLI's project
+    "test_realcli_environment.py", # skills/benchmark-skill, installed into the real CLI's project
+    "test_realcli_resume.py",      # skills/benchmark-skill, installed into the real CLI's project
+    "test_realcli_sealed.py",      # skills/benchmark-skill, installed into the real CLI's project
+    "test_audit_reshaped.py",      # whole runs with skills/benchmark-skill
+    "test_collect_scale.py",       # whole runs with skills/benchmark-skill
+    "test_e2e_agent_parts.py",     # skills/benchmark-skill (templates)
+    "test_e2e_environment.py",     # whole runs with skills/benchmark-skill
+    "test_resume.py",              # whole runs with skills/benchmark-skill
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
