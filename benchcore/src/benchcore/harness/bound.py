@@ -23,6 +23,7 @@ id) stands as HOLE, so the lines naming it are shared too:
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Union
 
@@ -51,7 +52,7 @@ Piece = Union[str, int, list]  # a piece of text, texts[n], or texts[a..b] as [a
 
 def line_width(line: str) -> int:
     """A line's length as JavaScript counts it (UTF-16 code units), which is how Claude Code measures it."""
-    return len(line) + sum(1 for ch in line if ord(ch) > 0xFFFF)
+    return len(line) if line.isascii() else len(line.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def dialog_cost(script: str) -> int:
@@ -59,10 +60,19 @@ def dialog_cost(script: str) -> int:
     return sum(line_width(line) ** 2 for line in script.split("\n"))
 
 
+def measure(script: str) -> tuple[int, int, int]:
+    """(characters as the dialog counts them, bytes, dialog cost) of ``script``."""
+    return line_width(script), len(script.encode("utf-8")), dialog_cost(script)
+
+
+def limits() -> tuple[int, int, int]:
+    """What each figure of :func:`measure` may reach."""
+    return MAX_SCRIPT_CHARS, MAX_SCRIPT_BYTES, DIALOG_BUDGET
+
+
 def fits(script: str) -> bool:
     """Whether the Workflow tool takes ``script`` and its dialog can offer "Yes"."""
-    return (line_width(script) <= MAX_SCRIPT_CHARS and len(script.encode("utf-8")) <= MAX_SCRIPT_BYTES
-            and dialog_cost(script) <= DIALOG_BUDGET)
+    return all(m <= limit for m, limit in zip(measure(script), limits()))
 
 
 def _lines(text: str) -> list[str]:
@@ -81,17 +91,43 @@ def _escaped_width(ch: str) -> int:
     return w
 
 
+# The characters whose escaped width is not 1: what JSON escapes (quote, backslash, control characters) and
+# those outside the BMP (two UTF-16 units). Every other character is one, so a run of them is cut by slicing.
+_WIDE = re.compile(r'["\\\x00-\x1f\U00010000-\U0010ffff]')
+
+
 def pieces(text: str) -> list[str]:
     """``text`` in pieces of at most PIECE escaped characters (a newline is two: ``\\n``)."""
     out: list[str] = []
-    start, width = 0, 0
-    for i, ch in enumerate(text):
-        w = _escaped_width(ch)
+    start, width = 0, 0  # the current piece's start and escaped width so far
+    i, n = 0, len(text)
+    while i < n:
+        m = _WIDE.search(text, i)
+        stop = m.start() if m else n
+        # text[i:stop] is all width 1: fill the piece, cut, and go on by whole pieces.
+        while i < stop:
+            room = PIECE - width
+            if stop - i < room:
+                width += stop - i
+                i = stop
+                break
+            if room <= 0 and i > start:
+                out.append(text[start:i])
+                start, width = i, 0
+                continue
+            i += room
+            width = PIECE
+            out.append(text[start:i])
+            start, width = i, 0
+        if m is None:
+            break
+        w = _escaped_width(text[i])
         if width + w > PIECE and i > start:
             out.append(text[start:i])
             start, width = i, 0
         width += w
-    if start < len(text):
+        i += 1
+    if start < n:
         out.append(text[start:])
     return out
 

@@ -107,21 +107,38 @@ def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional
     """``tasks`` in order, in as few runs as may be: each the longest that has at most MAX_AGENTS tasks and
     whose script the Workflow tool reads and its approval dialog can show in full (one task alone is never
     split)."""
-    def fits(chunk: list[dict]) -> bool:
-        return bound.fits(bound_script(template, phase, chunk, schema, ceilings))
+    def figures(start: int, k: int) -> tuple[int, int, int]:
+        return bound.measure(bound_script(template, phase, tasks[start:start + k], schema, ceilings))
+
+    def longest(start: int, guess: int) -> int:
+        # The longest prefix from ``start`` whose script fits (one task alone always goes): lo fits (0: none
+        # known), hi does not (top + 1: none known). Each try predicts the boundary from the figures it
+        # measured, which grow about linearly with the tasks, so a chunk costs two or three encodings where
+        # a bisection of MAX_AGENTS costs ten; past a few tries it bisects.
+        top = min(len(tasks) - start, MAX_AGENTS)
+        lo, hi = 0, top + 1
+        cand = min(guess, top)
+        caps = bound.limits()
+        for tries in range(64):
+            got = figures(start, cand)
+            ok = all(m <= limit for m, limit in zip(got, caps))
+            lo, hi = (cand, hi) if ok else (lo, cand)
+            if hi - lo <= 1:
+                break
+            if tries < 4:
+                ratio = min(limit / m for m, limit in zip(got, caps) if m)
+                cand = min(hi - 1, max(lo + 1, int(cand * ratio)))
+            else:
+                cand = (lo + hi) // 2
+        return max(lo, 1)
 
     out: list[list[dict]] = []
-    start = 0
+    start, guess = 0, MAX_AGENTS
     while start < len(tasks):
-        hi = min(len(tasks) - start, MAX_AGENTS)
-        if not fits(tasks[start:start + hi]):
-            lo = 1  # fits, or stands alone; hi does not fit
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                lo, hi = (mid, hi) if fits(tasks[start:start + mid]) else (lo, mid)
-            hi = lo
-        out.append(tasks[start:start + hi])
-        start += hi
+        k = longest(start, guess)
+        out.append(tasks[start:start + k])
+        guess = k
+        start += k
     return out or [[]]
 
 
