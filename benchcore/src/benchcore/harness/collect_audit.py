@@ -25,7 +25,7 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
     repo = Path(run.plan.repo) if run.plan.repo else None
     case = run.cases[case_id]
     tests_dir = repo / tests_path_of(run.info.skill) if repo else None
-    allowed = [c.prompt for c in run.plan.cells if c.case == case_id]
+    allowed = list(_prompts_by_case(run).get(case_id, ()))
     if tests_dir is not None and (tests_dir / case_id).is_dir():
         fixture = fixture_path(repo, tests_dir / case_id, case)
         allowed.extend(_texts(fixture) if fixture is not None and fixture.exists() else [])
@@ -58,6 +58,17 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
     fp = Fingerprints(skill=skill, skill_md=skill_md, case=case_lines, tests=tuple(dict.fromkeys(tests)), run=run_lines)
     run.fingerprint_cache[case_id] = fp
     return fp
+
+
+def _prompts_by_case(run: RunState) -> dict[str, list[str]]:
+    """case id -> the prompts of its cells, grouped once per plan (not a scan of every cell for each case)."""
+    cached = run.case_lines.get("prompts by case")
+    if cached is None or cached[0] is not run.plan.cells:
+        grouped: dict[str, list[str]] = {}
+        for c in run.plan.cells:
+            grouped.setdefault(c.case, []).append(c.prompt)
+        cached = run.case_lines["prompts by case"] = (run.plan.cells, grouped)
+    return cached[1]
 
 
 def _other_cases(run: RunState, tests_dir: Path) -> list[tuple[str, tuple[str, ...]]]:

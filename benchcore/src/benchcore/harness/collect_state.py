@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from ..casefile import parse_case
 from ..model import Case, RunInfo
@@ -42,7 +42,7 @@ class RunState:
         self.conflicts: dict[str, str] = {}
         self.late: list[tuple[str, str]] = []
         self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid
-        self.case_lines: dict[str, list] = {}  # what the audit reads once per collect (collect_audit)
+        self.case_lines: dict[str, Any] = {}  # what the audit reads or groups once per collect (collect_audit)
         self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
         # The same replacements for every output, so no placeholder tells the arms apart.
         self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),

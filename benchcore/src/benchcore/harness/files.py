@@ -22,7 +22,8 @@ def _umask() -> int:
 def _stage(path: Path, text: str | bytes, durable: bool = True) -> str:
     """Write ``text`` (or bytes, as they are) to a temp file beside ``path`` (mode as a plain create would
     give) and return its name; ``durable``: on disk (fsync) before it is renamed into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():  # a stat; a mkdir of a folder that exists costs more (thousands a collect)
+        path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # here, not at the top: reading commands (`benchcore usage`) never write
 
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
