@@ -194,8 +194,10 @@ def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Pat
                    timeout: float = DEFAULT_TIMEOUT) -> tuple[AssertionResult, ...]:
     assertions = list(assertions)
     world = Path(world)
-    names = _file_names(world) if world.is_dir() else []
-    refused = world_git_problem(world, names) if world.is_dir() else None
+    names, refused = [], None
+    if world.is_dir():
+        names = _file_names(world)
+        refused = world_git_problem(world, names)
     if refused:  # nothing runs: every predicate fails with the reason, so the trial is gated
         why = f"not run: the world's git setup was refused before any check ran: {refused}"
         return tuple(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=why) for a in assertions)

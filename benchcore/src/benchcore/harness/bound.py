@@ -70,9 +70,15 @@ def limits() -> tuple[int, int, int]:
     return MAX_SCRIPT_CHARS, MAX_SCRIPT_BYTES, DIALOG_BUDGET
 
 
+def within(figures: tuple[int, int, int]) -> bool:
+    """Whether a script of these :func:`measure` figures is one the Workflow tool takes and its dialog can
+    offer "Yes" for."""
+    return all(m <= limit for m, limit in zip(figures, limits()))
+
+
 def fits(script: str) -> bool:
     """Whether the Workflow tool takes ``script`` and its dialog can offer "Yes"."""
-    return all(m <= limit for m, limit in zip(measure(script), limits()))
+    return within(measure(script))
 
 
 def _lines(text: str) -> list[str]:

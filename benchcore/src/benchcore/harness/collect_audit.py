@@ -12,7 +12,6 @@ from .audit import Fingerprints, audit_cell, distinctive_lines, guard_problems, 
 from .confine import read_log
 from .collect_state import RunState, write_if_changed
 from .files import read_text
-from .planfile import Cell
 from .tree import fixture_path, tests_path_of
 
 
@@ -25,7 +24,7 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
     repo = Path(run.plan.repo) if run.plan.repo else None
     case = run.cases[case_id]
     tests_dir = repo / tests_path_of(run.info.skill) if repo else None
-    allowed = list(_prompts_by_case(run).get(case_id, ()))
+    allowed = [c.prompt for c in run.cells_of_case(case_id)]
     if tests_dir is not None and (tests_dir / case_id).is_dir():
         fixture = fixture_path(repo, tests_dir / case_id, case)
         allowed.extend(_texts(fixture) if fixture is not None and fixture.exists() else [])
@@ -60,17 +59,6 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
     return fp
 
 
-def _prompts_by_case(run: RunState) -> dict[str, list[str]]:
-    """case id -> the prompts of its cells, grouped once per plan (not a scan of every cell for each case)."""
-    cached = run.case_lines.get("prompts by case")
-    if cached is None or cached[0] is not run.plan.cells:
-        grouped: dict[str, list[str]] = {}
-        for c in run.plan.cells:
-            grouped.setdefault(c.case, []).append(c.prompt)
-        cached = run.case_lines["prompts by case"] = (run.plan.cells, grouped)
-    return cached[1]
-
-
 def _other_cases(run: RunState, tests_dir: Path) -> list[tuple[str, tuple[str, ...]]]:
     """(case id, its distinctive lines) of every case of the skill, each case.md read once per collect
     (every case's fingerprints hold the others': reading them for each case made the audit quadratic)."""
@@ -85,9 +73,7 @@ def audit_trials(run: RunState, found: dict[str, transcripts.Transcript], change
                  ) -> dict[tuple[str, int], list[dict]]:
     """(case, trial) -> problems, for every trial whose cells are all in; writes audit.json."""
     out: dict[tuple[str, int], list[dict]] = {}
-    by_trial: dict[tuple[str, int], list[Cell]] = {}
-    for cell in run.plan.cells:
-        by_trial.setdefault((cell.case, cell.trial), []).append(cell)
+    by_trial = run.cells_by_trial()
     repo = run.plan.repo
     skill_rel = run.info.skill.path
     tests_rel = tests_path_of(run.info.skill)

@@ -54,14 +54,12 @@ def write_packets(run: RunState, audits: dict, gated: dict, unchecked: set) -> d
     old = {p.id: p for p in run.plan.packets}
     packets: dict[str, Packet] = {}
     orders = dict(run.plan.orders)
-    arms_of: dict[tuple[str, int], list[str]] = {}  # a trial's arms, found once (not a scan of every cell a trial)
-    for c in run.plan.cells:
-        arms_of.setdefault((c.case, c.trial), []).append(c.arm)
     for (case_id, trial), problems in audits.items():
         if problems:
             continue
         tdir = run.tdir(case_id, trial)
-        keys_all = {arm: file_sha256(tdir / arm / "output.md") for arm in arms_of.get((case_id, trial), ())}
+        keys_all = {c.arm: file_sha256(tdir / c.arm / "output.md")
+                    for c in run.cells_by_trial().get((case_id, trial), ())}
         for comp, (_, other) in run.info.comparisons.items():
             if gated.get((case_id, trial)) or (case_id, trial) in unchecked or (case_id, trial) not in gated:
                 continue

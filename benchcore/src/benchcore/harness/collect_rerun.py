@@ -22,9 +22,7 @@ def cells_to_rerun(run: RunState, found: dict, audits: dict) -> tuple[list[Cell]
     Every cell of an invalid trial, and every cell whose transcript stopped with no final message; a
     trial is re-run as a whole, so it is given up when any of its cells is at the limit. A cell with no
     transcript at all has not run yet: it is launched, not re-planned, and costs no attempt."""
-    by_trial: dict[tuple[str, int], list[Cell]] = {}
-    for cell in run.plan.cells:
-        by_trial.setdefault((cell.case, cell.trial), []).append(cell)
+    by_trial = run.cells_by_trial()
     go: list[Cell] = []
     stop: list[Cell] = []
     for key, cells in by_trial.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from ..casefile import parse_case
 from ..model import Case, RunInfo
@@ -12,7 +12,7 @@ from . import transcripts
 from .audit import Fingerprints
 from .files import read_text, write_atomic
 from .provenance import Launched
-from .planfile import Packet, Plan, read_plan
+from .planfile import Cell, Packet, Plan, read_plan
 from .prompts import Templates, run_redactions
 from .rundir import read_run_info
 
@@ -42,7 +42,8 @@ class RunState:
         self.conflicts: dict[str, str] = {}
         self.late: list[tuple[str, str]] = []
         self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid
-        self.case_lines: dict[str, Any] = {}  # what the audit reads or groups once per collect (collect_audit)
+        self.case_lines: dict[str, list] = {}  # what the audit reads once per collect (collect_audit)
+        self._groups: Optional[tuple] = None  # (the plan's cells, by trial, by case): see cells_by_trial
         self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
         # The same replacements for every output, so no placeholder tells the arms apart.
         self.redactions = run_redactions([c.world for c in self.plan.cells], self.plan.skill_copies.values(),
@@ -51,6 +52,25 @@ class RunState:
         for cid in self.info.cases:
             path = run_dir / "cases" / cid / "case.md"
             self.cases[cid] = parse_case(read_text(path), str(path), cid)
+
+    def cells_by_trial(self) -> dict[tuple[str, int], list[Cell]]:
+        """The plan's cells by (case, trial), in plan order: grouped once, and again only when a stage has
+        replaced the plan (a scan of every cell for each trial or case made collect quadratic in cases)."""
+        return self._grouped()[0]
+
+    def cells_of_case(self, case: str) -> list[Cell]:
+        """The plan's cells of one case, in plan order (see cells_by_trial)."""
+        return self._grouped()[1].get(case, [])
+
+    def _grouped(self) -> tuple[dict, dict]:
+        if self._groups is None or self._groups[0] is not self.plan.cells:
+            by_trial: dict[tuple[str, int], list[Cell]] = {}
+            by_case: dict[str, list[Cell]] = {}
+            for cell in self.plan.cells:
+                by_trial.setdefault((cell.case, cell.trial), []).append(cell)
+                by_case.setdefault(cell.case, []).append(cell)
+            self._groups = (self.plan.cells, by_trial, by_case)
+        return self._groups[1], self._groups[2]
 
     def tdir(self, case: str, trial: int) -> Path:
         return self.run_dir / "cases" / case / f"t{trial}"

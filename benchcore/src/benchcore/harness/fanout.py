@@ -118,15 +118,13 @@ def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional
         top = min(len(tasks) - start, MAX_AGENTS)
         lo, hi = 0, top + 1
         cand = min(guess, top)
-        caps = bound.limits()
         for tries in range(64):
             got = figures(start, cand)
-            ok = all(m <= limit for m, limit in zip(got, caps))
-            lo, hi = (cand, hi) if ok else (lo, cand)
+            lo, hi = (cand, hi) if bound.within(got) else (lo, cand)
             if hi - lo <= 1:
                 break
             if tries < 4:
-                ratio = min(limit / m for m, limit in zip(got, caps) if m)
+                ratio = min(limit / m for m, limit in zip(got, bound.limits()) if m)
                 cand = min(hi - 1, max(lo + 1, int(cand * ratio)))
             else:
                 cand = (lo + hi) // 2
