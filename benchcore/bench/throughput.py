@@ -11,7 +11,7 @@ but the last), then measures and prints:
 
 - transcript throughput in MB/s (``--type-last``: the worst case, where no
   record's type can be read from the start of its line): every cell read through
-  ``benchcore.harness.transcript_io.read_transcript``, in this process (one
+  ``benchcore.harness.claude.tokens.read_transcript``, in this process (one
   core), warm page cache, best of several passes; the figures are checked
   against the totals the generator wrote;
 - ``benchcore --help`` start-up time: median of several subprocess runs, and
@@ -194,7 +194,7 @@ def generate_run(root: Path, cases: int, trials: int, mb: float, seed: int = 7,
 def measure_throughput(paths: list[Path], expected: dict, passes: int = 5) -> float:
     """MB/s of read_transcript over every path, one core, warm cache; checks the figures."""
     from benchcore import usage
-    from benchcore.harness import transcript_io
+    from benchcore.harness.claude import tokens
 
     size = sum(p.stat().st_size for p in paths)
     for p in paths:  # warm the page cache
@@ -204,9 +204,9 @@ def measure_throughput(paths: list[Path], expected: dict, passes: int = 5) -> fl
     times = []
     for _ in range(passes):
         start = time.perf_counter()
-        results = [transcript_io.read_transcript(p) for p in paths]
+        results = [tokens.read_transcript(p) for p in paths]
         times.append(time.perf_counter() - start)
-    prices = transcript_io.price_table()
+    prices = tokens.price_table()
     total = usage.sum_usage(usage.arm_usage(r, prices) for r in results)
     got = {k: getattr(total, k) for k in expected}
     if got != expected:
@@ -268,7 +268,7 @@ def measure_render_core(run_dir: Path, passes: int = 5) -> float:
     """
     from benchcore import history as hist
     from benchcore import serde
-    from benchcore.harness.rundir import read_run
+    from benchcore.harness.runs.folder import read_run
     from benchcore.report import LeaderboardEntry, build_index_view, build_report_view
     from benchcore.report.render import render_index, render_report
     from benchcore.results import build_results

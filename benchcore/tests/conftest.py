@@ -9,51 +9,70 @@ from the work tree, and the flake's ``benchmark-core`` check renders the same
 fixture runs with the built package.
 """
 
+import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+TESTS = Path(__file__).resolve().parent
+# The test folders mirror the package; the helpers they share are imported by name from these folders.
+for helpers in ("", "realcli", "e2e", "harness/fanout"):
+    if str(TESTS / helpers) not in sys.path:
+        sys.path.insert(0, str(TESTS / helpers))
+
+REPO = TESTS.parents[1]
 HAS_REPO = all((REPO / p).exists() for p in ("skills/benchmark-skill/SKILL.md", "tests", "checks/fixtures", "README.md"))
 
 NEEDS_REPO = [
-    "test_example_cases.py",   # skills/ and tests/
-    "test_e2e_benchmark.py",   # skills/benchmark-skill (templates, workflow script)
-    "test_e2e_cost.py",        # skills/benchmark-skill
-    "test_harness_fanout.py",  # skills/benchmark-skill/workflow
-    "test_harness_bound.py",   # skills/benchmark-skill and tests/git/commit-message
-    "test_harness_prompts.py", # skills/benchmark-skill/templates
-    "test_render.py",          # checks/fixtures/benchmark-core
-    "test_readme.py",          # README.md
-    "test_plugin.py",          # .claude-plugin/, skills/
-    "test_realcli.py",         # skills/benchmark-skill, installed into the real CLI's project
-    "test_realcli_cost.py",    # skills/benchmark-skill, installed into the real CLI's project
-    "test_realcli_interactive.py",  # skills/benchmark-skill, installed into the real CLI's project
-    "test_realcli_plugin.py",  # the repository as a marketplace, installed into the real CLI
-    "test_attacks.py",         # whole runs with skills/benchmark-skill (templates, workflow script)
-    "test_e2e_cost_controls.py",  # skills/benchmark-skill
-    "test_estimate.py",        # skills/benchmark-skill
-    "test_harden.py",          # skills/benchmark-skill, checks/fixtures/benchmark-core
-    "test_harden_rest.py",     # skills/benchmark-skill, checks/fixtures/benchmark-core
-    "test_skill_roots.py",     # skills/benchmark-skill (plan, the workflow script) and this repository's layout
-    "test_claude_settings.py", # a whole plan and clean with skills/benchmark-skill
-    "test_realcli_layout.py",  # skills/benchmark-skill, installed into the real CLI's project
-    "test_provenance.py",      # whole runs with skills/benchmark-skill
-    "test_realcli_provenance.py",  # skills/benchmark-skill, installed into the real CLI's project
-    "test_realcli_confine.py",     # skills/benchmark-skill, installed into the real CLI's project
-    "test_realcli_desk.py",        # skills/git/commit-message and its cases, with skills/benchmark-skill
-    "test_realcli_dialog.py",      # skills/benchmark-skill, installed into the real CLI's project
-    "test_realcli_environment.py", # skills/benchmark-skill, installed into the real CLI's project
-    "test_realcli_resume.py",      # skills/benchmark-skill, installed into the real CLI's project
-    "test_realcli_sealed.py",      # skills/benchmark-skill, installed into the real CLI's project
-    "test_audit_reshaped.py",      # whole runs with skills/benchmark-skill
-    "test_collect_scale.py",       # whole runs with skills/benchmark-skill
-    "test_e2e_agent_parts.py",     # skills/benchmark-skill (templates)
-    "test_e2e_environment.py",     # whole runs with skills/benchmark-skill
-    "test_resume.py",              # whole runs with skills/benchmark-skill
+    "harness/repo/test_example_cases.py",   # skills/ and tests/
+    "e2e/test_e2e_benchmark.py",   # skills/benchmark-skill (templates, workflow script)
+    "e2e/test_e2e_cost.py",        # skills/benchmark-skill
+    "harness/fanout/test_scripts.py",  # skills/benchmark-skill/workflow
+    "harness/fanout/test_bound.py",   # skills/benchmark-skill and tests/git/commit-message
+    "harness/fanout/test_prompts.py", # skills/benchmark-skill/templates
+    "harness/render/test_render.py",          # checks/fixtures/benchmark-core
+    "project/test_readme.py",          # README.md
+    "project/test_plugin.py",          # .claude-plugin/, skills/
+    "realcli/test_realcli.py",         # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_cost.py",    # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_interactive.py",  # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_plugin.py",  # the repository as a marketplace, installed into the real CLI
+    "e2e/test_attacks.py",         # whole runs with skills/benchmark-skill (templates, workflow script)
+    "e2e/test_e2e_cost_controls.py",  # skills/benchmark-skill
+    "harness/plan/test_estimate.py",        # skills/benchmark-skill
+    "commands/test_harden.py",          # skills/benchmark-skill, checks/fixtures/benchmark-core
+    "commands/test_harden_rest.py",     # skills/benchmark-skill, checks/fixtures/benchmark-core
+    "harness/repo/test_skill_roots.py",     # skills/benchmark-skill (plan, the workflow script) and this repository's layout
+    "harness/claude/test_claude_settings.py", # a whole plan and clean with skills/benchmark-skill
+    "realcli/test_realcli_layout.py",  # skills/benchmark-skill, installed into the real CLI's project
+    "harness/claude/test_provenance.py",      # whole runs with skills/benchmark-skill
+    "realcli/test_realcli_provenance.py",  # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_confine.py",     # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_desk.py",        # skills/git/commit-message and its cases, with skills/benchmark-skill
+    "realcli/test_realcli_dialog.py",      # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_environment.py", # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_resume.py",      # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_sealed.py",      # skills/benchmark-skill, installed into the real CLI's project
+    "harness/collect/test_audit_reshaped.py",      # whole runs with skills/benchmark-skill
+    "harness/collect/test_collect_scale.py",       # whole runs with skills/benchmark-skill
+    "harness/fanout/test_parts.py", # skills/benchmark-skill (templates)
+    "e2e/test_e2e_environment.py",     # whole runs with skills/benchmark-skill
+    "harness/plan/test_resume.py",              # whole runs with skills/benchmark-skill
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "realcli: runs the real Claude Code CLI (every test under tests/realcli/)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/realcli/ is marked ``realcli``: ``-m "not realcli"`` runs the rest (the fast loop)."""
+    realcli = TESTS / "realcli"
+    for item in items:
+        if realcli in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.realcli)
 
 
 def pytest_report_header(config):

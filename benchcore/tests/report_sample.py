@@ -16,32 +16,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from benchcore.model import (
-    ArmEstimate,
-    ArmUsage,
-    AssertionResult,
-    AxisResult,
-    AxisSummary,
-    AxisVerdict,
-    BranchRef,
-    Case,
-    CaseResult,
-    CellCost,
-    ComparisonRecord,
-    Escalation,
-    Estimate,
-    HistoryEntry,
-    Judgment,
-    PositionBias,
-    Ratios,
-    RunData,
-    RunInfo,
-    SkillRef,
-    SkillResult,
-    Temperature,
-    TrialData,
-    Verdicts,
-)
+from benchcore.model import ArmEstimate, ArmUsage, AssertionResult, AxisResult, AxisSummary, AxisVerdict, BranchRef, Case, CaseResult, CellCost, ComparisonRecord, Escalation, Estimate, HistoryEntry, Judgment, PositionBias, Ratios, RunData, RunInfo, SkillRef, SkillResult, Temperature, TrialData, Verdicts
 from benchcore.environment import CellEvidence, EnvironmentEvidence, SettingsFile, environment_card
 
 HOSTILE = "<script>alert(1)</script> </details> {{ 7*7 }} {% if %}"

@@ -9,7 +9,7 @@
   skill, else the median over the other skills), and likewise for the judge packets. A previous arm
   with no figure of its own takes the new arm's (the same skill, one edit apart).
 - :func:`reached` is the ceiling test the fan-outs apply before each launch (see
-  :func:`benchcore.harness.fanout.launches`, and the same rule in the workflow script).
+  :func:`benchcore.harness.fanout.scripts.launches`, and the same rule in the workflow script).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The price table is data (``benchcore/data/prices.json``, copied from Claude
 Code's own model catalog), read by the shell
-(:func:`benchcore.harness.transcript_io.price_table`) and handed to
+(:func:`benchcore.harness.claude.tokens.price_table`) and handed to
 :func:`parse_prices`.
 
 Two measures, kept apart:

@@ -11,21 +11,7 @@ from typing import Optional
 from attrs import evolve, field, frozen
 
 from . import scoring
-from .model import (
-    LOSS,
-    ArmUsage,
-    AxisResult,
-    AxisVerdict,
-    Case,
-    CaseResult,
-    Escalation,
-    Judgment,
-    Ratios,
-    RunData,
-    SkillResult,
-    TrialData,
-    Verdicts,
-)
+from .model import LOSS, ArmUsage, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
 from .environment import environment_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage

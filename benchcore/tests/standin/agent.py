@@ -43,7 +43,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
-from benchcore.harness import bound
+from benchcore.harness.fanout import bound
 from standin.capture import ENV_CAPTURED_SKILL, relocate, template
 
 VERSION = "2.1.328"

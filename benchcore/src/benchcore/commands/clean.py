@@ -6,7 +6,7 @@ after checking the tag, and nothing else. The run directory (transcripts,
 outputs, judgments, reports) stays. Safe to run again.
 
 Without a run directory (or with ``--stale``) it finds the repository's stale
-runs (``harness/open_runs.py``: rendered but not cleaned, superseded by a
+runs (``harness/plan/open_runs.py``: rendered but not cleaned, superseded by a
 newer run of the same skill, or unfinished for more than ``--older-than``
 hours), lists each with the temp folder it will remove, then removes them;
 ``--dry-run`` only lists.
@@ -20,14 +20,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import BenchError
-from ..harness.claude_settings import remove_grant
-from ..harness.confine import release
-from ..harness.files import shown_path
-from ..harness.open_runs import STALE_HOURS, run_folders, stale_runs
-from ..harness.planfile import read_plan
-from ..harness.provenance import mark_cleaned
-from ..harness.tree import find_repo_root
-from ..harness.worlds import is_temp_root, remove_temp_root
+from ..harness.claude.settings import remove_grant
+from ..harness.confine.guard import release
+from ..harness.store.files import shown_path
+from ..harness.plan.open_runs import STALE_HOURS, run_folders, stale_runs
+from ..harness.store.planfile import read_plan
+from ..harness.claude.provenance import mark_cleaned
+from ..harness.repo.tree import find_repo_root
+from ..harness.worlds.temp import is_temp_root, remove_temp_root
 
 
 def add_arguments(p) -> None:

@@ -2,7 +2,7 @@
 
 Run it after the arm subagents and again after the judges; it is safe to run
 any number of times (each file is rewritten only when its content changes).
-Per run directory it runs the stages of ``harness/collect_run.py`` in order
+Per run directory it runs the stages of ``harness/collect/run.py`` in order
 (transcripts, audit, gate, packets, answers, escalation, what is left to launch).
 
 ``--rerun`` plans every cell of an invalid trial and every cell whose transcript
@@ -24,11 +24,11 @@ import math
 from pathlib import Path
 
 from ..errors import BenchError
-from ..harness import assertions as hard
-from ..harness.collect_rerun import MAX_ATTEMPTS
-from ..harness.collect_run import collect_runs
-from ..harness.collect_status import Status, provenance_lines, status_dict
-from ..harness.files import locked_run, shown_path
+from ..harness.worlds import assertions as hard
+from ..harness.collect.rerun import MAX_ATTEMPTS
+from ..harness.collect.run import collect_runs
+from ..harness.collect.status import Status, provenance_lines, status_dict
+from ..harness.store.files import locked_run, shown_path
 
 LIST_LIMIT = 8  # names printed per kind; the full lists are in <run>/collect.json
 

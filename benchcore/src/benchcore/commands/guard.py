@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..harness.confine import hook
-from ..harness.worlds import default_temp_base
+from ..harness.confine.guard import hook
+from ..harness.worlds.temp import default_temp_base
 
 
 def add_arguments(p) -> None:

@@ -6,13 +6,13 @@ directory, one fresh world per case x trial x arm and the skill copies in a
 temp root outside the repository, and write run.json, plan.json, the cases
 as used, and a bound copy of the skill's workflow script. Nothing is created
 when any check fails, and anything half-made is removed when a step fails.
-The stages are in ``harness/plan_run.py``; this command parses and prints.
+The stages are in ``harness/plan/run.py``; this command parses and prints.
 Unless ``--fresh`` is given, it first continues the newest unfinished run of
-the same skills when that still fits the tree (``harness/plan_resume.py``).
+the same skills when that still fits the tree (``harness/plan/resume.py``).
 
 Judge orders are not drawn here: ``collect`` draws each one when it writes that
 trial's packet, from the seed and the bytes of the two outputs
-(:func:`benchcore.harness.judging.draw_order`), so nothing an arm can read
+(:func:`benchcore.judging.draw_order`), so nothing an arm can read
 while it runs (plan.json, run.json and the seed included) tells it its letter.
 """
 
@@ -28,19 +28,18 @@ from attrs import evolve
 from .. import serde
 from ..errors import BenchError
 from ..model import Budget, TRIALS
-from ..harness import gitrepo
-from ..harness.claude_settings import LOCAL, allow_benchmark, git_status_reaches_subagents, guard_command
-from ..harness.confine import register_runs
-from ..harness.files import shown_path
-from ..harness.plan_decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
-from ..harness.plan_estimate import arms_phrase, budget_phrase, estimate_line
-from ..harness.plan_resume import (Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines,
-                                   resumed_next, slash_command)
-from ..harness.plan_run import plan_runs
-from ..harness.planfile import agent_tool_model, read_plan
-from ..harness.skillroots import installed_note
-from ..harness.tree import find_repo_root
-from ..harness.worlds import default_temp_base
+from ..harness.repo import git
+from ..harness.claude.settings import LOCAL, allow_benchmark, git_status_reaches_subagents, guard_command
+from ..harness.confine.guard import register_runs
+from ..harness.store.files import shown_path
+from ..harness.plan.decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
+from ..harness.plan.estimate import arms_phrase, budget_phrase, estimate_line
+from ..harness.plan.resume import Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines, resumed_next, slash_command
+from ..harness.plan.run import plan_runs
+from ..harness.store.planfile import agent_tool_model, read_plan
+from ..harness.repo.roots import installed_note
+from ..harness.repo.tree import find_repo_root
+from ..harness.worlds.temp import default_temp_base
 
 
 def add_arguments(p) -> None:
@@ -74,7 +73,7 @@ def run(args) -> int:
         raise BenchError(None, "give skill names or --all, not both", fix="benchcore plan <skill>... or benchcore plan --all")
     root = find_repo_root(args.repo or Path.cwd())
     chosen, untested = choose_skills(root, args.skills, args.all)
-    branch = gitrepo.resolve_default_branch(root)
+    branch = git.resolve_default_branch(root)
     decisions = [decide(root, s, branch) for s in chosen]
     if args.budget_tokens is not None or args.budget_usd is not None:
         if (args.budget_tokens is not None and args.budget_tokens <= 0) or \

@@ -37,10 +37,10 @@ def run(args: argparse.Namespace) -> int:
     from attrs import asdict  # not serde: cattrs costs more to import than a corpus costs to read
 
     from .. import usage
-    from ..harness import transcript_io
+    from ..harness.claude import tokens
 
-    prices = transcript_io.price_table()
-    files = [(path, *transcript_io.transcript_usage(path, prices)) for path in args.transcripts]
+    prices = tokens.price_table()
+    files = [(path, *tokens.transcript_usage(path, prices)) for path in args.transcripts]
     total = usage.sum_usage(u for _, u, _ in files)
     skipped = sum(n for _, _, n in files)
     if args.json:

@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..harness.samples import tree_sample_problems
-from ..harness.tree import find_repo_root, validate_tree
+from ..harness.worlds.samples import tree_sample_problems
+from ..harness.repo.tree import find_repo_root, validate_tree
 
 
 def add_arguments(p) -> None:

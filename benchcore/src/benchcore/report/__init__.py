@@ -8,6 +8,6 @@
 """
 
 from .index import IndexView, LeaderboardEntry, build_index_view
-from .view import ReportView, build_report_view
+from .view.page import ReportView, build_report_view
 
 __all__ = ["IndexView", "LeaderboardEntry", "ReportView", "build_index_view", "build_report_view"]

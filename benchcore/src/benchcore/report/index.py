@@ -16,7 +16,7 @@ from attrs import frozen
 from .. import __version__
 from ..model import SkillResult
 from . import fmt
-from .view_header import Badge, axis_badge, efficacy_flips
+from .view.header import Badge, axis_badge, efficacy_flips
 
 CATEGORIES = ("regression-red", "efficacy-red", "refused", "incomplete", "fragile", "green", "no-run")
 CATEGORY_LABELS = {

@@ -21,7 +21,7 @@ from attrs import frozen
 from . import fmt
 
 from .index import IndexView
-from .view import ReportView
+from .view.page import ReportView
 
 _PACKAGE = "benchcore.report"
 

@@ -1,0 +1,200 @@
+"""Whether a transcript is an agent the orchestrating session launched: its journals and Agent results, read once.
+
+Claude Code 2.1.328 exports ``CLAUDE_CODE_SESSION_ID`` to every Bash command
+it runs (measured on the real CLI: the same id as the session's
+``<projects>/<project-slug>/<session-id>.jsonl``). ``plan`` and ``collect``
+record it in plan.json ``sessions``. A transcript then counts for a cell or a
+packet only when one of those sessions launched it: its agent id is in a
+``started`` line of the session's Workflow journals
+(``<session>/subagents/workflows/wf_<id>/journal.jsonl``) or in an Agent tool
+result of the session's own transcript, the file sits where Claude Code wrote
+that agent, and it started after its cell or packet was written and not after
+collect's clock. An agent another agent launched is never in the session's
+records: an arm's children are copied with the arm, they never stand for a
+cell. With no session recorded (benchcore run by hand), provenance is unknown
+and only the marker and the times decide, as collect.json says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Iterable, Optional
+
+from attrs import evolve, frozen
+
+from ..store.files import locked_run, not_regular, write_atomic
+from ...judging import same_prompt
+from ..store.planfile import read_plan, write_plan
+from .transcript import _child_ids, read_records
+
+SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
+# How far a transcript's first timestamp may run ahead of collect's clock (clocks of one machine, rounding).
+CLOCK_SLACK = timedelta(seconds=120)
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+
+
+def current_session() -> Optional[str]:
+    """The Claude Code session running this command (its Bash tool exports the id), or None."""
+    sid = os.environ.get(SESSION_ENV, "").strip()
+    return sid if _SESSION_ID.match(sid) else None
+
+
+def with_current(sessions: Iterable[str]) -> tuple[str, ...]:
+    """``sessions`` and the current one (when there is one), in the order first seen."""
+    now = current_session()
+    return tuple(dict.fromkeys([*sessions, *([now] if now else [])]))
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _when(stamp: str) -> Optional[datetime]:
+    try:
+        t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+@frozen
+class Launched:
+    """Every agent the given sessions launched: agent id -> (session id, where Claude Code writes it)."""
+
+    sessions: tuple[str, ...]
+    agents: dict[str, tuple[str, Path]]
+    clock: datetime  # collect's own clock, read once: a transcript cannot start after it
+
+    @classmethod
+    def read(cls, root: Path, sessions: Iterable[str], clock: Optional[datetime] = None) -> "Launched":
+        """One pass over each session's main transcript and Workflow journals under ``root`` (projects)."""
+        sessions = tuple(dict.fromkeys(sessions))
+        agents: dict[str, tuple[str, Path]] = {}
+        projects = sorted(p for p in root.iterdir() if p.is_dir()) if sessions and root.is_dir() else []
+        for project in projects:
+            for sid in sessions:
+                sdir = project / sid
+                main = project / f"{sid}.jsonl"
+                if not_regular(main) is None:
+                    for aid in _child_ids(list(read_records(main))):
+                        agents.setdefault(aid, (sid, sdir / "subagents" / f"agent-{aid}.jsonl"))
+                wf = sdir / "subagents" / "workflows"
+                for journal in sorted(wf.glob("*/journal.jsonl")) if wf.is_dir() else ():
+                    for rec in read_records(journal):
+                        aid = rec.get("agentId")
+                        if rec.get("type") == "started" and isinstance(aid, str):
+                            agents.setdefault(aid, (sid, journal.parent / f"agent-{aid}.jsonl"))
+        return cls(sessions=sessions, agents=agents, clock=clock or now_utc())
+
+    def why_not(self, path: Path, agent_id: str, started: str, sessions: tuple[str, ...],
+                written_at: str) -> Optional[str]:
+        """Why the transcript at ``path`` is not an agent one of ``sessions`` launched after ``written_at``
+        (its cell's or packet's time), or None. With no session, only the clock is checked."""
+        t = _when(started)
+        if t is not None and t > self.clock + CLOCK_SLACK:
+            return (f"it claims to start at {started}, after collect's clock "
+                    f"({self.clock.isoformat(timespec='seconds').replace('+00:00', 'Z')})")
+        if not sessions:
+            return None
+        hit = self.agents.get(agent_id)
+        if hit is None or hit[0] not in sessions:
+            return (f"no session that ran plan or collect for this run ({', '.join(sessions)}) launched it: its "
+                    f"agent id is in none of their Workflow journals or Agent results")
+        if os.path.normpath(path) != os.path.normpath(hit[1]):
+            return f"it is not where Claude Code wrote that session's agent {agent_id} ({hit[1]})"
+        w = _when(written_at)
+        if t is None or (w is not None and t < w):
+            return f"it started ({started or 'no time'}) before its cell or packet was written ({written_at})"
+        return None
+
+
+def record_session(run_dir: Path) -> tuple[str, ...]:
+    """Add the session running this collect to the run's plan.json ``sessions``; the run's sessions."""
+    plan = read_plan(run_dir)
+    sessions = with_current(plan.sessions)
+    if sessions != tuple(plan.sessions):
+        write_plan(run_dir, evolve(plan, sessions=sessions))
+    return sessions
+
+
+def mark_cleaned(run_dir: Path) -> None:
+    """Record in plan.json when benchcore clean first removed the run's worlds and skill copies (under the
+    run's collect lock: a collect running meanwhile would write its own plan.json over it)."""
+    with locked_run(run_dir):
+        plan = read_plan(run_dir)
+        if not plan.cleaned_at:
+            write_plan(run_dir, evolve(plan, cleaned_at=now_utc().isoformat(timespec="milliseconds")
+                                       .replace("+00:00", "Z")))
+
+
+def sift(run, key: str, cands: list, written_at: str, children=lambda af: ()) -> list:
+    """The candidates for cell or packet ``key`` that its run's sessions launched, with the agents those
+    launched (``children``: kept for the nesting rules, which never let a child stand for a cell); every
+    other one is named in ``run.refused`` (key, path, why)."""
+    sessions = tuple(run.plan.sessions)
+    why = {af.agent_id: run.launched.why_not(af.path, af.agent_id, af.started, sessions, written_at) for af in cands}
+    kids = {k for af in cands if why[af.agent_id] is None for k in children(af)}
+    out = []
+    for af in cands:
+        if why[af.agent_id] is None or af.agent_id in kids:
+            out.append(af)
+        elif (key, str(af.path), why[af.agent_id]) not in run.refused:
+            run.refused.append((key, str(af.path), why[af.agent_id]))
+    return out
+
+
+def rival(pick, own: list, prompt: str, done, children=lambda af: ()) -> Optional[object]:
+    """Another finished candidate whose task is also ``prompt`` (not one the others launched), or None: two
+    finished transcripts for one cell or packet are never settled by choosing one."""
+    kids = {k for c in own for k in children(c)}
+    for c in own:
+        if c is not pick and c.agent_id not in kids and same_prompt(prompt, c.prompt) and done(c):
+            return c
+    return None
+
+
+# How Claude Code 2.1.328 refuses one part of a compound Bash command in headless default mode (measured):
+# "This Bash command contains multiple operations. The following part requires approval: python3 -".
+REQUIRES_APPROVAL = "requires approval"
+
+
+def refusals(run, found: dict) -> dict[tuple[str, int], list[dict]]:
+    """(case, trial) -> what was refused for it: transcripts no session of the run launched (cell, path, why),
+    and the arms' tool calls Claude Code refused (cell, the call)."""
+    cells = run.plan.cell_map()
+    out: dict[tuple[str, int], list[dict]] = {}
+    for key, path, why in run.refused:
+        if key in cells:
+            out.setdefault((cells[key].case, cells[key].trial), []).append({"cell": key, "path": path, "why": why})
+    for cid, t in found.items():
+        for call in t.tool_calls():
+            if (call.refused or (call.error and REQUIRES_APPROVAL in call.result)) and cid in cells:
+                shown = " ".join(str(call.input.get("command") or call.input.get("file_path") or "").split())
+                out.setdefault((cells[cid].case, cells[cid].trial), []).append(
+                    {"cell": cid, "why": f"Claude Code refused its {call.name} call: "
+                                         f"{shown[:120] + ('...' if len(shown) > 120 else '')}"})
+    return out
+
+
+def write_refusals(run, found: dict) -> None:
+    """``t<N>/refused.json`` for every trial something was refused for (the report's trial details show it)."""
+    table = refusals(run, found)
+    run.refused_calls = [(e["cell"], e["why"]) for t in sorted(table) for e in table[t] if "path" not in e]
+    for case, trial in {(c.case, c.trial) for c in run.plan.cells}:
+        path = run.tdir(case, trial) / "refused.json"
+        if (case, trial) in table:
+            text = json.dumps(table[(case, trial)], indent=1) + "\n"
+            if not (path.is_file() and path.read_text(encoding="utf-8") == text):
+                write_atomic(path, text)
+        elif path.is_file():
+            path.unlink()
+
+
+def state(sessions: tuple[str, ...]) -> str:
+    """collect.json's ``provenance``: which sessions' launches were checked, or that none was known."""
+    return ("checked: launched by session " + ", ".join(sessions)) if sessions else \
+        "unknown: no Claude Code session id was recorded for this run (benchcore run by hand)"

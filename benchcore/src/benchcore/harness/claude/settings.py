@@ -1,0 +1,230 @@
+"""What the benchmark sets in Claude Code for itself, so a run asks no permission per cell (I/O).
+
+Arms work in worlds outside the repository (a world inside it would put the
+arm in the user's project). In Claude Code's default permission mode every
+Read, ``ls`` or ``cat`` outside the session's working directories asks the
+user, so a run asked once per arm cell at least (measured on the real CLI:
+"Read file · from the "bench-fanout" workflow" for each with-skill arm's copy
+of the skill, "Bash command" for each look at a world). A folder listed in
+``permissions.additionalDirectories`` is a working directory: reads and
+read-only commands there ask nothing, and Claude Code picks a change to the
+settings file up in the running session (measured: written by ``plan``, no
+cell asked; the session notes "Additional working directories added").
+
+The benchmark's own commands (``collect``, ``render``, ``clean`` after the
+``plan`` the user approved) are allowed by the rule Claude Code itself writes
+when the user picks "Yes, and don't ask again": ``Bash(<wrapper> <command> *)``
+for the wrapper path the session runs (``$BENCHCORE_COMMAND``, which the
+wrapper sets).
+
+Both go into the project's ``.claude/settings.local.json`` (the per-user,
+uncommitted file Claude Code writes such rules to), only where no settings
+file has them yet, and ``plan`` says what it added. Nothing else is granted:
+edits and commands that change a world, and git in a world (Claude Code flags
+version control in another folder), still ask in default mode, as they would
+in the project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import time
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .agents import config_dir
+from ..store.files import read_json_object as _load, write_atomic
+
+LOCAL = Path(".claude") / "settings.local.json"
+GUARD_SETTLE = float(os.environ.get("BENCHCORE_GUARD_SETTLE", "3"))
+COMMANDS = ("plan", "collect", "render", "clean")
+
+
+def _perm_list(data: dict, key: str) -> list:
+    perms = data.get("permissions")
+    value = perms.get(key) if isinstance(perms, dict) else None
+    return value if isinstance(value, list) else []
+
+
+def _covers(dirs: list, folder: Path, repo_root: Path) -> bool:
+    for d in dirs:
+        if not isinstance(d, str) or not d:
+            continue
+        p = Path(os.path.expanduser(d))
+        p = p if p.is_absolute() else repo_root / p
+        try:
+            p = p.resolve()
+        except OSError:
+            continue
+        if folder == p or folder.is_relative_to(p):
+            return True
+    return False
+
+
+def _write(target: Path, text: str) -> None:
+    """A new file is written atomically (temp file + rename). An existing one is rewritten in place: Claude
+    Code watches the file it loaded, and a rename puts a new file under the name, whose change the running
+    session did not see (measured: every arm cell asked again)."""
+    if not target.exists():
+        write_atomic(target, text)
+        return
+    data = text.encode("utf-8")
+    with open(target, "r+b") as fh:
+        fh.write(data)
+        fh.truncate(len(data))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def command_rules(command: Optional[str]) -> list[str]:
+    """The allow rules for the benchmark's own commands, as Claude Code writes them for "don't ask again"."""
+    if not command or any(c in command for c in "()\n*"):
+        return []
+    return [f"Bash({command} {sub} *)" for sub in COMMANDS]
+
+
+def guard_command(skill_dir: Optional[str], base: Path) -> Optional[str]:
+    """The guard hook's command line: the skill's ``scripts/guard`` with the temp base (None without the skill
+    folder, as when benchcore runs outside the skill's wrapper)."""
+    if not skill_dir:
+        return None
+    script = Path(skill_dir) / "scripts" / "guard"
+    # Run through sh: a copy that lost its executable bit (an unpacked plugin) still runs.
+    return f"sh {shlex.quote(str(script))} {shlex.quote(str(Path(base).resolve()))}" if script.is_file() else None
+
+
+def _hook_commands(data: dict) -> list[str]:
+    out = []
+    entries = (data.get("hooks") or {}).get("PreToolUse") if isinstance(data.get("hooks"), dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        for h in (entry.get("hooks") if isinstance(entry, dict) else None) or []:
+            if isinstance(h, dict) and isinstance(h.get("command"), str):
+                out.append(h["command"])
+    return out
+
+
+def _add_hook(data: dict, command: str) -> bool:
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict) or not isinstance(hooks.setdefault("PreToolUse", []), list):
+        return False
+    hooks["PreToolUse"].append({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]})
+    return True
+
+
+def remove_guard(repo_root: Path, command: Optional[str]) -> bool:
+    """Take the guard hook ``command`` out of ``.claude/settings.local.json`` (``clean``, when no run is left
+    active); True when it was there. Every other setting stays."""
+    target = repo_root / LOCAL
+    if not command or target.is_symlink() or not target.is_file():
+        return False
+    data = _load(target)
+    entries = (data.get("hooks") or {}).get("PreToolUse") if isinstance(data.get("hooks"), dict) else None
+    if not isinstance(entries, list):
+        return False
+    kept = [e for e in entries if not (isinstance(e, dict) and [h.get("command") for h in e.get("hooks") or []
+                                                                if isinstance(h, dict)] == [command])]
+    if len(kept) == len(entries):
+        return False
+    if kept:
+        data["hooks"]["PreToolUse"] = kept
+    else:
+        del data["hooks"]["PreToolUse"]
+        if not data["hooks"]:
+            del data["hooks"]
+    _write(target, json.dumps(data, indent=2) + "\n")
+    return True
+
+
+def remove_grant(repo_root: Path, folder: Path) -> bool:
+    """Take ``folder`` (a run's own temp root, granted under a ``--temp-dir`` of the user's) out of
+    ``additionalDirectories`` in ``.claude/settings.local.json`` (``clean``); True when it was there."""
+    target = repo_root / LOCAL
+    if target.is_symlink() or not target.is_file():
+        return False
+    data = _load(target)
+    perms = data.get("permissions")
+    dirs = perms.get("additionalDirectories") if isinstance(perms, dict) else None
+    if not isinstance(dirs, list):
+        return False
+    gone = {str(folder), str(Path(folder).resolve())}
+    kept = [d for d in dirs if d not in gone]
+    if len(kept) == len(dirs):
+        return False
+    perms["additionalDirectories"] = kept
+    _write(target, json.dumps(data, indent=2) + "\n")
+    return True
+
+
+def allow_benchmark(repo_root: Path, folder: Path | Sequence[Path], command: Optional[str],
+                    config: Optional[Path] = None, guard: Optional[str] = None) -> str:
+    """Make ``folder`` (benchcore's own temp base holding every run's worlds; or, under a ``--temp-dir`` of the
+    user's, each run's own temp root, never the whole folder) a working directory and allow the benchmark's own
+    commands, in ``.claude/settings.local.json``, where no settings file has them yet; return the line to print
+    (empty when nothing was missing). A settings file Claude Code could not read is left alone: the line then
+    says what to add by hand. Every other setting stays as it was."""
+    config = config_dir() if config is None else config
+    folders = [Path(f).resolve() for f in ([folder] if isinstance(folder, (str, Path)) else folder)]
+    files = [repo_root / LOCAL, repo_root / ".claude" / "settings.json", config / "settings.json"]
+    loaded = [_load(f) for f in files]
+    need_dirs = [f for f in folders
+                 if not any(_covers(_perm_list(d, "additionalDirectories"), f, repo_root) for d in loaded)]
+    need_dir = bool(need_dirs)
+    have = {r for d in loaded for r in _perm_list(d, "allow") if isinstance(r, str)}
+    need_rules = [r for r in command_rules(command) if r not in have]
+    need_guard = bool(guard) and not any(guard in _hook_commands(d) for d in loaded)
+    if not need_dir and not need_rules and not need_guard:
+        return ""
+    wanted = ([f'"additionalDirectories": {json.dumps([str(f) for f in need_dirs])}'] if need_dir else []) + \
+             ([f'"allow": {json.dumps(need_rules)}'] if need_rules else []) + \
+             ([f'a "PreToolUse" hook running {guard}'] if need_guard else [])
+    by_hand = (f"add {', '.join(wanted)} under \"permissions\" in {LOCAL} yourself, or expect permission dialogs "
+               "for each arm's reads and for benchcore's commands")
+    target = repo_root / LOCAL
+    data: dict = {}
+    if target.exists() or target.is_symlink():
+        if target.is_symlink() or not target.is_file():
+            return f"note: {LOCAL} is not a plain file, so benchcore left it alone; {by_hand}"
+        try:
+            data = json.loads(target.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            return f"note: {LOCAL} is not valid JSON ({exc}), so benchcore left it alone; {by_hand}"
+        perms = data.get("permissions", {}) if isinstance(data, dict) else None
+        if not isinstance(perms, dict) or not all(isinstance(perms.get(k, []), list)
+                                                  for k in ("additionalDirectories", "allow")):
+            return f"note: {LOCAL} does not have the shape Claude Code reads, so benchcore left it alone; {by_hand}"
+    perms = data.setdefault("permissions", {})
+    if need_dir:
+        perms.setdefault("additionalDirectories", []).extend(str(f) for f in need_dirs)
+    if need_rules:
+        perms.setdefault("allow", []).extend(need_rules)
+    if need_guard and not _add_hook(data, guard):
+        return f"note: {LOCAL} has \"hooks\" of a shape Claude Code does not read, so benchcore left it alone; {by_hand}"
+    _write(target, json.dumps(data, indent=2) + "\n")
+    if need_guard:
+        # Claude Code loads a changed settings file about 1.5 s after the write (measured on 2.1.328: an arm's
+        # calls in that window ran unguarded); plan returns only once the hook is in force.
+        time.sleep(GUARD_SETTLE)
+    what = ([f"the worlds folder{'s' if len(need_dirs) > 1 else ''} {', '.join(map(str, need_dirs))} to "
+              "additionalDirectories"] if need_dir else []) + \
+           ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else []) + \
+           (["the benchmark's guard (a PreToolUse hook confining each arm to its world and skill copy)"]
+            if need_guard else [])
+    return (f"note: added {' and '.join(what)} in {LOCAL}, so a run asks no permission per cell "
+            "(plan --keep-settings leaves the file alone)")
+
+
+def git_status_reaches_subagents(repo_root: Path, config: Optional[Path] = None) -> bool:
+    """Whether Claude Code gives subagents its git status (a system reminder listing changed files, so an
+    edited skill's path, and with it the skill's name, reaches every baseline arm; measured on 2.1.328).
+    ``CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS`` or ``"includeGitInstructions": false`` turns it off; the
+    settings files are read in Claude Code's order (local, project, user), the first that sets it decides."""
+    if os.environ.get("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS", "").lower() in ("1", "true", "yes"):
+        return False
+    config = config_dir() if config is None else config
+    for f in (repo_root / LOCAL, repo_root / ".claude" / "settings.json", config / "settings.json"):
+        value = _load(f).get("includeGitInstructions")
+        if isinstance(value, bool):
+            return value
+    return True

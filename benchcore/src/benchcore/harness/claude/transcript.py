@@ -1,0 +1,318 @@
+"""One transcript read from disk: its records, with those of the subagents it launched, and what they say.
+
+From Claude Code's records: the tool calls and their results, the models that
+answered, the final message. Finding the files is :mod:`benchcore.harness.claude.projects`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Iterator, Mapping, Optional, Protocol
+
+from attrs import frozen
+
+from ...errors import BenchError
+from ..store.files import not_regular, open_regular, read_regular_bytes
+
+
+
+class AgentPaths(Protocol):
+    """What :func:`load` needs of an index (``projects.Index`` is one): each agent id's transcript path."""
+    by_id: Mapping[str, Path]
+
+SYNTHETIC = "<synthetic>"
+_AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
+_LINE = re.compile(rb"[^\r\n]+")
+
+
+def record_of(raw: str | bytes) -> Optional[dict]:
+    """One transcript line as a record; None for a blank, malformed or truncated line, or one that is not an
+    object (such lines are skipped, never fatal)."""
+    if not raw.strip():
+        return None
+    try:
+        rec = json.loads(raw)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def text_of(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def read_records(path: Path) -> Iterator[dict]:
+    """The readable records of a transcript; malformed or truncated lines are skipped."""
+    try:
+        with open_regular(path) as fh:
+            for raw in fh:
+                if (rec := record_of(raw)) is not None:
+                    yield rec
+    except (OSError, BenchError):  # gone, unreadable, or not a regular file: no records
+        return
+
+
+@frozen
+class ToolUse:
+    name: str
+    input: dict
+    agent_id: str
+
+
+# How Claude Code words a tool call it did not run (measured on the real CLI: docs/internals.md): a refused call is still a
+# tool_use in the transcript, with an is_error result, but some results carry no flag.
+REFUSALS = ("requested permissions to", "but you haven't granted it yet", "This command requires approval",
+            "Permission to use", "was blocked", "The user doesn't want to proceed",
+            "denied by your permission settings")
+
+
+@frozen
+class ToolCall:
+    """A tool call and what came back: ``ok`` when it ran (a result, not an error, not a refusal)."""
+
+    name: str
+    input: dict
+    agent_id: str
+    id: str
+    result: str  # the tool_result's text ("" when none came back)
+    ok: bool
+    refused: bool
+    error: bool = False  # the result was flagged is_error (or none came back)
+
+
+def _result_text(block: dict, rec: dict) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
+@frozen
+class Transcript:
+    """A cell's transcript: its own records, then those of the subagents it launched (recursively)."""
+
+    main_id: str
+    records: tuple[dict, ...]
+    children: tuple[str, ...]  # agent ids of launched subagents found on disk
+    raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
+
+    def own(self) -> Iterator[dict]:
+        for r in self.records:
+            if r.get("agentId", self.main_id) == self.main_id:
+                yield r
+
+    def tool_uses(self) -> list[ToolUse]:
+        out = []
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+                continue
+            for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    out.append(ToolUse(str(b.get("name", "")), b.get("input") if isinstance(b.get("input"), dict) else {},
+                                       str(r.get("agentId", self.main_id))))
+        return out
+
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call, each with its result: what the agent really saw, not only what it asked for."""
+        results: dict[str, tuple[str, bool]] = {}
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") != "user" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+                continue
+            for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
+                    results[b["tool_use_id"]] = (_result_text(b, r), bool(b.get("is_error")))
+        out = []
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+                continue
+            for b in msg["content"]:
+                if not (isinstance(b, dict) and b.get("type") == "tool_use"):
+                    continue
+                tid = str(b.get("id", ""))
+                text, error = results.get(tid, ("", True))
+                refused = any(p in text for p in REFUSALS) and (error or len(text) < 600)
+                out.append(ToolCall(name=str(b.get("name", "")),
+                                    input=b.get("input") if isinstance(b.get("input"), dict) else {},
+                                    agent_id=str(r.get("agentId", self.main_id)), id=tid, result=text,
+                                    ok=tid in results and not error and not refused, refused=refused,
+                                    error=error))
+        return out
+
+    def skill_loads(self) -> list[tuple[str, str]]:
+        """(agent id, the skill body) of every skill Claude Code loaded into the conversation: the
+        ``isMeta`` user record that follows a Skill call's result and names it in ``sourceToolUseID``."""
+        skill_calls = {u.id for u in self.tool_calls() if u.name == "Skill"}
+        out = []
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") == "user" and r.get("isMeta") and r.get("sourceToolUseID") and isinstance(msg, dict):
+                text = text_of(msg.get("content"))
+                if r["sourceToolUseID"] in skill_calls or "Base directory for this skill:" in text:
+                    out.append((str(r.get("agentId", self.main_id)), text))
+        return out
+
+    def models(self) -> set[str]:
+        out = set()
+        for r in self.records:
+            msg = r.get("message")
+            if r.get("type") == "assistant" and isinstance(msg, dict):
+                model = msg.get("model")
+                if isinstance(model, str) and model and model != SYNTHETIC:
+                    out.add(model)
+        return out
+
+    def final_message(self) -> Optional[str]:
+        """The text of the agent's last API response, or None while it is unfinished (ends in a tool call)."""
+        groups: list[tuple[str, list[dict]]] = []
+        for r in self.own():
+            msg = r.get("message")
+            if r.get("type") != "assistant" or not isinstance(msg, dict) or msg.get("model") == SYNTHETIC:
+                continue
+            key = str(msg.get("id") or r.get("requestId") or r.get("uuid"))
+            if groups and groups[-1][0] == key:
+                groups[-1][1].append(msg)
+            else:
+                groups.append((key, [msg]))
+        if not groups:
+            return None
+        blocks = [b for m in groups[-1][1] for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                  if isinstance(b, dict)]
+        if any(b.get("type") == "tool_use" for b in blocks):
+            return None
+        texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
+        text = "\n".join(t for t in texts if t)
+        return text if text.strip() else None
+
+    def structured_output(self) -> Optional[dict]:
+        """The input of the agent's last StructuredOutput call (a Workflow ``schema`` answer), if any."""
+        found = None
+        for u in self.tool_uses():
+            if u.name == "StructuredOutput" and u.agent_id == self.main_id:
+                found = u.input
+        return found
+
+    def structured_outputs(self) -> list[dict]:
+        """The inputs of the agent's StructuredOutput calls that were accepted (a rejected one is retried)."""
+        return [c.input for c in self.tool_calls()
+                if c.name == "StructuredOutput" and c.agent_id == self.main_id and not (c.error and c.result)]
+
+
+_JOURNALS: dict[Path, tuple[tuple[int, int, int], dict]] = {}
+_JOURNALS_KEPT = 8  # journals whose results stay read (one per workflow run: a collect reads a few)
+
+
+def _journal_results(journal: Path) -> dict:
+    """agent id -> the last result a workflow journal recorded for it, read once per version of the file
+    (its inode, size and modification time), so the judges of one workflow cost one read, not one each."""
+    try:
+        st = journal.stat()
+    except OSError:
+        return {}
+    version = (st.st_ino, st.st_size, st.st_mtime_ns)
+    kept = _JOURNALS.get(journal)
+    if kept is not None and kept[0] == version:
+        return kept[1]
+    results = {}
+    for rec in read_records(journal):
+        if rec.get("type") == "result" and isinstance(rec.get("agentId"), str):
+            results[rec["agentId"]] = rec.get("result")
+    while len(_JOURNALS) >= _JOURNALS_KEPT:
+        _JOURNALS.pop(next(iter(_JOURNALS)))
+    _JOURNALS[journal] = (version, results)
+    return results
+
+
+def journal_result(path: Path, agent_id: str):
+    """What a workflow's ``journal.jsonl`` (beside a workflow agent's transcript) recorded as that
+    agent's result (an object for a ``schema`` answer, else text), or None."""
+    journal = path.parent / "journal.jsonl"
+    if path.parent.parent.name != "workflows" or not_regular(journal) is not None:
+        return None
+    return _journal_results(journal).get(agent_id)
+
+
+def _child_ids(records: list[dict]) -> list[str]:
+    """Agent ids of subagents launched through Task/Agent tool calls, from their tool results."""
+    spawn_ids = set()
+    for r in records:
+        msg = r.get("message")
+        if r.get("type") == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
+            for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in ("Task", "Agent"):
+                    spawn_ids.add(b.get("id"))
+    out: list[str] = []
+    for r in records:
+        msg = r.get("message")
+        if r.get("type") != "user" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+            continue
+        for b in msg["content"]:
+            if not (isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in spawn_ids):
+                continue
+            result = r.get("toolUseResult")
+            ids = []
+            if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+                ids.append(result["agentId"])
+            content = b.get("content")
+            text = content if isinstance(content, str) else text_of(content)
+            ids.extend(_AGENT_ID_LINE.findall(text))
+            for i in ids:
+                if i not in out:
+                    out.append(i)
+    return out
+
+
+def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
+    """Read a transcript and, recursively, the transcripts of the subagents it launched."""
+    records: list[dict] = []
+    children: list[str] = []
+    main_bytes = b""
+    seen = {agent_id}
+    queue = [(agent_id, path)]
+    while queue:
+        aid, p = queue.pop(0)
+        try:
+            data = read_regular_bytes(p)
+        except (OSError, BenchError):
+            continue
+        if aid == agent_id:
+            main_bytes = data
+        recs = []
+        for line in _LINE.finditer(data):  # the lines splitlines gives, one at a time (no list of copies)
+            if (rec := record_of(line.group())) is not None:
+                rec.setdefault("agentId", aid)
+                recs.append(rec)
+        records.extend(recs)
+        for child in _child_ids(recs):
+            if child in seen or child not in index.by_id:
+                continue
+            seen.add(child)
+            children.append(child)
+            queue.append((child, index.by_id[child]))
+    return Transcript(main_id=agent_id, records=tuple(records), children=tuple(children),
+                      raw=main_bytes)
+
+
+def meta_path(transcript: Path) -> Path:
+    """Claude Code's ``agent-<id>.meta.json`` beside ``agent-<id>.jsonl``."""
+    return Path(transcript).with_name(Path(transcript).name.removesuffix(".jsonl") + ".meta.json")
+
+
+def agent_type(meta: Path) -> Optional[str]:
+    """The ``agentType`` a subagent ran as, from its meta file (None when absent or unreadable)."""
+    try:
+        data = json.loads(Path(meta).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("agentType") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,180 @@
+"""Collect stages 5 and 6, the judges: each answer from its judge's transcript, <comparison>.json, escalation."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Optional
+
+from attrs import evolve
+
+from ... import serde
+from ...model import ComparisonRecord, Judgment
+from ..claude import projects
+from ..claude.transcript import Transcript, journal_result, load
+from .packets import add_packet
+from .state import RunState, write_bytes_if_changed, write_if_changed
+from ..store.files import read_text, write_atomic
+from ...judging import AnswerError, parse_text, same_prompt, to_judgment
+from ..store.planfile import Packet
+from ..runs.folder import read_run
+
+
+class _Unfinished(Exception):
+    """A judge transcript with no answer yet."""
+
+
+def _after(started: str, written_at: str) -> bool:
+    """A transcript that started at ``started`` started at or after ``written_at`` (both ISO, UTC)."""
+    try:
+        a = datetime.fromisoformat(started.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(written_at.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return a >= b
+
+
+def _not_its_judge(run: RunState, af: projects.AgentFile, packet: Packet) -> Optional[str]:
+    """Why a transcript that names the packet is not its judge, or None. A judge's answer counts only
+    from a transcript whose task is the planned judge prompt (as Claude Code delivers it), that started
+    after the packet was written, and that no arm launched."""
+    if af.agent_id in run.arm_agents:
+        return "it was launched by an arm"
+    if not same_prompt(packet.prompt, af.prompt):
+        return "its prompt is not the planned judge prompt"
+    if not _after(af.started, packet.written_at):
+        return (f"it started ({af.started or 'no time'}) before its packet was written ({packet.written_at})")
+    return run.launched.why_not(af.path, af.agent_id, af.started, tuple(run.plan.sessions), packet.written_at)
+
+
+def read_answers(run: RunState, packets: dict[str, Packet]
+                 ) -> tuple[dict[str, Judgment], dict[str, str], dict[str, str]]:
+    """(packet id -> judgment, packet id -> why its answer is invalid, packet id -> why transcripts that
+    claim it were ignored)."""
+    answers: dict[str, Judgment] = {}
+    bad: dict[str, str] = {}
+    ignored: dict[str, str] = {}
+    for pid, packet in packets.items():
+        cands = run.packet_files.get(packet.ref, [])
+        errors = []
+        skipped = []
+        valid = []
+        for af in sorted(cands, key=lambda c: (c.started, str(c.path)), reverse=True):
+            why = _not_its_judge(run, af, packet)
+            if why is not None:
+                skipped.append(f"{af.path.name}: {why}")
+                continue
+            t = load(af.path, af.agent_id, run.index)
+            try:
+                valid.append((af, t, _answer(run, t, af, pid)))
+            except AnswerError as err:
+                errors.append(f"{err} ({af.path})")
+                run.invalid_answers.setdefault(pid, []).append(str(af.path))
+            except _Unfinished:
+                continue
+        if len(valid) > 1:  # two judges answered one packet: neither is chosen
+            errors.insert(0, f"two judges answered it: {valid[0][0].path} and {valid[1][0].path}")
+            run.invalid_answers.setdefault(pid, []).extend(str(v[0].path) for v in valid)
+        elif valid:
+            af, t, answer = valid[0]
+            models = sorted(t.models())
+            answers[pid] = evolve(answer, model=", ".join(models) if models else None)
+            # The judge's transcript is kept with the run: its usage is the judges' cost row.
+            write_bytes_if_changed(run.judge_transcript(packet), t.raw)
+        if skipped:
+            ignored[pid] = "; ".join(skipped)
+        if pid not in answers and errors:
+            bad[pid] = errors[0]
+        if pid not in answers and not cands:
+            # The judge's transcript is gone (cleaned up, another machine): its recorded judgment stands.
+            kept = _recorded(run, packet)
+            if kept is not None:
+                answers[pid] = kept
+    return answers, bad, ignored
+
+
+def _answer(run: RunState, t: Transcript, af: projects.AgentFile, pid: str) -> Judgment:
+    """The judgment in a judge's transcript: its StructuredOutput call, else the workflow journal's
+    result, else its final message as JSON. A judge that used any other tool is re-asked: it answers
+    from its prompt alone."""
+    used = sorted({c.name for c in t.tool_calls() if c.name != "StructuredOutput"})
+    if used:
+        raise AnswerError(f"the judge used the tool{'s' if len(used) > 1 else ''} {', '.join(used)}; a judge "
+                          f"answers from its prompt alone")
+    outputs = t.structured_outputs()
+    if len({json.dumps(o, sort_keys=True) for o in outputs}) > 1:
+        raise AnswerError(f"the judge gave {len(outputs)} different StructuredOutput answers, not one")
+    data = outputs[-1] if outputs else journal_result(af.path, af.agent_id)
+    if isinstance(data, str):
+        data = parse_text(data)
+    if data is None:
+        final = t.final_message()
+        if final is None:
+            raise _Unfinished()
+        data = parse_text(final)
+    return to_judgment(data, pid, run.plan.run_id)
+
+
+def _recorded(run: RunState, packet: Packet) -> Optional[Judgment]:
+    path = run.tdir(packet.case, packet.trial) / f"{packet.comparison}.json"
+    if not path.is_file():
+        return None
+    record = serde.loads(ComparisonRecord, read_text(path), source=str(path))
+    if dict(record.order) != run.plan.orders.get(packet.id.split("#", 1)[0]):
+        return None
+    if record.outputs_sha256 is not None and record.outputs_sha256 != packet.outputs_sha256:
+        return None
+    n = packet.round - 1
+    if packet.round > 1 and len(record.judgments) < 3:
+        return None
+    return record.judgments[n] if n < len(record.judgments) else None
+
+
+def write_judgments(run: RunState, packets: dict[str, Packet], answers: dict[str, Judgment]) -> None:
+    for pid, packet in packets.items():
+        if packet.round != 1:
+            continue
+        first = answers.get(pid)
+        if first is None:
+            continue
+        panel = [answers.get(f"{pid}#2"), answers.get(f"{pid}#3")]
+        judgments = (first, *panel) if all(panel) else (first,)
+        order = run.plan.orders[pid]
+        record = ComparisonRecord(order=order, judgments=judgments,
+                                  outputs_sha256=dict(packet.outputs_sha256) or None)
+        write_if_changed(run.tdir(packet.case, packet.trial) / f"{packet.comparison}.json", serde.dumps(record))
+
+
+def escalate(run: RunState, packets: dict[str, Packet]) -> list[str]:
+    from ...results import escalations
+
+    data = read_run(run.run_dir)
+    named = []
+    for esc in escalations(data):
+        named.append(f"{esc.case}/{esc.comparison}")
+        for trial in esc.trials:
+            for round_ in (2, 3):
+                add_packet(run, packets, esc.case, trial, esc.comparison, round_)
+    return named
+
+
+MAX_JUDGE_ASKS = 3  # a packet is asked at most this often: the first time and two re-asks, as an arm cell
+
+
+def give_up_judges(run: RunState, packets: dict[str, Packet], bad: dict[str, str]) -> list[tuple[str, str]]:
+    """Packets whose judges answered invalidly MAX_JUDGE_ASKS times: recorded in run.json ``not_run`` (never
+    asked again; the comparison's trial is left unjudged, so its axis is incomplete and says why), each
+    packet's invalid answers kept in plan.json. Returns (packet id, why) for every packet given up."""
+    out = []
+    for pid in bad:
+        packet = packets[pid]
+        seen = tuple(dict.fromkeys([*packet.invalid_answers, *run.invalid_answers.get(pid, ())]))
+        packets[pid] = evolve(packet, invalid_answers=seen)
+        if len(seen) >= MAX_JUDGE_ASKS and pid not in run.info.not_run:
+            why = f"its judges answered invalidly {len(seen)} times (given up; the last: {bad[pid][:200]})"
+            run.info = evolve(run.info, not_run={**run.info.not_run, pid: why})
+            write_atomic(run.run_dir / "run.json", serde.dumps(run.info))
+    for pid, why in run.info.not_run.items():
+        if pid in packets and packets[pid].invalid_answers and why.startswith("its judges answered invalidly"):
+            out.append((pid, why))
+    return out

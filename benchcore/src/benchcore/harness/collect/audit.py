@@ -1,0 +1,125 @@
+"""Collect stage 2, the audit: check each trial whose cells are all in for leaks and a changed prompt (audit.json)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ... import serde
+from ...model import Audit, AuditProblem
+from ..claude.transcript import Transcript
+from .contamination import Fingerprints, audit_cell, distinctive_lines, guard_problems, prompt_problem
+from ..confine.guard import read_log
+from .state import RunState, write_if_changed
+from ..store.files import read_text
+from ..repo.tree import fixture_path, tests_path_of
+
+
+def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
+    """What an arm of this case must not see in a tool result (see harness/collect/contamination.py), from the skill
+    copies (the repository's skill when a copy is gone), the case, the skill's other cases and the run
+    folder; lines the arm may see (its prompt, its case's fixture) are left out."""
+    if case_id in run.fingerprint_cache:
+        return run.fingerprint_cache[case_id]
+    repo = Path(run.plan.repo) if run.plan.repo else None
+    case = run.cases[case_id]
+    tests_dir = repo / tests_path_of(run.info.skill) if repo else None
+    allowed = [c.prompt for c in run.cells_of_case(case_id)]
+    if tests_dir is not None and (tests_dir / case_id).is_dir():
+        fixture = fixture_path(repo, tests_dir / case_id, case)
+        allowed.extend(_texts(fixture) if fixture is not None and fixture.exists() else [])
+    skill: dict[str, tuple[str, ...]] = {}
+    skill_md: dict[str, tuple[str, ...]] = {}
+    sources = dict(run.plan.skill_copies)
+    for arm, copy in sources.items():
+        folder = Path(copy)
+        if not folder.is_dir() and arm == "new" and repo is not None:
+            folder = repo / run.info.skill.path
+        texts = _texts(folder)
+        md = folder / "SKILL.md"
+        skill_md[arm] = distinctive_lines(read_text(md), allowed) if md.is_file() else ()
+        skill[arm] = tuple(dict.fromkeys(l for t in texts for l in distinctive_lines(t, allowed))) + \
+            (run.info.skill.path + "/",)
+    skill_text = "\n".join(l for ls in skill.values() for l in ls)
+    own = [*case.soft_criteria, *(a.command for a in case.hard_assertions), f"description: {case.description}"]
+    case_lines = tuple(l for l in distinctive_lines("\n".join(own), allowed) if l not in skill_text)
+    tests: list[str] = []
+    if tests_dir is not None and tests_dir.is_dir():
+        rel = str(tests_dir.relative_to(repo))
+        tests += [rel + "/", rel + ":"]
+        seen = " \n ".join(allowed)  # as distinctive_lines joins them: a line holds no "\n", so it cannot span two
+        for other, lines in _other_cases(run, tests_dir):
+            if other != case_id:
+                tests += [l for l in lines if l not in skill_text and l not in seen]
+    run_lines = (f'"run_id": "{run.plan.run_id}"', '"cells_collected":', "const BOUND = {",
+                 f"# Judge packet {run.plan.run_id}:", "cells: the world path in the prompt; packets:",
+                 f".reports/runs/{run.plan.run_id}")
+    fp = Fingerprints(skill=skill, skill_md=skill_md, case=case_lines, tests=tuple(dict.fromkeys(tests)), run=run_lines)
+    run.fingerprint_cache[case_id] = fp
+    return fp
+
+
+def _other_cases(run: RunState, tests_dir: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(case id, its distinctive lines) of every case of the skill, each case.md read once per collect
+    (every case's fingerprints hold the others': reading them for each case made the audit quadratic)."""
+    key = f"cases of {tests_dir}"
+    if key not in run.case_lines:
+        run.case_lines[key] = [(other.parent.name, distinctive_lines(read_text(other)))
+                               for other in sorted(tests_dir.glob("*/case.md"))]
+    return run.case_lines[key]
+
+
+def audit_trials(run: RunState, found: dict[str, Transcript], changed: set[str] = frozenset()
+                 ) -> dict[tuple[str, int], list[dict]]:
+    """(case, trial) -> problems, for every trial whose cells are all in; writes audit.json."""
+    out: dict[tuple[str, int], list[dict]] = {}
+    by_trial = run.cells_by_trial()
+    repo = run.plan.repo
+    skill_rel = run.info.skill.path
+    tests_rel = tests_path_of(run.info.skill)
+    guard_log = read_log(run.run_dir)
+    for key, cells in by_trial.items():
+        if not all(c.id in found for c in cells):
+            continue
+        # Absolute and repository-relative: a subagent starts in the repository, so "cat tests/..." reads it.
+        run_rel = os.path.relpath(run.run_dir, repo) if repo else str(run.run_dir)
+        case_files = [f"{repo}/{tests_rel}/{key[0]}/case.md", str(run.run_dir / "cases" / key[0] / "case.md"),
+                      f"{tests_rel}/{key[0]}/case.md", f"{run_rel}/cases/{key[0]}/case.md"]
+        apath = run.tdir(*key) / "audit.json"
+        if apath.is_file() and not any(c.id in changed for c in cells):
+            # Nothing in the trial changed since it was audited: the verdict stands (after clean the skill
+            # copies it was checked against are gone).
+            kept = serde.loads(Audit, read_text(apath), source=str(apath))
+            out[key] = [{"arm": p.arm, "problem": p.problem} for p in kept.problems]
+            continue
+        fingerprints = case_fingerprints(run, key[0])
+        problems = []
+        for cell in cells:
+            if cell.id in run.conflicts:
+                problems.append({"arm": cell.arm, "problem": run.conflicts[cell.id]})
+            changed_prompt = prompt_problem(cell.prompt, run.received.get(cell.id, ""))
+            if changed_prompt:
+                problems.append({"arm": cell.arm, "problem": changed_prompt})
+            for p in audit_cell(cell.arm, found[cell.id], repo=repo, run_dir=str(run.run_dir),
+                                skill_copies=run.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files,
+                                skill_rel=skill_rel, tests_rel=tests_rel, run_rel=run_rel, world=cell.world,
+                                fingerprints=fingerprints):
+                problems.append({"arm": cell.arm, "problem": p})
+        problems += guard_problems(guard_log, cells)
+        out[key] = problems
+        audit = Audit(invalid=bool(problems), problems=tuple(AuditProblem(**p) for p in problems))
+        write_if_changed(run.tdir(*key) / "audit.json", serde.dumps(audit))
+    return out
+
+
+def _texts(root: Path, limit: int = 1 << 20) -> list[str]:
+    """The text files under ``root`` (or ``root`` itself), each up to ``limit`` bytes; binary files skipped."""
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
+    out = []
+    for p in files[:2000]:
+        try:
+            data = p.read_bytes()[:limit]
+            out.append(data.decode("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out

@@ -1,0 +1,134 @@
+"""Collect stage 1, the arm transcripts: find each cell's transcript, copy it with its subagents, write output.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from attrs import evolve
+
+from ... import serde
+from ...errors import BenchError
+from ..claude import provenance, projects
+from ..claude.transcript import Transcript, agent_type, load, meta_path
+from .state import RunState, write_bytes_if_changed, write_if_changed
+from ..store.files import not_regular, read_regular_bytes, read_text, write_atomic
+from ...judging import same_prompt
+from .kept import KeptTranscript, load_copy
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def pick_transcript(cands: list[projects.AgentFile], prompt: str,
+                    done: Callable[[projects.AgentFile], bool],
+                    children: Callable[[projects.AgentFile], tuple[str, ...]] = lambda af: (),
+                    spawned: Callable[[projects.AgentFile], tuple[str, ...]] = lambda af: ()
+                    ) -> Optional[projects.AgentFile]:
+    """The planned subagent itself among the files carrying a cell's marker, never one it launched: a file
+    another candidate launched (its agent id in that one's Agent results, or its prompt that one's Agent
+    call, made before it started) is out, whatever its prompt. Then those whose task is the planned prompt,
+    else those that hold it inside a wrapper, else the rest; finished before unfinished, newest last."""
+    asked = {c.agent_id: {_flat(p) for p in spawned(c)} for c in cands}
+    launched = {child for c in cands for child in children(c)}
+    for c in cands:
+        if any(o is not c and _flat(c.prompt) in asked[o.agent_id] and o.started <= c.started for o in cands):
+            launched.add(c.agent_id)
+    own = [c for c in cands if c.agent_id not in launched]
+    flat = _flat(prompt)
+    exact = [c for c in own if same_prompt(prompt, c.prompt)]
+    wrapped = [c for c in own if flat in _flat(c.prompt)]
+    pool = exact or wrapped or own
+    if not pool:
+        return None
+    pool = sorted(pool, key=lambda c: (done(c), c.started, str(c.path)))
+    return pool[-1]
+
+
+def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
+    """cell id -> its finished transcript; and the ids whose copy changed in this call."""
+    found: dict[str, Transcript] = {}
+    changed: set[str] = set()
+    for cell in run.plan.cells:
+        cands = run.index.with_marker(cell.world)
+        loaded: dict[Path, Transcript] = {}
+
+        def get(af: projects.AgentFile) -> Transcript:
+            if af.path not in loaded:
+                loaded[af.path] = load(af.path, af.agent_id, run.index)
+            return loaded[af.path]
+
+        for af in cands:  # every transcript naming a world is an arm's or one an arm launched: no judge
+            run.arm_agents.add(af.agent_id)
+            run.arm_agents.update(get(af).children)
+        done, kids = (lambda af: get(af).final_message() is not None), (lambda af: get(af).children)
+        cands = provenance.sift(run, cell.id, cands, run.plan.planned_at, kids)
+        pick = pick_transcript(cands, cell.prompt, done, kids,
+                               lambda af: tuple(str(u.input.get("prompt", "")) for u in get(af).tool_uses()
+                                                if u.name in ("Agent", "Task") and u.agent_id == af.agent_id))
+        cdir = run.tdir(cell.case, cell.trial) / cell.arm
+        if run.plan.cleaned_at and pick is not None and collected(cdir) is None:
+            run.late.append((cell.id, str(pick.path)))  # its world and skill copy are gone: nothing to audit
+            continue
+        if run.plan.cleaned_at or pick is None:
+            # Gone from Claude Code's folder (cleaned up, another machine): what was collected stands.
+            kept = collected(cdir)
+            if kept is not None:
+                found[cell.id] = kept
+                run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
+            continue
+        t = loaded.get(pick.path) or load(pick.path, pick.agent_id, run.index)
+        final = t.final_message()
+        dirty = write_bytes_if_changed(cdir / "transcript.jsonl", t.raw)
+        meta = meta_path(pick.path)
+        if not_regular(meta) is None:
+            write_if_changed(cdir / "meta.json", read_text(meta))
+        for child in t.children:
+            try:
+                data = read_regular_bytes(run.index.by_id[child])
+            except (OSError, BenchError):  # gone since the scan, or swapped for a pipe: not copied
+                continue
+            dirty |= write_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data)
+        if final is None:
+            run.unfinished.add(cell.id)  # still running or cut off: not collected yet
+            continue
+        other = provenance.rival(pick, cands, cell.prompt, done, kids)
+        if other is not None:
+            run.conflicts[cell.id] = f"two finished transcripts claim this cell: {pick.path} and {other.path}"
+            changed.add(cell.id)
+        dirty |= write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
+        found[cell.id] = KeptTranscript.of(t, cdir)
+        run.received[cell.id] = pick.prompt
+        if dirty:
+            changed.add(cell.id)
+    provenance.write_refusals(run, found)
+    return found, changed
+
+
+def record_models(run: RunState, found: dict) -> None:
+    """Record in run.json the models and agent types the collected arm transcripts ran as."""
+    models: dict[str, set] = {}
+    for cell in run.plan.cells:
+        t = found.get(cell.id)
+        if t is not None:
+            models.setdefault(cell.arm, set()).update(t.models())
+    resolved = {arm: tuple(sorted(m)) for arm, m in sorted(models.items())}
+    types: dict[str, set] = {}
+    for cell in run.plan.cells:
+        if cell.id in found:
+            types.setdefault(cell.arm, set()).add(
+                agent_type(run.tdir(cell.case, cell.trial) / cell.arm / "meta.json") or "unknown")
+    agent_types = {arm: tuple(sorted(t)) for arm, t in sorted(types.items())}
+    if resolved != dict(run.info.resolved_models) or agent_types != dict(run.info.agent_types):
+        run.info = evolve(run.info, resolved_models=resolved, agent_types=agent_types)
+        write_atomic(run.run_dir / "run.json", serde.dumps(run.info))
+
+
+def collected(cdir: Path) -> Optional[KeptTranscript]:
+    """A cell's transcript as collected earlier into the run directory (with its subagents), or None."""
+    main = cdir / "transcript.jsonl"
+    if not (main.is_file() and (cdir / "output.md").is_file()):
+        return None
+    t = load_copy(cdir, projects.first_agent_id(main) or "collected")
+    return KeptTranscript.of(t, cdir) if t.final_message() is not None else None

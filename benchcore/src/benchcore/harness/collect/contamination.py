@@ -1,0 +1,282 @@
+"""Contamination and engagement audit of one trial, from its cells' transcripts.
+
+The audit judges what happened, not what was asked for: a tool call counts as
+a read only when it ran (its result came back, not an error, not a permission
+refusal), and every tool result, whatever path spelling or command produced
+it, is checked for what an arm must not have seen. A trial is invalid (re-run,
+not scored) when:
+
+- the baseline used a skill (a Skill call that ran, or a skill body Claude
+  Code loaded into its conversation: the ``isMeta`` record naming a tool call
+  in ``sourceToolUseID``), read any SKILL.md, anything under the
+  repository's ``skills/``, ``tests/`` or ``.claude/skills/`` (or any
+  ``.claude/skills/``), or a skill copy; or any tool result shows it the
+  skill's text;
+- a with-skill arm never read its own copy's SKILL.md (a refused read is no
+  read), invoked an installed skill instead of its copy, read the other
+  arm's copy (by path, or its text in a result), the repository's or an
+  installed copy of the skill, the skill's tests or the run directory;
+- any arm read its case (``case.md`` by path, or its criteria or hard
+  assertions in a result), another case of the skill, or the run folder
+  (``plan.json``, ``run.json``, packets, bound scripts: recognised by their
+  content);
+- Claude Code refused one of an arm's tool calls (a permission it lacked): the
+  arm did not do what it set out to do, so its answer measures the
+  permissions, not the skill. The refusal is named;
+- any arm's first message does not hold its planned prompt (whitespace
+  aside): the arms were not given the same task.
+
+``attributionSkill`` on a subagent's records says nothing about the subagent:
+Claude Code copies it from the parent's turn (every subagent launched during
+``/benchmark-skill`` carries ``benchmark-skill``), so it is not read.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from functools import lru_cache
+from typing import Iterable
+
+from attrs import field, frozen
+
+from ..claude.transcript import ToolCall, Transcript
+
+MIN_LINE = 20  # shorter lines are too common to identify a file by
+
+
+@frozen
+class Fingerprints:
+    """What must not show in an arm's tool results, as lines (or tokens) of text.
+
+    ``skill``: arm -> the distinctive lines of that arm's skill copy; ``case``: the trial's case
+    (criteria, hard assertions, description); ``tests``: the other cases of the skill and their folder
+    names; ``run``: strings only the run folder's files hold."""
+
+    skill: dict[str, tuple[str, ...]] = field(factory=dict)
+    skill_md: dict[str, tuple[str, ...]] = field(factory=dict)  # arm -> the distinctive lines of its SKILL.md
+    case: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()
+    run: tuple[str, ...] = ()
+
+
+def distinctive_lines(text: str, allowed: Iterable[str] = ()) -> tuple[str, ...]:
+    """The lines of ``text`` long enough to identify it, stripped, that are not in ``allowed`` texts (what
+    the arm may legitimately see: its prompt, its world's files)."""
+    seen = " \n ".join(allowed)
+    out = []
+    for line in text.splitlines():
+        line = line.strip().lstrip("-*> ").strip()
+        if len(line) >= MIN_LINE and line not in seen and line not in out:
+            out.append(line)
+    return tuple(out)
+
+
+def _strings(value) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _blob(use: ToolCall) -> str:
+    return "\n".join(_strings(use.input))
+
+
+def _where(use: ToolCall, main_id: str) -> str:
+    return "" if use.agent_id == main_id else f" (in its subagent {use.agent_id})"
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def prompt_problem(planned: str, actual: str) -> str | None:
+    """A problem when the subagent did not receive the planned prompt (it may be wrapped, not changed)."""
+    if " ".join(planned.split()) in " ".join(actual.split()):
+        return None
+    return "its first message is not the planned prompt (the prompt was changed before launch)"
+
+
+def _names_relative(blob: str, rel: str) -> bool:
+    """``blob`` names the repository-relative path ``rel`` (as a path of its own, or inside a longer one)."""
+    return re.search(r"(?<![A-Za-z0-9_.-])" + re.escape(rel) + r"(?![A-Za-z0-9_.-])", blob) is not None
+
+
+_SPACE = re.compile(r"\s+")
+# A run of base64 (as `base64 -w N` prints it: groups of four, lines broken anywhere): at least 40 characters.
+_BASE64_RUN = re.compile(r"(?:[A-Za-z0-9+/](?:\s*[A-Za-z0-9+/]){39,}(?:\s*=){0,2})")
+
+
+def _decoded_runs(result: str) -> list[str]:
+    """The text inside ``result``'s base64 runs (each tried at the four alignments its start may have)."""
+    out = []
+    for m in _BASE64_RUN.finditer(result):
+        run = _SPACE.sub("", m.group(0))
+        for skip in range(4):
+            body = run[skip:]
+            body = body[: len(body) - len(body) % 4]
+            try:
+                data = base64.b64decode(body, validate=True)
+            except (binascii.Error, ValueError):
+                continue
+            text = data.decode("utf-8", errors="ignore")
+            if text.isprintable() or "\n" in text:
+                out.append(text)
+    return out
+
+
+class Shown:
+    """What one tool result showed, in every form the audit compares: the text as it came, the text with all
+    white space and line breaks removed (``fold -w 15``, a wrapped terminal), and the text inside its base64
+    runs (``base64 -w 76``), so a reshaped read of a file is caught as the plain one is."""
+
+    def __init__(self, result: str):
+        self.result = result
+        self._forms: list[str] | None = None
+
+    def forms(self) -> list[str]:
+        if self._forms is None:
+            decoded = _decoded_runs(self.result) if len(self.result) >= 40 else []
+            self._forms = [_SPACE.sub("", self.result)] + decoded + [_SPACE.sub("", d) for d in decoded]
+        return self._forms
+
+    def first(self, lines: Iterable[str]) -> str | None:
+        """The first of ``lines`` this result shows in any form, or None."""
+        lines = tuple(lines)
+        for line in lines:
+            if line in self.result:
+                return line
+        if not lines:
+            return None
+        # One text of every form: a compacted line holds no white space, so it cannot match across the "\n".
+        forms = "\n".join(self.forms())
+        for line in lines:
+            if _compact(line) in forms:
+                return line
+        return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _compact(line: str) -> str:
+    """``line`` without white space: a fingerprint line is checked against many results, compacted once."""
+    return _SPACE.sub("", line)
+
+
+def _shown(result: str | Shown, lines: Iterable[str]) -> str | None:
+    """The first of ``lines`` that ``result`` shows (as it came, reshaped or base64-encoded), or None."""
+    return (result if isinstance(result, Shown) else Shown(result)).first(lines)
+
+
+def guard_problems(records: Iterable[dict], cells: Iterable) -> list[dict]:
+    """The guard's refusals (guard.jsonl records) of a trial's cells, as audit problems: an arm that tried to
+    reach outside its world is named with what it tried, whether or not the attempt shows in its transcript.
+    A record counts for the cell's current attempt only (a re-run gets a fresh world)."""
+    from ..confine.guard import attempted
+
+    arms = {(c.id, c.world): c.arm for c in cells}
+    return [{"arm": arms[(r.get("cell"), r.get("world"))],
+             "problem": f"the benchmark's guard refused ({r.get('decision')}) its {attempted(r, 160)}: {r.get('reason')}"}
+            for r in records if (r.get("cell"), r.get("world")) in arms]
+
+
+def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies: dict[str, str],
+               own_copy: str | None, case_files: Iterable[str], skill_rel: str = "", tests_rel: str = "",
+               run_rel: str = "", world: str = "", fingerprints: Fingerprints = Fingerprints()) -> list[str]:
+    """The problems of one cell's transcript, in words (empty when clean).
+
+    ``case_files`` are matched as substrings (give them absolute and repository-relative).
+    ``skill_rel``, ``tests_rel`` and ``run_rel`` are the skill's folder, its tests folder and the run
+    directory relative to the repository: a subagent starts in the repository, so it can read them
+    without naming the repository. A tool call that names the cell's ``world`` is taken to work there,
+    so its relative paths are the world's (a fixture may hold a ``tests/<name>`` of its own)."""
+    problems: list[str] = []
+    repo = repo.rstrip("/")
+    watched_repo = [f"{repo}/skills/", f"{repo}/tests/", f"{repo}/.claude/skills/", f"{repo}/skills", f"{repo}/tests"]
+    skill_rel, tests_rel, run_rel = (r.strip("/") for r in (skill_rel, tests_rel, run_rel))
+    relative = [r for r in (skill_rel, tests_rel, run_rel) if r]
+    leaf = skill_rel.rsplit("/", 1)[-1]
+
+    def names(rel: str) -> bool:
+        return bool(rel) and (f"{repo}/{rel}" in blob or (not in_world and _names_relative(blob, rel)))
+    copies = [c for c in skill_copies.values() if c]
+    case_files = [c for c in case_files if c]
+    own_lines = fingerprints.skill.get(arm, ())
+    own_md = fingerprints.skill_md.get(arm, ())
+    other_lines = tuple(l for a, lines in fingerprints.skill.items() if a != arm for l in lines if l not in own_lines)
+    read_own = False
+
+    for use in t.tool_calls():
+        blob = _blob(use)
+        in_world = bool(world) and world in blob
+        where = _where(use, t.main_id)
+        said = f"{use.name} {_short(blob)}{where}"
+        if use.refused:
+            problems.append(f"Claude Code refused its tool call {said}: {_short(use.result, 400)}")
+        # What the result showed, whatever the call looked like (an error's output may still show a file).
+        result = use.result
+        shown = Shown(result)
+        if use.name != "StructuredOutput" and result:
+            if (hit := _shown(shown, fingerprints.run)) is not None:
+                problems.append(f"saw the run folder's files (the result of {said} holds {_short(hit, 60)!r})")
+            elif (hit := _shown(shown, fingerprints.case)) is not None:
+                problems.append(f"saw its case's criteria or assertions (the result of {said} holds "
+                                f"{_short(hit, 80)!r})")
+            elif (hit := _shown(shown, fingerprints.tests)) is not None:
+                problems.append(f"saw the skill's tests (the result of {said} holds {_short(hit, 80)!r})")
+            elif arm == "baseline" and (hit := _shown(shown, (l for ls in fingerprints.skill.values()
+                                                                for l in ls))) is not None:
+                problems.append(f"saw the skill's text (the result of {said} holds {_short(hit, 80)!r})")
+            elif arm != "baseline" and (hit := _shown(shown, other_lines)) is not None:
+                problems.append(f"saw another arm's skill copy (the result of {said} holds {_short(hit, 80)!r})")
+        if not use.ok:
+            continue  # asked for, never seen: the path checks below are about what ran
+        if use.name == "Skill":
+            name = use.input.get("skill") or use.input.get("command") or "?"
+            if arm == "baseline":
+                problems.append(f"invoked the skill {name!r}{where}")
+            else:
+                problems.append(f"invoked the installed skill {name!r} instead of its copy{where}")
+            continue
+        if any(c in blob for c in case_files):
+            problems.append(f"read its case's case.md: {said}")
+            continue
+        if own_copy and use.agent_id == t.main_id and (
+                f"{own_copy}/SKILL.md" in blob or _shown(shown, own_md[:3]) is not None):
+            read_own = True
+        if arm != "baseline":
+            if any(c in blob for c in copies if c != own_copy):
+                problems.append(f"read another arm's skill copy: {said}")
+            elif names(skill_rel) or (leaf and f".claude/skills/{leaf}" in blob):
+                # For previous that is the edited version; for new, a skill outside the run.
+                problems.append(f"read the repository's or an installed copy of the skill instead of its own: {said}")
+            elif names(tests_rel) or names(run_rel) or (run_dir and _names_relative(blob, run_dir.rstrip("/"))):
+                problems.append(f"read the benchmark's tests or run files: {said}")
+        if arm == "baseline":
+            if "SKILL.md" in blob:
+                problems.append(f"read a SKILL.md: {said}")
+            elif any(c in blob for c in copies):
+                problems.append(f"read a skill copy: {said}")
+            elif ".claude/skills" in blob or any(w in blob for w in watched_repo) or \
+                    any(names(r) for r in relative):
+                problems.append(f"read the repository's skills or tests: {said}")
+
+    loads = t.skill_loads()
+    if arm == "baseline":
+        if loads:
+            problems.append("loaded a skill's body (an isMeta record after a Skill call)")
+        else:
+            for r in t.records:
+                att = r.get("attachment")
+                if isinstance(att, dict) and att.get("type") in ("invoked_skills", "dynamic_skill"):
+                    problems.append(f"loaded a skill ({att.get('type')} attachment)")
+                    break
+    elif own_copy and not read_own:
+        problems.append(f"never read its skill copy's SKILL.md ({own_copy}/SKILL.md), so the skill under test did not run")
+    return problems

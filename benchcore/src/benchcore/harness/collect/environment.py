@@ -1,0 +1,95 @@
+"""Collect's environment stage: each collected arm transcript's evidence and the settings files, in environment.json."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Optional
+
+from ... import serde
+from ...environment import CellEvidence, EnvironmentEvidence, SessionEvidence, SettingsFile, cell_evidence, session_evidence
+from ..claude.agents import _read_json, config_dir
+from .state import RunState, write_if_changed
+from ..claude.transcript import agent_type, read_records
+from ..claude.projects import projects_dir
+
+ENVIRONMENT_FILE = "environment.json"
+
+
+def record_environment(run: RunState, found: dict) -> EnvironmentEvidence:
+    """Stream every collected cell's copied transcript once (one at a time) for its evidence, read the
+    settings Claude Code loads for the project, and write them to the run's environment.json."""
+    cells: list[CellEvidence] = []
+    for cell in run.plan.cells:
+        if cell.id not in found:
+            continue
+        cdir = run.tdir(cell.case, cell.trial) / cell.arm
+        cells.append(cell_evidence(cell.id, cell.arm, agent_type(cdir / "meta.json"),
+                                   read_records(cdir / "transcript.jsonl")))
+    repo = Path(run.plan.repo) if run.plan.repo else None
+    before = _previous(run.run_dir / ENVIRONMENT_FILE)
+    # The settings as the first collect after the arms found them (closest to the run; clean later takes the
+    # guard out), and a session whose transcript Claude Code has since removed keeps what was read of it.
+    settings = before.settings if before is not None and before.settings else read_settings(repo, config_dir())
+    found_sessions = {s.session: s for s in read_sessions(sorted({c.session for c in cells if c.session}))}
+    kept = {s.session: s for s in (before.sessions if before is not None else ())}
+    sessions = tuple(found_sessions.get(sid) or kept[sid] for sid in sorted(set(found_sessions) | set(kept)))
+    evidence = EnvironmentEvidence(cells=tuple(cells), settings=settings, sessions=sessions)
+    write_if_changed(run.run_dir / ENVIRONMENT_FILE, serde.dumps(evidence))
+    return evidence
+
+
+def _previous(path: Path) -> Optional[EnvironmentEvidence]:
+    """What an earlier collect wrote, or None (missing or unreadable: read afresh)."""
+    try:
+        return serde.loads(EnvironmentEvidence, path.read_text(encoding="utf-8"))
+    except Exception:  # noqa: BLE001 - a damaged file is rewritten from what is read now
+        return None
+
+
+def read_sessions(sessions: list[str]) -> tuple[SessionEvidence, ...]:
+    """Each orchestrating session's own transcript (``projects/<project>/<session>.jsonl``), streamed once,
+    for the permission modes its records carry; a session whose file is gone is left out."""
+    out = []
+    root = projects_dir()
+    for sid in sessions:
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", sid):  # a session id is a UUID: never a path or a pattern
+            continue
+        for path in sorted(root.glob(f"*/{sid}.jsonl")) if root.is_dir() else ():
+            out.append(session_evidence(sid, read_records(path)))
+            break
+    return tuple(out)
+
+
+def read_settings(repo: Optional[Path], config_dir: Path) -> tuple[SettingsFile, ...]:
+    """The settings files Claude Code loads, in its precedence (local project, shared project, user), as
+    they are now; a missing or unreadable file is left out (Claude Code itself reports a malformed one)."""
+    places = []
+    if repo is not None:
+        places += [(repo / ".claude" / "settings.local.json", ".claude/settings.local.json"),
+                   (repo / ".claude" / "settings.json", ".claude/settings.json")]
+    places.append((config_dir / "settings.json", "~/.claude/settings.json"))
+    out = []
+    for path, shown in places:
+        data = _read_json(path)
+        if data is not None:
+            out.append(settings_file(shown, data))
+    return tuple(out)
+
+
+def settings_file(shown: str, data: dict) -> SettingsFile:
+    """The facts of one settings file's JSON: hooks ("<event>: <command>"), permissions.defaultMode,
+    enabledMcpjsonServers, includeGitInstructions."""
+    hooks = []
+    for event, groups in (data.get("hooks") or {}).items() if isinstance(data.get("hooks"), dict) else ():
+        for group in groups if isinstance(groups, list) else ():
+            for h in (group.get("hooks") or ()) if isinstance(group, dict) else ():
+                if isinstance(h, dict) and isinstance(h.get("command"), str):
+                    hooks.append(f"{event}: {h['command']}")
+    perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+    mode = perms.get("defaultMode")
+    servers = data.get("enabledMcpjsonServers")
+    git = data.get("includeGitInstructions")
+    return SettingsFile(path=shown, hooks=tuple(hooks), default_mode=mode if isinstance(mode, str) else None,
+                        mcp_servers=tuple(s for s in servers if isinstance(s, str)) if isinstance(servers, list) else (),
+                        include_git_instructions=git if isinstance(git, bool) else None)

@@ -1,0 +1,53 @@
+"""Collect stage 3, the gate: run the new arm's hard assertions in its world (assertions.json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import evolve
+
+from ... import serde
+from ..worlds import assertions as hard
+from .state import RunState, file_sha256, write_if_changed
+from ..store.files import read_text
+
+
+def run_gate(run: RunState, found: dict) -> tuple[dict[tuple[str, int], bool], set[tuple[str, int]]]:
+    """((case, trial) -> gated, for every trial whose new output went through the gate; the trials whose
+    gate could not be applied because their world is gone).
+
+    assertions.json is keyed to the sha256 of the output.md bytes it ran against: a result for other
+    bytes (the output changed, or collect was stopped between writing the output and running the
+    assertions) is run again. Nothing runs in a world that is gone (benchcore clean ran): that trial's
+    gate stays unknown, so its efficacy stays unjudged and incomplete, never a loss."""
+    gated: dict[tuple[str, int], bool] = {}
+    unchecked: set[tuple[str, int]] = set()
+    for cell in run.plan.cells:
+        if cell.arm != "new" or cell.id not in found:
+            continue
+        key = (cell.case, cell.trial)
+        cdir = run.tdir(cell.case, cell.trial) / "new"
+        apath = cdir / "assertions.json"
+        case = run.cases[cell.case]
+        sha = file_sha256(cdir / "output.md")
+        results = None
+        if apath.is_file():
+            kept = serde.loads(list[hard.AssertionResult], read_text(apath), source=str(apath))
+            if len(kept) == len(case.hard_assertions) and all(r.output_sha256 == sha for r in kept):
+                results = tuple(kept)
+        if results is None and not case.hard_assertions:
+            results = ()
+            write_if_changed(apath, serde.dumps([]))
+        if results is None:
+            world = Path(cell.world)
+            ran = () if not world.is_dir() else hard.run_assertions(case.hard_assertions, cdir / "output.md",
+                                                                     world, run.assert_timeout)
+            if not world.is_dir():  # gone before or while they ran: no result stands
+                unchecked.add(key)
+                if apath.is_file():
+                    apath.unlink()  # a result for other bytes must not gate this output
+                continue
+            results = tuple(evolve(r, output_sha256=sha) for r in ran)
+            write_if_changed(apath, serde.dumps(list(results)))
+        gated[key] = hard.gated(results)
+    return gated, unchecked

@@ -1,0 +1,65 @@
+"""A collected cell's transcript held by where its copy is, not by its records: collect keeps one in memory.
+
+Stage 1 of collect finds every cell's transcript, and the later stages (the
+audit, the models in run.json) ask some of them questions. Holding every
+parsed transcript until then made collect's memory grow with the whole set;
+a :class:`KeptTranscript` keeps only what every collect asks (its models, its
+final message) and reads the copy in the run again, one at a time, when a
+stage asks for more.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from ..claude.transcript import Transcript, load
+
+_LAST: list = [None, None]  # [the copy's folder and version, its Transcript]: the one transcript kept parsed
+
+
+def load_copy(cdir: Path, main_id: str) -> Transcript:
+    """A cell's transcript from its copy in the run (``transcript.jsonl`` and ``subagents/``)."""
+    from ..claude.projects import Index, scan
+
+    return load(cdir / "transcript.jsonl", main_id, Index.build(scan(cdir)))
+
+
+class KeptTranscript:
+    """A cell's transcript as collected into ``cdir``: its models and final message at hand, anything else
+    (tool calls, records, skill loads) read from the copy when asked. The last one read stays parsed, so a
+    stage asking one cell several questions reads it once, and at most one is in memory."""
+
+    def __init__(self, cdir: Path, main_id: str, models: set[str], final: Optional[str],
+                 children: tuple[str, ...]):
+        self.cdir = cdir
+        self.main_id = main_id
+        self.children = children
+        self._models = frozenset(models)
+        self._final = final
+
+    @classmethod
+    def of(cls, t: Transcript, cdir: Path) -> "KeptTranscript":
+        """What to keep of ``t``, just copied into ``cdir``."""
+        return cls(cdir, t.main_id, t.models(), t.final_message(), t.children)
+
+    def models(self) -> set[str]:
+        return set(self._models)
+
+    def final_message(self) -> Optional[str]:
+        return self._final
+
+    def read(self) -> Transcript:
+        try:
+            st = (self.cdir / "transcript.jsonl").stat()
+            key = (self.cdir, st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            key = None
+        if key is None or _LAST[0] != key:
+            _LAST[:] = [None, None]  # the one before is let go before the next is read
+            _LAST[:] = [key, load_copy(self.cdir, self.main_id)]
+        return _LAST[1]
+
+    def __getattr__(self, name: str):
+        return getattr(self.read(), name)
+

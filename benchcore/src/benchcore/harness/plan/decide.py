@@ -1,0 +1,135 @@
+"""Plan stage 1, the decision: which skills, their tests checked, and each one's shape (docs/run-format.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+from attrs import frozen
+
+from ...errors import BenchError
+from ...model import Budget, Case
+from ..claude import agents
+from ..repo import git
+from ..repo.tree import SkillInfo, case_dirs, discover_skills, load_cases, load_options, validate_tree
+
+BASELINE_AGENT = agents.ARM_AGENT  # every arm runs as it, the baseline included
+JUDGE_AGENT = agents.JUDGE_AGENT
+
+
+@frozen
+class Decision:
+    skill: SkillInfo
+    cases: tuple[Case, ...]
+    temperature: float
+    shape: str
+    why: str
+    models: tuple[Optional[str], ...] = (None,)
+    judge_model: Optional[str] = None
+    budget: Optional[Budget] = None
+
+
+def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[SkillInfo], list[str]]:
+    """(the skills to plan, the names of skills with no tests that ``--all`` leaves out), their tests checked;
+    an error that names the fix when a name is unknown or a skill has no tests."""
+    skills = discover_skills(root)
+    if not every and not names:
+        tested = [s.name for s in skills.values() if case_dirs(root, s)]
+        raise BenchError(None, "which skill? plan needs a skill name, or --all"
+                         + (f"; skills with tests: {', '.join(tested)}" if tested else "; no skill has tests yet"),
+                         fix=(f"benchcore plan {tested[0]}   (or: benchcore plan --all)" if tested else
+                              "write cases in tests/<skill path>/01-<case>/case.md first (see docs/case-format.md)"))
+    untested: list[str] = []
+    if every:
+        chosen = [s for s in skills.values() if case_dirs(root, s)]
+        untested = [s.name for s in skills.values() if not case_dirs(root, s)]
+        if not chosen:
+            raise BenchError(str(root / "tests"), "no skill has tests", fix="add tests/<skill path>/<case>/case.md")
+    else:
+        chosen = _pick(skills, names)
+        for s in chosen:
+            if not case_dirs(root, s):
+                raise BenchError(s.tests_path, f"the skill {s.name!r} has no tests",
+                                 fix=f"add {s.tests_path}/01-<case>/case.md (see docs/case-format.md)")
+    _check_tree(root, chosen, whole=every)
+    return chosen, untested
+
+
+def _pick(skills: dict[str, SkillInfo], wanted: list[str]) -> list[SkillInfo]:
+    known = ", ".join(skills) or "none"
+    out: list[SkillInfo] = []
+    for name in wanted:
+        key = name.strip("/").removeprefix("skills/")
+        if key in skills:
+            hit = skills[key]
+        else:
+            by_path = [s for s in skills.values() if s.path in (f"skills/{key}", name.strip("/"))]
+            if not by_path:
+                # Never resolved silently: a part of a name may be the wrong skill, so it only names candidates.
+                near = [s.name for s in skills.values() if key.lower() in s.name.lower()]
+                if near:
+                    raise BenchError(None, f"no skill is named {name!r}; did you mean "
+                                     + " or ".join(repr(n) for n in near) + "?",
+                                     fix=f"name the skill exactly, e.g. 'benchcore plan {near[0]}'")
+                raise BenchError(None, f"no skill is named {name!r}; known skills: {known}",
+                                 fix="name a skill by its folder name under skills/")
+            hit = by_path[0]
+        if hit not in out:
+            out.append(hit)
+    return out
+
+
+def _check_tree(root: Path, chosen: list[SkillInfo], whole: bool) -> None:
+    report = validate_tree(root)
+    mine = []
+    for p in report.problems:
+        path = p.path or ""
+        if whole or any(path == s.tests_path or path.startswith(s.tests_path + "/") or
+                        path.startswith(s.path + "/") or path == s.path for s in chosen):
+            mine.append(p)
+    if mine:
+        first = mine[0]
+        more = f" (and {len(mine) - 1} more problem{'s' if len(mine) > 2 else ''}; run 'benchcore validate')" \
+            if len(mine) > 1 else ""
+        raise BenchError(first.path, first.message + more, line=first.line, fix=first.fix)
+
+
+def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch) -> Decision:
+    cases = load_cases(root, skill)
+    opts = load_options(root, skill)
+    exists, changed = git.skill_changed(root, branch.commit, skill.path)
+    at = f"{branch.name} ({branch.commit[:7]})"
+    held = git.previous_contents(root, branch.commit, skill.path) if not exists else []
+    if not exists and held == [""]:
+        shape, why = "two-arm", (f"no previous version: {skill.path} is a file, not a skill folder, on the default "
+                                 f"branch {at}")
+    elif not exists and held:
+        shape, why = "two-arm", (f"no previous version: {skill.path} on the default branch {at} has no SKILL.md "
+                                 f"(it holds only {', '.join(held[:3])}{' ...' if len(held) > 3 else ''}), "
+                                 f"so there is no released skill to compare against")
+    elif not exists:
+        shape, why = "two-arm", f"new skill: {skill.path} is not on the default branch {at}, so there is no previous version"
+    elif not changed:
+        shape, why = "two-arm", f"unchanged: {skill.path} is the same as on the default branch {at}, so previous would equal new"
+    else:
+        shape, why = "three-arm", f"edited released skill: {skill.path} differs from the default branch {at}"
+    models = tuple(opts.get("models") or (None,))
+    budget = None
+    if "budget_tokens" in opts or "budget_usd" in opts:
+        budget = Budget(raw_tokens=opts.get("budget_tokens"), usd=opts.get("budget_usd"),
+                        source=f"{skill.tests_path}/benchmark.yaml")
+    return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget)
+
+
+def baseline_agent(root: Path, override: Optional[str]) -> Optional[str]:
+    if override is not None:
+        return override or None
+    return installed_agent(root, BASELINE_AGENT)
+
+
+def installed_agent(root: Path, name: str) -> Optional[str]:
+    """Claude Code's name for the agent type ``name`` as installed (``bench-baseline``, or
+    ``<plugin>:bench-baseline`` from a plugin; the rule is in harness/claude/agents.py), or None."""
+    used = os.environ.get("BENCHMARK_SKILL_DIR")  # the skill folder the wrapper ran from
+    return agents.installed_agent_type(name, root, Path(used) if used else None)

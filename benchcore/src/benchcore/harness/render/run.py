@@ -1,0 +1,108 @@
+"""Render one run folder: read it, apply the pass rules, and write the reports (``render_run``).
+
+The command prints what it returns; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Optional
+
+from attrs import frozen
+
+from ...errors import BenchError
+from ...model import SkillResult
+from ...results import build_results
+from ..store.files import locked_folder, read_text
+from ..runs.folder import read_run
+from .reports import write_reports
+
+EXAMPLE_REPORTS = "benchcore-example"
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+@frozen
+class Rendered:
+    """What one render wrote and decided: the command's output and exit code come from it."""
+    run_dir: Path
+    result: SkillResult
+    files: dict
+    warnings: list
+    code: int           # 0 both verdicts green (or n/a) and the run complete; 1 otherwise
+    next_step: str
+
+
+def default_reports_dir(run_dir: Path) -> Path:
+    """tests/.reports of the repository holding the run; else the folder above runs/."""
+    run_dir = run_dir.resolve()
+    for d in run_dir.parents:
+        if d.name == ".reports" and d.parent.name == "tests":
+            return d
+    if run_dir.parent.name == "runs":
+        return run_dir.parent.parent
+    raise BenchError(str(run_dir), "is not inside tests/.reports/runs/, so there is no default reports folder",
+                     fix="pass --reports DIR")
+
+
+def _example_run() -> tuple[Path, str]:
+    base = resources.files("benchcore").joinpath("example")
+    run_dir = Path(str(base.joinpath("run")))
+    history = read_text(Path(str(base.joinpath("history.jsonl"))))
+    return run_dir, history
+
+
+def _ungated_trials(data) -> list[str]:
+    """Trials whose new output exists but whose case's hard assertions were never run on it."""
+    out = []
+    for case in data.cases:
+        if not case.hard_assertions:
+            continue
+        missing = [t.trial for t in data.trials
+                   if t.case == case.id and "new" in t.outputs and t.assertions is None]
+        if missing:
+            out.append(f"{case.id}: no new/assertions.json for trial{'s' if len(missing) > 1 else ''} "
+                       f"{', '.join(map(str, sorted(missing)))}, so the hard-assertion gate was not applied there "
+                       "(run 'benchcore collect' again to run the assertions)")
+    return out
+
+
+def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example: bool) -> Rendered:
+    """Render ``run_dir_arg`` (or the bundled example) into ``reports_arg`` (or the default reports folder)."""
+    seed_history = None
+    if example:
+        run_dir, seed_history = _example_run()
+        reports = reports_arg or Path.cwd() / EXAMPLE_REPORTS
+    else:
+        run_dir = run_dir_arg
+        if not run_dir.is_dir():
+            raise BenchError(str(run_dir), "does not exist or is not a folder",
+                             fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
+        reports = reports_arg or default_reports_dir(run_dir)
+    if reports.exists() and not reports.is_dir():
+        raise BenchError(str(reports), "is a file, not a reports folder",
+                         fix="pass --reports a folder (it is created when missing)")
+
+    warnings: list[str] = []
+    data = read_run(run_dir, warnings=warnings)
+    result = build_results(data)
+    warnings.extend(_ungated_trials(data))
+    skill = result.skill
+    if not SAFE_NAME.fullmatch(skill or "") or ".." in skill:
+        raise BenchError(str(run_dir / "run.json"), f"skill.name {skill!r} cannot name a report file "
+                         "(it becomes <name>.html and <name>.history.jsonl in the reports folder)",
+                         fix="use the skill's folder name: letters, digits, '.', '_' and '-', starting with a letter "
+                             "or digit (re-plan the run with 'benchcore plan <skill>')")
+
+    # Another render into the same folder waits here: its history append and index must see ours.
+    with locked_folder(reports):
+        files, warnings = write_reports(reports, result, data, seed_history, warnings,
+                                        None if example else run_dir)
+
+    green = result.verdicts.efficacy.status == "pass" and result.verdicts.regression.status in ("pass", "n/a")
+    code = 0 if green and not result.incomplete and not result.escalations else 1
+    has_temp = (run_dir / "plan.json").is_file() and not example
+    next_step = (f"benchcore clean {run_dir}   (removes this run's temp worlds and skill copies)" if has_temp
+                 else f"open {files['report']}")
+    return Rendered(run_dir=run_dir, result=result, files=files, warnings=warnings, code=code, next_step=next_step)

@@ -1,0 +1,410 @@
+"""The repository's skills and tests/ trees: discovery and validation (I/O).
+
+Rules (docs/case-format.md, "where skills and tests live"):
+- a skill is a folder under a skills root (skills/, .claude/skills/, a plugin's skills/: see skillroots.py)
+  holding SKILL.md; its name is the leaf folder name and must equal the frontmatter ``name``; names are
+  unique; skills do not nest (the walk stops at a folder holding SKILL.md);
+- its tests are at its path below its root under tests/ (a subfolder plugin's skills under
+  tests/<plugin>/): tests/<rel>/<case>/case.md;
+- every folder under tests/ must lie on the way to a skill's test folder,
+  be a skill's test folder, or be (inside) a case folder;
+- tests/.reports and hidden folders are ignored.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Optional
+
+import yaml
+from attrs import frozen
+
+from ...casefile import parse_case, read_frontmatter
+from ...errors import BenchError, CaseError
+from ...model import Case, SkillRef
+from ..store.files import read_text
+from .roots import ROOTS_HELP, SkillRoot, has_skills_root, linked_folders, skill_roots
+
+OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models")
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
+
+
+@frozen
+class SkillInfo:
+    name: str
+    path: str  # relative to the repo root, e.g. "skills/git/commit-message" or ".claude/skills/foo"
+    tests_path: str  # e.g. "tests/git/commit-message" (skillroots.py has the rule)
+
+
+def skill_ref(skill: SkillInfo) -> SkillRef:
+    """The skill as run.json names it; ``tests`` only where the old rule (skills/<p> -> tests/<p>) would miss."""
+    legacy = "tests/" + skill.path.removeprefix("skills/")
+    return SkillRef(skill.name, skill.path, None if skill.tests_path == legacy else skill.tests_path)
+
+
+def tests_path_of(ref: SkillRef) -> str:
+    """A run's skill's tests folder, relative to the repository (run.json's ``tests``, else skills/<p> -> tests/<p>)."""
+    return ref.tests or "tests/" + ref.path.removeprefix("skills/")
+
+
+def find_repo_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding a skills root (and tests/ or .git)."""
+    start = Path(start).resolve()
+    for d in (start, *start.parents):
+        if ((d / "tests").is_dir() or (d / ".git").exists()) and has_skills_root(d):
+            return d
+    raise BenchError(str(start), "is not inside a skills repository (no folder above it holds skills/, "
+                     ".claude/skills/ or a plugin, with tests/ or .git)",
+                     fix=f"run benchcore from your skills repository; skills live in {ROOTS_HELP}")
+
+
+def _rel(root: Path, p: Path) -> str:
+    return p.relative_to(root).as_posix()
+
+
+def _read(root: Path, path: Path) -> str:
+    """A text file of the tree; unreadable or not UTF-8 is a BenchError naming it relative to the repo."""
+    try:
+        return read_text(path)
+    except BenchError as err:
+        raise BenchError(_rel(root, path), err.message, fix=err.fix) from None
+
+
+def discover_skills(root: Path) -> dict[str, SkillInfo]:
+    """name -> SkillInfo for every skill under every skills root, sorted by name; BenchError on a clash."""
+    found: dict[str, SkillInfo] = {}
+    problems = _discover(root, found)
+    if problems:
+        raise problems[0]
+    return dict(sorted(found.items()))
+
+
+def _discover(root: Path, found: dict[str, SkillInfo], broken: Optional[dict[str, str]] = None) -> list[BenchError]:
+    """Fill ``found`` with every good skill; ``broken`` (tests path -> SKILL.md) gets the skills whose SKILL.md
+    has a problem, so that their tests are not also blamed for mapping to no skill."""
+    problems: list[BenchError] = []
+    broken = {} if broken is None else broken
+    roots = skill_roots(root)
+    if not roots:
+        return [BenchError(str(root), "has no skills folder", fix=f"put each skill in {ROOTS_HELP}")]
+    seen: set[Path] = set()  # a skill reached from two roots (a plugin's skills path inside skills/) counts once
+    for sroot in roots:
+        problems += _discover_root(root, sroot, found, broken, seen)
+    return problems
+
+
+def _discover_root(root: Path, sroot: SkillRoot, found: dict[str, SkillInfo], broken: dict[str, str],
+                   seen: set[Path]) -> list[BenchError]:
+    problems: list[BenchError] = []
+    for dirpath, dirnames, filenames in os.walk(root / sroot.path):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        if "SKILL.md" not in filenames:
+            continue
+        dirnames[:] = []  # skills do not nest
+        folder = Path(dirpath)
+        if folder.resolve() in seen:
+            continue
+        seen.add(folder.resolve())
+        rel = _rel(root, folder)
+        skill_md = folder / "SKILL.md"
+        leaf = folder.name
+        md_rel = _rel(root, skill_md)
+        tests_rel = sroot.tests_rel(rel)
+        try:
+            text = _read(root, skill_md)
+            meta = read_frontmatter(text, md_rel)
+        except BenchError as err:
+            problems.append(err)
+            broken[tests_rel] = md_rel
+            continue
+        if not text.removeprefix("\ufeff").startswith("---"):
+            problems.append(BenchError(md_rel, "has no frontmatter (a skill needs 'name' and 'description')", line=1,
+                                       fix=f"start the file with '---', 'name: {leaf}', "
+                                           "'description: <what it does and when to use it>', '---'"))
+            broken[tests_rel] = md_rel
+            continue
+        name = meta.get("name")
+        if name is None or (isinstance(name, str) and not name.strip()):
+            problems.append(BenchError(md_rel, "has no 'name:' in its frontmatter", line=_fm_line(text, "name"),
+                                       fix=f"add 'name: {leaf}' (a skill's name is its folder's name)"))
+            broken[tests_rel] = md_rel
+            continue
+        if name != leaf:
+            problems.append(BenchError(md_rel, f"frontmatter name {name!r} differs from its folder name {leaf!r}",
+                                       line=_fm_line(text, "name"),
+                                       fix=f"set 'name: {leaf}'" + (f" or rename the folder to {name!r}"
+                                                                   if isinstance(name, str) else "")))
+            broken[tests_rel] = md_rel
+            continue
+        description = meta.get("description")
+        if not isinstance(description, str) or not description.strip():
+            if isinstance(description, str) or description is None:
+                what, fix = "has no 'description:'", ("add one line 'description: <what the skill does and when to "
+                                                      "use it>': Claude Code reads it to decide when to use the skill")
+            else:
+                what, fix = (f"has a 'description:' that is not text ({description!r})",
+                             "write the description as one line of text, in quotes if it looks like a date or a number")
+            problems.append(BenchError(md_rel, f"{what} in its frontmatter", line=_fm_line(text, "description"),
+                                       fix=fix))
+            # still a skill: its tests are checked as usual
+        if leaf in found:
+            problems.append(BenchError(rel, f"two skills are named {leaf!r}: {found[leaf].path} and {rel}",
+                                       fix="rename one of the two folders (and its frontmatter name)"))
+            continue
+        found[leaf] = SkillInfo(name=leaf, path=rel, tests_path=tests_rel)
+    return problems
+
+
+def _fm_line(text: str, key: str) -> int:
+    """The line of ``key:`` in a Markdown file's frontmatter, else 2 (where it would go)."""
+    lines = text.removeprefix("\ufeff").splitlines()
+    for i, line in enumerate(lines[1:], start=2):
+        if line.strip() == "---":
+            break
+        if line.startswith(f"{key}:") or line.startswith(f"{key} :"):
+            return i
+    return 2
+
+
+def sample_dirs(case_dir: Path) -> list[Path]:
+    """The case's sample folders (samples/<name>/), sorted by name; none when it has no samples/."""
+    sdir = case_dir / "samples"
+    return sorted(d for d in sdir.iterdir() if d.is_dir()) if sdir.is_dir() else []
+
+
+def unproven_cases(case_dir_of: dict[str, Path], cases) -> tuple[str, ...]:
+    """The cases with hard assertions and no sample to show they can pass and fail (harness/worlds/samples.py)."""
+    return tuple(c.id for c in cases if c.hard_assertions and not sample_dirs(case_dir_of[c.id]))
+
+
+def case_dirs(root: Path, skill: SkillInfo) -> list[Path]:
+    """The skill's case folders (holding case.md), sorted by name."""
+    tdir = root / skill.tests_path
+    if not tdir.is_dir():
+        return []
+    return sorted((d for d in tdir.iterdir() if d.is_dir() and (d / "case.md").is_file()), key=lambda d: d.name)
+
+
+def load_case(root: Path, case_dir: Path) -> Case:
+    """Parse one case and check its fixture on disk (exists, stays inside tests/)."""
+    path = case_dir / "case.md"
+    rel = _rel(root, path)
+    text = _read(root, path)
+    case = parse_case(text, rel, case_dir.name)
+    if not _CASE_ID.fullmatch(case_dir.name):
+        raise CaseError(_rel(root, case_dir), f"the case folder name {case_dir.name!r} has a character outside "
+                        "ASCII letters, digits, '.', '_' and '-' (it becomes part of every cell id and path)",
+                        fix="rename the folder with only a-z, A-Z, 0-9, '.', '_', '-' (e.g. unicode-code)")
+    fixture = fixture_path(root, case_dir, case)
+    if fixture is not None and case.fixture is None:
+        tests_root = (root / "tests").resolve()
+        if not fixture.resolve().is_relative_to(tests_root):
+            raise CaseError(_rel(root, fixture), "is a link that leaves tests/; it would be copied into every world",
+                            fix="replace the link with a real folder inside tests/")
+    if fixture is not None and fixture.exists():
+        bad = _unsafe_fixture_entry(fixture)
+        if bad is not None:
+            raise CaseError(_rel(root, bad), "is a symlink or a special file (pipe, socket, device) in a fixture; a "
+                            "world is a plain copy, and a link would let an arm write outside it",
+                            fix="replace it with a regular file or folder holding the content")
+    if case.fixture is not None:
+        line = next((i + 1 for i, l in enumerate(text.splitlines()) if l.startswith("fixture")), 2)
+        tests_root = (root / "tests").resolve()
+        assert fixture is not None
+        if not fixture.resolve().is_relative_to(tests_root):
+            raise CaseError(rel, f"the fixture path {case.fixture!r} leaves tests/", line=line,
+                            fix="keep fixtures inside tests/, e.g. next to case.md in ./fixture")
+        if not fixture.exists():
+            raise CaseError(rel, f"the fixture {case.fixture!r} does not exist ({_rel(root, fixture)})", line=line,
+                            fix="create it, correct the path, or remove the 'fixture:' line")
+    return case
+
+
+_CASE_ID = re.compile(r"[A-Za-z0-9._-]+")  # any name: cases run and report in their folders' name order
+
+
+def _unsafe_fixture_entry(fixture: Path) -> Optional[Path]:
+    """The first symlink or special file in a fixture (its top counts as a link too), or None. Nothing is opened."""
+    import stat as _stat
+    start = fixture.resolve()
+    todo = [start]
+    while todo:
+        p = todo.pop()
+        mode = os.lstat(p).st_mode
+        if _stat.S_ISLNK(mode) and p != start:
+            return p
+        if _stat.S_ISDIR(mode):
+            todo.extend(sorted(p.iterdir()))
+        elif not _stat.S_ISREG(mode):
+            return p
+    return None
+
+
+def fixture_path(root: Path, case_dir: Path, case: Case) -> Optional[Path]:
+    """The fixture folder (or file) to copy into each world, or None for an empty world."""
+    if case.fixture is not None:
+        return Path(os.path.normpath(case_dir / case.fixture))
+    default = case_dir / "fixture"
+    return default if default.exists() else None
+
+
+def load_cases(root: Path, skill: SkillInfo) -> tuple[Case, ...]:
+    """Every case of a skill, in case order; the first problem raises."""
+    return tuple(load_case(root, d) for d in case_dirs(root, skill))
+
+
+def load_options(root: Path, skill: SkillInfo) -> dict:
+    """tests/<skill path>/benchmark.yaml -> {"temperature": float}; defaults when absent."""
+    opts = {"temperature": 1.0}
+    path = root / skill.tests_path / "benchmark.yaml"
+    if not path.is_file():
+        return opts
+    rel = _rel(root, path)
+    try:
+        data = yaml.safe_load(_read(root, path)) or {}
+    except RecursionError:
+        raise BenchError(rel, "is nested too deeply to read", line=1, fix="write flat 'temperature: 0' style lines") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise BenchError(rel, f"is not valid YAML: {getattr(exc, 'problem', exc)}",
+                         line=(mark.line + 1) if mark else None, fix="write 'temperature: 0' style key: value lines") from None
+    if not isinstance(data, dict):
+        raise BenchError(rel, "is not a mapping", line=1, fix="write 'temperature: <number>'")
+    for key in data:
+        if key == "trials":
+            raise BenchError(rel, "sets 'trials', but trials are always 5 (the pass rules are defined on 5)",
+                             line=_key_line(path, key), fix="remove the 'trials' line")
+        if key not in OPTION_KEYS:
+            raise BenchError(rel, f"unknown option {key!r}", line=_key_line(path, key),
+                             fix=f"use only {', '.join(OPTION_KEYS)}")
+    if "temperature" in data:
+        t = data["temperature"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or not 0 <= t <= 2:
+            raise BenchError(rel, f"temperature {t!r} is not a number from 0 to 2", line=_key_line(path, "temperature"),
+                             fix="write e.g. 'temperature: 0' (mechanical task) or 'temperature: 1.0' (realistic)")
+        opts["temperature"] = float(t)
+    if "budget_tokens" in data:
+        b = data["budget_tokens"]
+        if isinstance(b, bool) or not isinstance(b, int) or b <= 0:
+            raise BenchError(rel, f"budget_tokens {b!r} is not a positive whole number of raw tokens",
+                             line=_key_line(path, "budget_tokens"), fix="write e.g. 'budget_tokens: 2000000'")
+        opts["budget_tokens"] = b
+    if "budget_usd" in data:
+        b = data["budget_usd"]
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b) or b <= 0:
+            raise BenchError(rel, f"budget_usd {b!r} is not a positive number of dollars",
+                             line=_key_line(path, "budget_usd"), fix="write e.g. 'budget_usd: 5'")
+        opts["budget_usd"] = float(b)
+    if "judge_model" in data:
+        jm = data["judge_model"]
+        if not isinstance(jm, str) or not _MODEL_ID.match(jm):
+            raise BenchError(rel, f"judge_model {jm!r} is not a model name", line=_key_line(path, "judge_model"),
+                             fix="write e.g. 'judge_model: claude-haiku-4-5' (a name the Agent tool's model accepts)")
+        opts["judge_model"] = jm
+    if "models" in data:
+        ms = data["models"]
+        if not isinstance(ms, list) or not ms or not all(isinstance(x, str) and _MODEL_ID.match(x) for x in ms):
+            raise BenchError(rel, f"models {ms!r} is not a list of model names", line=_key_line(path, "models"),
+                             fix="write e.g. 'models: [claude-haiku-4-5, claude-sonnet-4-6]'")
+        if len(set(ms)) != len(ms):
+            raise BenchError(rel, "models lists a model twice", line=_key_line(path, "models"),
+                             fix="list each model once")
+        from ...report.fmt import model_slug  # results and reports are named <skill>@<slug>: two names, one file
+
+        by_slug: dict[str, str] = {}
+        for m in ms:
+            if (other := by_slug.setdefault(model_slug(m), m)) != m:
+                raise BenchError(rel, f"models {other!r} and {m!r} share the file name {model_slug(m)!r}, so their "
+                                      "results would overwrite each other", line=_key_line(path, "models"),
+                                 fix="benchmark one of them in a separate run, or name it by another spelling")
+        opts["models"] = list(ms)
+    return opts
+
+
+def _key_line(path: Path, key: str) -> Optional[int]:
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if line.startswith(f"{key}:") or line.startswith(f"{key} :"):
+            return i + 1
+    return None
+
+
+@frozen
+class TreeReport:
+    skills: tuple[tuple[SkillInfo, int], ...]  # (skill, number of cases)
+    problems: tuple[BenchError, ...]
+    warnings: tuple[BenchError, ...] = ()  # reported, exit 0: e.g. hard assertions with no samples (unproven)
+
+    @property
+    def untested(self) -> tuple[str, ...]:
+        return tuple(s.name for s, n in self.skills if n == 0)
+
+
+def validate_tree(root: Path) -> TreeReport:
+    """Check skills/ and tests/ together; collect every problem rather than stopping at the first."""
+    found: dict[str, SkillInfo] = {}
+    broken: dict[str, str] = {}
+    problems: list[BenchError] = list(_discover(root, found, broken))
+    warnings: list[BenchError] = []
+    problems += [BenchError(link, "is a link to a folder inside a skill; a skill is copied file by file, so the "
+                            "benchmark cannot copy it", fix="replace the link with the folder itself, or link "
+                            "each file") for s in sorted(found.values(), key=lambda s: s.path)
+                 for link in linked_folders(root, s.path)]
+    by_tests_path = {s.tests_path: s for s in found.values()}
+    skill_paths = set(by_tests_path) | set(broken)
+    counts = {name: 0 for name in found}
+    tests = root / "tests"
+    if tests.is_dir():
+        for dirpath, dirnames, filenames in os.walk(tests):
+            here = Path(dirpath)
+            rel = _rel(root, here)
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            if here == tests:
+                continue
+            if rel in skill_paths:
+                skill = by_tests_path.get(rel)
+                if skill is not None:
+                    try:
+                        load_options(root, skill)
+                    except BenchError as err:
+                        problems.append(err)
+                keep = []
+                for d in list(dirnames):
+                    case_dir = here / d
+                    if not (case_dir / "case.md").is_file():
+                        if any(t.startswith(_rel(root, case_dir) + "/") for t in skill_paths):
+                            keep.append(d)  # a nested skill's test path goes through here
+                            continue
+                        empty = not any(case_dir.iterdir())
+                        problems.append(BenchError(
+                            _rel(root, case_dir),
+                            ("is an empty case folder" if empty else "is a case folder with no case.md")
+                            + f" (in the tests of {rel.rsplit('/', 1)[-1]})",
+                            fix=f"write {_rel(root, case_dir)}/case.md (see docs/case-format.md), or remove the folder"))
+                        continue
+                    if skill is not None:
+                        counts[skill.name] += 1
+                    try:
+                        case = load_case(root, case_dir)
+                    except BenchError as err:
+                        problems.append(err)
+                        continue
+                    if unproven_cases({case.id: case_dir}, [case]):
+                        warnings.append(CaseError(
+                            _rel(root, case_dir / "case.md"), "has hard assertions but no samples/, so nothing shows "
+                            "they can pass and fail: the run marks its predicates unproven",
+                            line=case.hard_assertions[0].line,
+                            fix="add samples/good/output.md (passes every predicate) and samples/bad-<what>/output.md "
+                                "(fails one) beside case.md; benchcore validate runs them"))
+                dirnames[:] = keep
+                continue
+            if not any(t.startswith(rel + "/") for t in skill_paths):
+                known = ", ".join(sorted(by_tests_path)) or "none"
+                problems.append(BenchError(rel, "maps to no skill (no skill has its tests here: a skill in "
+                                           f"{ROOTS_HELP})",
+                                           fix=f"move it to the test path of an existing skill ({known}) or remove it"))
+                dirnames[:] = []
+    skills = tuple((s, counts[s.name]) for s in sorted(found.values(), key=lambda s: s.path))
+    return TreeReport(skills=skills, problems=tuple(problems), warnings=tuple(warnings))

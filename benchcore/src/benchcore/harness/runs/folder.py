@@ -1,0 +1,218 @@
+"""Read a run directory (docs/run-format.md) into :class:`benchcore.model.RunData`.
+
+Only what ``render`` needs: run.json, cases/<id>/case.md, and per trial the
+arm folders (output.md, transcripts), assertions.json, <comparison>.json and
+audit.json. plan.json is not needed. Every unreadable file is a BenchError
+naming it; a missing trial file just leaves that piece absent (the rules
+then call the trial incomplete).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Optional
+
+from ... import serde
+from ...casefile import parse_case
+from ...environment import EnvironmentEvidence
+from ...errors import BenchError
+from ...model import ARMS, COMPARISONS, TRIALS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData, evolve
+from ..store.files import not_regular, read_text
+
+
+def read_run_info(run_dir: Path) -> RunInfo:
+    path = run_dir / "run.json"
+    if not path.is_file():
+        raise BenchError(str(run_dir), "is not a run directory (it has no run.json)",
+                         fix="pass the folder 'benchcore plan' created, e.g. tests/.reports/runs/<run-id>")
+    info = serde.loads(RunInfo, read_text(path), source=str(path))
+    _check_run_info(info, str(path))
+    return info
+
+
+# The arms and comparisons each shape has (docs/run-format.md).
+SHAPES = {
+    "three-arm": (("new", "baseline", "previous"), {"efficacy": ("new", "baseline"), "regression": ("new", "previous")}),
+    "two-arm": (("new", "baseline"), {"efficacy": ("new", "baseline")}),
+}
+
+
+def _check_run_info(info: RunInfo, path: str) -> None:
+    """What the types cannot say: 5 trials, arms and comparisons that match the shape, unique plain case ids."""
+    replan = "plan the run again with 'benchcore plan' (run.json is written by it)"
+    if info.trials != TRIALS:
+        raise BenchError(path, f"trials is {info.trials}, but a run has {TRIALS} (the pass rules are defined on {TRIALS})",
+                         fix=replan)
+    for arm in info.arms:
+        if arm not in ARMS:
+            raise BenchError(path, f"unknown arm {arm!r}", fix=f"arms are {', '.join(ARMS)}")
+    for comp in info.comparisons:
+        if comp not in COMPARISONS:
+            raise BenchError(path, f"unknown comparison {comp!r}", fix=f"comparisons are {', '.join(COMPARISONS)}")
+    arms, comparisons = SHAPES[info.shape]
+    if sorted(info.arms) != sorted(arms) or len(info.arms) != len(arms):
+        raise BenchError(path, f"a {info.shape} run has the arms {', '.join(arms)}, but arms is {list(info.arms)}",
+                         fix=replan)
+    if dict(info.comparisons) != comparisons:
+        want = ", ".join(f"{k}: {list(v)}" for k, v in comparisons.items())
+        raise BenchError(path, f"a {info.shape} run compares {want}, but comparisons is "
+                         f"{ {k: list(v) for k, v in info.comparisons.items()} }", fix=replan)
+    if not info.cases:
+        raise BenchError(path, "lists no cases", fix="plan the run again from a skill that has cases")
+    seen = set()
+    for case_id in info.cases:
+        if not case_id or case_id in (".", "..") or "/" in case_id or "\\" in case_id:
+            raise BenchError(path, f"case {case_id!r} is not a case folder name",
+                             fix="list case folder names (e.g. 01-small-diff) in 'cases'")
+        if case_id in seen:
+            raise BenchError(path, f"case {case_id!r} is listed twice", fix="list each case once in 'cases'")
+        seen.add(case_id)
+
+
+def _check_order(record: ComparisonRecord, arms: tuple[str, str], path: Path) -> None:
+    """The blind order names the comparison's two arms, one per letter; the file holds 1 judgment, or 3."""
+    if len(record.judgments) not in (1, 3):
+        raise BenchError(str(path), f"holds {len(record.judgments)} judgments, but a comparison has 1 judgment, "
+                         f"or 3 when its judges split (docs/run-format.md, the rules)",
+                         fix="delete the file and run 'benchcore collect' again: it rewrites it from the judges' answers")
+    if set(record.order) != {"A", "B"} or sorted(record.order.values()) != sorted(arms):
+        raise BenchError(str(path), f"order {dict(record.order)} does not give A and B the arms {arms[0]} and {arms[1]}",
+                         fix="run 'benchcore collect' again: it writes the order drawn when the run was planned")
+
+
+def _load_json_file(cls, path: Path):
+    return serde.loads(cls, read_text(path), source=str(path))
+
+
+def read_cell_usage(cell_dir: Path, prices, warnings: Optional[list] = None):
+    """Usage of one arm cell: its transcript.jsonl plus any transcripts of subagents it launched."""
+    from ...usage import sum_usage
+    from ..claude.tokens import transcript_usage
+
+    files = transcript_files(sorted(cell_dir.rglob("*.jsonl")), warnings)
+    if not files:
+        return None
+    usages = []
+    for p in files:
+        u, skipped = transcript_usage(p, prices, follow=False)
+        usages.append(u)
+        if skipped and warnings is not None:
+            warnings.append(f"{p}: skipped {skipped} truncated or malformed line{'s' if skipped != 1 else ''}")
+    return sum_usage(usages)
+
+
+def transcript_files(paths, warnings: Optional[list] = None) -> list[Path]:
+    """The regular files among ``paths`` (lstat, never opened: a named pipe would wait forever); each other
+    one is named in ``warnings``, and folders are passed over in silence."""
+    out = []
+    for p in paths:
+        what = not_regular(p)
+        if what is None:
+            out.append(p)
+        elif what not in ("a folder", "missing") and warnings is not None:
+            warnings.append(f"{p}: left out of the usage: it is {what}, not a regular file (a transcript is one); "
+                            "remove it")
+    return out
+
+
+def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
+               warnings: Optional[list] = None) -> Optional[TrialData]:
+    tdir = run_dir / "cases" / case_id / f"t{trial}"
+    if not tdir.is_dir():
+        return None
+    outputs: dict[str, str] = {}
+    usage = {}
+    for arm in info.arms:
+        cell = tdir / arm
+        if (cell / "output.md").is_file():
+            outputs[arm] = read_text(cell / "output.md")
+        if cell.is_dir():
+            u = read_cell_usage(cell, prices, warnings)
+            if u is not None:
+                usage[arm] = u
+    shas = {arm: hashlib.sha256((tdir / arm / "output.md").read_bytes()).hexdigest()
+            for arm in info.arms if (tdir / arm / "output.md").is_file()}
+    assertions = None
+    apath = tdir / "new" / "assertions.json"
+    if apath.is_file():
+        assertions = tuple(_load_json_file(list[AssertionResult], apath))
+        if any(r.output_sha256 is not None and r.output_sha256 != shas.get("new") for r in assertions):
+            # Keyed to other bytes than new/output.md holds: that output never went through the gate.
+            assertions = None
+    comparisons = {}
+    for comp in info.comparisons:
+        cpath = tdir / f"{comp}.json"
+        if cpath.is_file():
+            record = _load_json_file(ComparisonRecord, cpath)
+            _check_order(record, info.comparisons[comp], cpath)
+            keys = record.outputs_sha256
+            if keys is not None and any(shas.get(arm) != sha for arm, sha in keys.items()):
+                if warnings is not None:
+                    warnings.append(f"{cpath}: judged other outputs than the trial now holds; not counted "
+                                    "(run 'benchcore collect' to send the trial back to the judges)")
+                continue
+            comparisons[comp] = record
+    judge_usage = []
+    jdir = tdir / "judges"
+    if jdir.is_dir():
+        from ..claude.tokens import transcript_usage
+        for p in transcript_files(sorted(jdir.glob("*.jsonl")), warnings):
+            u, skipped = transcript_usage(p, prices, follow=False)
+            judge_usage.append(u)
+            if skipped and warnings is not None:
+                warnings.append(f"{p}: skipped {skipped} truncated or malformed line{'s' if skipped != 1 else ''}")
+    invalid = None
+    apath = tdir / "audit.json"
+    if apath.is_file():
+        audit = _load_json_file(Audit, apath)
+        if audit.invalid:
+            invalid = "; ".join(f"{p.arm}: {p.problem}" for p in audit.problems) or "marked invalid by the audit"
+    from ..confine.guard import refusals
+    return TrialData(case=case_id, trial=trial, outputs=outputs, usage=usage, assertions=assertions,
+                     comparisons=comparisons, invalid=invalid, judge_usage=tuple(judge_usage),
+                     guard=refusals(run_dir, case_id, trial),
+                     refused=_refused(tdir / "refused.json"))
+
+
+def _refused(path: Path) -> tuple[str, ...]:
+    """refused.json's entries as lines: "<cell>: <why>" and the transcript's path when there is one."""
+    if not path.is_file():
+        return ()
+    try:
+        entries = json.loads(read_text(path))
+    except ValueError as err:
+        raise BenchError(str(path), f"is not valid JSON ({err})", fix="run 'benchcore collect' to write it again")
+    return tuple(f"{e.get('cell')}: {e.get('why')}" + (f" ({e['path']})" if e.get("path") else "")
+                 for e in entries if isinstance(e, dict))
+
+
+def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> RunData:
+    """The whole run directory as data.
+
+    ``prices``: the price table for imputed dollars (default: the committed one).
+    ``warnings``: a list that receives one line per transcript with skipped lines.
+    """
+    from ..claude.tokens import price_table
+
+    prices = prices if prices is not None else price_table()
+    run_dir = Path(run_dir)
+    info = read_run_info(run_dir)
+    # Case order is the case folders' names, sorted (docs/case-format.md), whatever order run.json lists.
+    info = evolve(info, cases=tuple(sorted(info.cases)))
+    cases = []
+    trials = []
+    for case_id in info.cases:
+        cpath = run_dir / "cases" / case_id / "case.md"
+        if not cpath.is_file():
+            raise BenchError(str(cpath), "is missing: run.json lists this case but the run has no copy of it",
+                             fix="re-plan the run, or copy the case.md that was used into the run directory")
+        cases.append(parse_case(read_text(cpath), str(cpath), case_id))
+        for n in range(1, info.trials + 1):
+            td = read_trial(run_dir, info, case_id, n, prices, warnings)
+            if td is not None:
+                trials.append(td)
+    env_path = run_dir / "environment.json"
+    environment = _load_json_file(EnvironmentEvidence, env_path) if env_path.is_file() else None
+    return RunData(run=info, cases=tuple(cases), trials=tuple(trials), environment=environment)

@@ -1,0 +1,5 @@
+"""The run folder's files, and the file helpers every stage shares.
+
+- ``files``     atomic writes (temp file + rename), folder and run locks, regular-file reads
+- ``planfile``  ``plan.json``: cells, packets, orders (read and write)
+"""

@@ -1,0 +1,295 @@
+"""Small file helpers shared by every command. Writes are atomic: temp file + rename."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator, Mapping, Optional
+
+from ...errors import BenchError
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _stage(path: Path, text: str | bytes, durable: bool = True) -> str:
+    """Write ``text`` (or bytes, as they are) to a temp file beside ``path`` (mode as a plain create would
+    give) and return its name; ``durable``: on disk (fsync) before it is renamed into place."""
+    if not path.parent.is_dir():  # a stat; a mkdir of a folder that exists costs more (thousands a collect)
+        path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here, not at the top: reading commands (`benchcore usage`) never write
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        # mkstemp creates 0600; a report or run file is an ordinary file, readable as the umask allows.
+        os.chmod(tmp, 0o666 & ~_umask())
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
+              os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as fh:
+            fh.write(text)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def _unlink(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
+def write_atomic(path: Path | str, text: str | bytes, durable: bool = True) -> None:
+    """Write ``text`` (UTF-8), or bytes exactly as given, to ``path`` so a reader sees the old file or the new
+    one, never half, even if the process is killed. ``durable`` (the default) also has it on disk before it
+    replaces the old one, so a power cut cannot leave it empty; a file that can be made again from what
+    it was copied or derived from (a transcript's copy, an output) is written with ``durable=False`` and
+    put on disk by one :func:`flush_to_disk` for the whole collect."""
+    path = Path(path)
+    tmp = _stage(path, text, durable)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def flush_to_disk(folder: Path | str) -> None:
+    """Put on disk everything written to the file system that holds ``folder`` (one ``syncfs``; ``sync``
+    where there is none): one flush for every file a collect wrote without its own fsync."""
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            if libc.syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    except (OSError, AttributeError):
+        pass
+    os.sync()
+
+
+def write_all_atomic(files: Mapping[Path, str]) -> None:
+    """Write several files as one step: every file is staged first, then all are renamed into place.
+
+    When any file cannot be staged (the folder is a file, is not writable, the
+    disk is full) nothing is replaced, no temp file is left, and a BenchError
+    names the path and the fix.
+    """
+    for path in files:
+        if Path(path).is_dir():
+            raise BenchError(str(path), "is a folder where a file is to be written",
+                             fix="remove or rename that folder")
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in files.items():
+            path = Path(path)
+            try:
+                staged.append((_stage(path, text), path))
+            except OSError as exc:
+                raise BenchError(str(path), f"cannot be written: {exc.strerror or exc}",
+                                 fix=f"make {path.parent} a writable folder, or choose another with --reports") from None
+        for tmp, path in staged:
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise BenchError(str(path), f"cannot be replaced: {exc.strerror or exc}",
+                                 fix=f"check that {path} is not a folder and that {path.parent} is writable") from None
+    finally:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                _unlink(tmp)
+
+
+def remove_stale_staged(paths) -> None:
+    """Remove the staged ``.<name>.*.tmp`` files a killed write left beside ``paths`` (call under the folder's lock)."""
+    for path in paths:
+        path = Path(path)
+        if not path.parent.is_dir():
+            continue
+        for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+            if tmp.is_file() and not tmp.is_symlink():
+                _unlink(str(tmp))
+
+
+@contextmanager
+def _flock_folder(folder: Path, wait: Optional[float] = None,
+                  busy: Optional[Callable[[], BenchError]] = None) -> Iterator[None]:
+    """Hold ``fcntl.flock`` on ``folder`` itself (no lock file; the kernel drops it when its holder ends,
+    however it ends). ``wait`` None blocks until it is free; else after ``wait`` seconds ``busy()`` is raised.
+    Where ``fcntl`` does not exist (Windows), or the file system has no locks (some network mounts), it goes
+    on unlocked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        deadline = None if wait is None else time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if deadline is None else fcntl.LOCK_NB))
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise busy() from None
+                time.sleep(0.2)
+            except OSError:
+                break
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+@contextmanager
+def locked_folder(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (created when missing) so that read-modify-write
+    steps on its files (a history append, the index of every skill) do not interleave."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BenchError(str(folder), f"cannot be created: {exc.strerror or exc}",
+                         fix="choose a writable folder with --reports") from None
+    with _flock_folder(folder):
+        yield
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def not_regular(path: Path | str, follow: bool = False) -> Optional[str]:
+    """What ``path`` is when it is not a regular file ("a named pipe", "a symbolic link", "missing", ...),
+    or None when it is one. Found by lstat (stat when ``follow``), never by opening it: opening a named pipe
+    waits for a writer that never comes, and a device may be endless."""
+    try:
+        mode = os.stat(path).st_mode if follow else os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+NOT_REGULAR_FIX = "a transcript is a regular file (Claude Code writes one per subagent); remove or rename this one"
+
+
+def open_regular(path: Path | str, follow: bool = False, fix: str = NOT_REGULAR_FIX):
+    """A regular file opened for binary reading; anything else is a BenchError naming it, and is never opened
+    in a way that waits (a named pipe swapped in after the check is opened non-blocking and refused)."""
+    what = not_regular(path, follow)
+    if what == "missing":
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    if what is not None:
+        raise BenchError(str(path), f"is {what}, not a regular file", fix=fix)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BenchError(str(path), "is not a regular file", fix=fix)
+        return os.fdopen(fd, "rb", buffering=1 << 20)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular_bytes(path: Path | str, follow: bool = False) -> bytes:
+    """The bytes of a regular file (see :func:`open_regular`)."""
+    with open_regular(path, follow) as fh:
+        return fh.read()
+
+
+RUN_LOCK = ".collect.lock"
+RUN_LOCK_WAIT = 10.0  # seconds a second collect waits for the first before it gives up
+
+
+@contextmanager
+def locked_run(run_dir: Path, wait: float = RUN_LOCK_WAIT) -> Iterator[None]:
+    """Hold the run folder's collect lock: one collect at a time plans, copies and re-plans a run (three at
+    once each re-planned the same cells).
+
+    The lock is the folder's flock (:func:`_flock_folder`): a killed collect leaves no lock to take over, and
+    no pid can be mistaken for a live one. While it is held, ``<run>/.collect.lock`` names the holder's pid
+    for the message a second collect prints; the holder removes it when done (one a killed collect left is
+    overwritten). A live holder makes this wait up to ``wait`` seconds, then it is a BenchError naming the
+    run folder."""
+    run_dir = Path(run_dir)
+    pid_file = run_dir / RUN_LOCK
+
+    def busy() -> BenchError:
+        holder = _holder(pid_file)
+        return BenchError(str(run_dir), f"another benchcore collect is running on {run_dir}"
+                          + (f" (pid {holder})" if holder else ""),
+                          fix="wait for it to finish, then run 'benchcore collect' again if you still need to")
+
+    with _flock_folder(run_dir, wait, busy):
+        mine = f"{os.getpid()}\n"
+        try:
+            write_atomic(pid_file, mine)
+        except OSError:
+            pass  # only the message's pid is lost
+        try:
+            yield
+        finally:
+            try:
+                if pid_file.read_text(encoding="utf-8") == mine:
+                    pid_file.unlink()
+            except (OSError, UnicodeDecodeError):
+                pass
+
+
+def _holder(pid_file: Path) -> str:
+    """The pid a lock holder wrote (digits only), or ""."""
+    try:
+        text = pid_file.read_text(encoding="ascii").strip() if not_regular(pid_file) is None else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return text if text.isdigit() else ""
+
+
+def read_text(path: Path | str) -> str:
+    """A UTF-8 text file; one that cannot be read or decoded is a BenchError naming it."""
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise BenchError(str(path), f"is not UTF-8 text (byte {exc.start}: {exc.reason})",
+                         fix="save it as UTF-8 text, or re-create it with the command that wrote it") from None
+    except IsADirectoryError:
+        raise BenchError(str(path), "is a folder where a file was expected",
+                         fix="remove or rename the folder") from None
+    except OSError as exc:
+        raise BenchError(str(path), f"cannot be read: {exc.strerror or exc}",
+                         fix="check that the file exists and is readable") from None
+
+
+def shown_path(p: Path | str) -> str:
+    """A path as printed: relative to the working directory when it is inside it."""
+    cwd = Path.cwd()
+    return os.path.relpath(p, cwd) if Path(p).is_relative_to(cwd) else str(p)
+
+
+def read_json_object(f: Path) -> dict:
+    """A JSON file's top-level object; {} when it is missing, unreadable, not JSON or not an object."""
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

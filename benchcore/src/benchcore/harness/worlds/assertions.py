@@ -1,0 +1,238 @@
+"""Hard assertions of a case, run against the new arm's output (docs/case-format.md, and the gate in docs/run-format.md).
+
+Each predicate runs in bash with ``$OUTPUT`` (a copy of the arm's output.md, so a
+check cannot rewrite the run's own) and ``$WORLD`` (its world) set, cwd the world,
+standard input closed, and a time limit; a non-zero exit or a timeout fails it.
+
+The world is the arm's: it may have written its own ``.git/config``. Before any
+predicate runs, a world whose git setup can reach a configuration the check cannot
+read as git will (``.git`` that is a file or a link, ``commondir``, a per-worktree
+config, ``include`` or ``includeIf`` sections) is refused: its predicates do not run
+and fail with the reason, so the trial is gated. Every git the predicate runs gets a
+sanitised configuration (no system config, no repository discovery above the world,
+and every key that can run a program overridden through ``GIT_CONFIG_COUNT``, the
+keys listed by git itself from inside the world), so ``collect`` never runs an arm's
+code outside Claude Code's permission prompts. That listing runs two git processes;
+a trial's checks share it, and it is taken again before a check whenever a file it
+came from (the world's ``.git/config``, the user's git config) has changed since, so
+a check sees the configuration as it is when it starts. Each predicate runs in a
+bash of its own, in its own process group, killed whole at the limit (one process a
+check: its own time limit, exit and stderr); only the tail of its stderr is kept.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ...model import AssertionResult, HardAssertion
+
+DEFAULT_TIMEOUT = 60.0
+_STDERR_LIMIT = 2000
+
+# Keys a repository's config can set that make git run a program; each is overridden with a harmless value.
+_SAFE_CONFIG = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),
+    ("core.pager", "cat"),
+    ("core.editor", "true"),
+    ("core.sshCommand", "false"),
+    ("core.askPass", ""),
+    ("core.gitProxy", ""),
+    ("diff.external", ""),
+    ("credential.helper", ""),
+    ("sequence.editor", "true"),
+    ("gpg.program", "false"),
+    ("uploadpack.packObjectsHook", ""),
+)
+# Per-name keys (filter.<driver>.clean, diff.<driver>.textconv, alias.<name> ...) whose value is a command.
+_COMMAND_KEY = re.compile(
+    r"^(filter\..+\.(clean|smudge|process)|diff\..+\.(command|textconv)|merge\..+\.driver|alias\..+"
+    r"|credential\..+\.helper|pager\..+|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)"
+    r"|gpg\..+\.program|remote\..+\.(uploadpack|receivepack|proxy))$",
+    re.IGNORECASE)
+
+
+def _git_config_names(args: list[str], cwd: Path) -> list[str]:
+    """Config key names git lists for ``args`` (reading configuration runs no program)."""
+    try:
+        out = subprocess.run(["git", *args, "--name-only", "--list"], cwd=cwd, capture_output=True, text=True,
+                             timeout=10, stdin=subprocess.DEVNULL,
+                             env=dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CEILING_DIRECTORIES=str(cwd.parent)))
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return out.stdout.split()
+
+
+def _file_names(world: Path) -> list[str]:
+    """The key names of the world's own ``.git/config`` (includes not followed), or [] when it has none."""
+    config = world / ".git" / "config"
+    if not config.is_file() or config.is_symlink():
+        return []
+    return _git_config_names(["config", "--file", str(config), "--no-includes"], world)
+
+
+def world_git_problem(world: Path, names: Optional[list[str]] = None) -> Optional[str]:
+    """Why the world's git setup could make a check's git read configuration the check cannot vet, or None.
+
+    Refused: ``.git`` that is not a plain folder (a ``gitdir:`` file or a link points git at a folder the
+    world chose), ``.git/commondir`` (a shared config elsewhere), ``.git/config.worktree`` or
+    ``extensions.worktreeConfig``, a ``.git/config`` that is not a plain file, and ``include`` or
+    ``includeIf`` sections (their targets depend on where git runs)."""
+    dot = world / ".git"
+    if not os.path.lexists(dot):
+        return None
+    if dot.is_symlink() or not dot.is_dir():
+        return ".git is not a plain folder (a gitdir: file or a link points git at a configuration outside the world)"
+    for name in ("commondir", "config.worktree"):
+        if os.path.lexists(dot / name):
+            return f".git/{name} is present (git would read configuration the check cannot vet)"
+    config = dot / "config"
+    if not os.path.lexists(config):
+        return None
+    if config.is_symlink() or not config.is_file():
+        return ".git/config is not a plain file"
+    names = [n.lower() for n in (_file_names(world) if names is None else names)]
+    bad = sorted({n.rsplit(".", 1)[0] for n in names if n.startswith(("include.", "includeif."))})
+    if bad:
+        return f".git/config has {', '.join(bad)} (an included file can name a program git runs)"
+    if "extensions.worktreeconfig" in names:
+        return ".git/config sets extensions.worktreeConfig (a per-worktree config the check cannot vet)"
+    return None
+
+
+def _world_command_keys(world: Path, file_names: Optional[list[str]] = None) -> list[str]:
+    """The per-name command keys git sees from inside the world (its own config and the user's), as git lists
+    them; ``file_names``: the world's own config's names when already listed (:func:`_file_names`)."""
+    keys = {k for k in _git_config_names(["config", "--includes"], world) if _COMMAND_KEY.match(k)}
+    keys.update(k for k in (_file_names(world) if file_names is None else file_names) if _COMMAND_KEY.match(k))
+    return sorted(keys)
+
+
+def _config_stamp(world: Path, env: dict) -> tuple:
+    """What the git configuration a check's git reads depends on, as (path, size, mtime, inode) of each file:
+    the world's ``.git/config`` and the user's (global and XDG) git config."""
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [world / ".git" / "config", Path(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig")),
+             Path(xdg, "git", "config")]
+    stamp = []
+    for path in paths:
+        try:
+            st = os.lstat(path)
+            stamp.append((str(path), st.st_size, st.st_mtime_ns, st.st_ino))
+        except OSError:
+            stamp.append((str(path), None))
+    return tuple(stamp)
+
+
+def git_safe_env(world: Path, base: dict | None = None, file_names: Optional[list[str]] = None) -> dict:
+    """An environment whose every git ignores the system config and any program the world's config names."""
+    env = dict(os.environ if base is None else base)
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_PAGER"] = "cat"
+    env["GIT_EDITOR"] = "true"
+    env["GIT_ASKPASS"] = "false"
+    env["GIT_SSH_COMMAND"] = "false"
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES"):
+        env.pop(var, None)
+    env["GIT_CEILING_DIRECTORIES"] = str(Path(world).parent)
+    pairs = list(_SAFE_CONFIG)
+    pairs += [(k, "") for k in _world_command_keys(world, file_names)]
+    env["GIT_CONFIG_COUNT"] = str(len(pairs))
+    for i, (k, v) in enumerate(pairs):
+        env[f"GIT_CONFIG_KEY_{i}"] = k
+        env[f"GIT_CONFIG_VALUE_{i}"] = v
+    return env
+
+
+def _tail_reader(stream, keep: int, out: list) -> None:
+    buf = b""
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            break
+        buf = (buf + chunk)[-keep:]
+    out.append(buf)
+
+
+def _run_one(command: str, world: Path, env: dict, timeout: float) -> AssertionResult:
+    proc = subprocess.Popen(["bash", "-c", command], cwd=world, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    tail: list = []
+    reader = threading.Thread(target=_tail_reader, args=(proc.stderr, _STDERR_LIMIT * 4, tail), daemon=True)
+    reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        try:  # the whole group: a child the check left behind never outlives collect
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+    reader.join(timeout=5)
+    err = tail[0].decode("utf-8", errors="replace") if tail else ""
+    if timed_out:
+        return AssertionResult(command=command, exit=None, timed_out=True,
+                               stderr=(err + f"\n(timed out after {timeout:g}s)")[-_STDERR_LIMIT:])
+    return AssertionResult(command=command, exit=proc.returncode, timed_out=False, stderr=err[-_STDERR_LIMIT:])
+
+
+def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Path,
+                   timeout: float = DEFAULT_TIMEOUT) -> tuple[AssertionResult, ...]:
+    assertions = list(assertions)
+    world = Path(world)
+    names, refused = [], None
+    if world.is_dir():
+        names = _file_names(world)
+        refused = world_git_problem(world, names)
+    if refused:  # nothing runs: every predicate fails with the reason, so the trial is gated
+        why = f"not run: the world's git setup was refused before any check ran: {refused}"
+        return tuple(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=why) for a in assertions)
+    results = []
+    scratch = Path(tempfile.mkdtemp(prefix="benchcore-check-"))
+    stamp, safe = None, None
+    try:
+        for a in assertions:
+            copy = scratch / "output.md"  # a fresh copy per check: one check cannot change what the next reads
+            try:
+                if copy.exists():
+                    os.chmod(copy, 0o600)
+                    copy.unlink()
+                if Path(output).is_file():
+                    shutil.copyfile(output, copy)
+                now = _config_stamp(world, os.environ)
+                if now != stamp:  # first check, or a config file changed since the listing: list again
+                    if stamp is not None:
+                        names = _file_names(world)
+                        refused = world_git_problem(world, names)
+                        if refused:
+                            results.append(AssertionResult(
+                                command=a.command, exit=None, timed_out=False,
+                                stderr=f"not run: the world's git setup was refused before this check: {refused}"))
+                            continue
+                    stamp, safe = now, git_safe_env(world, file_names=names)
+                env = dict(safe, OUTPUT=str(copy), WORLD=str(world))
+                results.append(_run_one(a.command, world, env, timeout))
+            except (FileNotFoundError, NotADirectoryError) as exc:  # the world is gone (cleaned)
+                results.append(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=str(exc)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return tuple(results)
+
+
+def gated(results: Iterable[AssertionResult]) -> bool:
+    """The gate: any hard assertion exited non-zero or timed out."""
+    return any(r.timed_out or r.exit != 0 for r in results)

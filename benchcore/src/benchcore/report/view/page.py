@@ -1,0 +1,80 @@
+"""SkillResult + RunData + history -> ReportView: everything ``<skill>.html`` shows. Pure.
+
+In the manner of coverage.py's ``FileData``: the view holds only strings,
+booleans and tuples of smaller views. Every number is already formatted and
+every sentence already written, so ``report.html.j2`` only loops and looks up.
+No clock, no filesystem: the time of generation is an argument.
+
+Each section of the page is built in the module named for it, with its view classes:
+``view_header`` (badges, the run's facts, the jump to the first failure),
+``trend`` (the ribbons), ``view_verdict`` (headline, counts, notices),
+``view_cost`` (cost, estimate, budget), ``view_environment`` (what the arms shared) and ``view_cases`` with
+``view_evidence`` (the case panels and the trials behind them).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from attrs import frozen
+
+from ... import __version__
+from ...model import HistoryEntry, RunData, SkillResult
+from .. import fmt
+from .trend import Ribbon, build_ribbon
+from .cases import CasePanel, case_panel
+from .cost import CostTable, cost_table
+from .environment import EnvironmentView, environment_view
+from .header import Badge, MetaItem, axis_badge, efficacy_chip, first_failure, header_meta, regression_chip
+from .verdict import INFORMATIVE_NOTE, counts_line, run_notices
+
+
+@frozen
+class ReportView:
+    title: str
+    skill: str
+    badges: tuple[Badge, ...]
+    meta: tuple[MetaItem, ...]
+    jump_href: Optional[str]
+    jump_label: Optional[str]
+    ribbons: tuple[Ribbon, ...]
+    informative_note: str
+    headline: str
+    counts: str
+    notices: tuple[str, ...]
+    cost: CostTable
+    environment: Optional[EnvironmentView]
+    cases: tuple[CasePanel, ...]
+    generated_at: str
+    version: str
+
+
+def build_report_view(result: SkillResult, run: RunData, history: Sequence[HistoryEntry], *,
+                      generated_at: str) -> ReportView:
+    """The whole report of one run. ``history`` is newest last and includes this run."""
+    trials = {(t.case, t.trial): t for t in run.trials}
+    descriptions = {c.id: c.description for c in run.cases}
+    two_arm = result.verdicts.regression.status == "n/a"
+    jump = first_failure(result)
+    return ReportView(
+        title=f"{result.skill}: benchmark run {result.run_id}",
+        skill=result.skill,
+        badges=(axis_badge("Efficacy", result.verdicts.efficacy, efficacy_chip(result)),
+                axis_badge("Regression", result.verdicts.regression, regression_chip(result))),
+        meta=header_meta(result, run),
+        jump_href=fmt.case_href(jump) if jump else None,
+        jump_label=f"Jump to the first failure: {jump}" if jump else None,
+        ribbons=(build_ribbon("efficacy", result, history),
+                 build_ribbon("regression", result, history)),
+        informative_note=INFORMATIVE_NOTE,
+        headline=result.headline,
+        counts=counts_line(result, two_arm),
+        notices=run_notices(result, run),
+        cost=cost_table(result, two_arm, run),
+        environment=environment_view(result),
+        cases=tuple(case_panel(c, descriptions.get(c.id, c.description), trials, run, two_arm)
+                    for c in result.cases),
+        generated_at=generated_at,
+        version=__version__,
+    )
+

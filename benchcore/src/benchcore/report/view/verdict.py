@@ -1,0 +1,49 @@
+"""The report's verdict section: the results' headline, the pass counts per axis and the notices under them."""
+
+from __future__ import annotations
+
+from ...model import AxisResult, RunData, SkillResult
+from .. import fmt
+
+INFORMATIVE_NOTE = "informative only, never gating"
+
+
+def counts_line(result: SkillResult, two_arm: bool) -> str:
+    total = len(result.cases)
+    eff = sum(1 for c in result.cases if c.efficacy.passed)
+    eff_text = f"Efficacy: {eff} of {fmt.plural(total, 'case')} " + ("passes" if total == 1 else "pass")
+    if two_arm:
+        reg_text = "Regression: n/a (two-arm run)"
+    else:
+        reg = sum(1 for c in result.cases if c.regression is not None and c.regression.passed)
+        reg_text = f"Regression: {reg} of {fmt.plural(total, 'case')} " + (
+            "holds" if total == 1 else "hold")
+    return f"{eff_text} · {reg_text}"
+
+
+def missing_trials(axis: AxisResult) -> tuple[int, ...]:
+    return tuple(i + 1 for i, o in enumerate(axis.outcomes) if o is None)
+
+
+def run_notices(result: SkillResult, run: RunData) -> tuple[str, ...]:
+    notes: list[str] = []
+    gaps = []
+    for case in result.cases:
+        for name, axis in (("efficacy", case.efficacy), ("regression", case.regression)):
+            if axis is not None and axis.incomplete:
+                gaps.append(f"{case.id} {name} ({fmt.trials_phrase(missing_trials(axis))})")
+    if result.incomplete or gaps:
+        text = "This run is incomplete"
+        if gaps:
+            text += ": no judgment for " + "; ".join(gaps)
+        notes.append(text + ". An incomplete axis does not pass; finish judging, then render again.")
+    for esc in result.escalations:
+        notes.append(f"{esc.case} {esc.comparison}: judges split on "
+                     f"{fmt.trials_phrase(esc.trials)}; ask two more judges per trial "
+                     "(collect names them)")
+    invalid = [t for t in run.trials if t.invalid]
+    if invalid:
+        names = ", ".join(f"{t.case} trial {t.trial}" for t in
+                          sorted(invalid, key=lambda t: (t.case, t.trial)))
+        notes.append(f"{fmt.plural(len(invalid), 'trial')} must be re-run: {names}")
+    return tuple(notes)

@@ -1,0 +1,103 @@
+"""One round trip per top-level wire model: file -> model -> file gives the same data."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchcore import model as m
+from benchcore import serde
+from benchcore.errors import BenchError
+from places import TESTS
+
+RUN = TESTS / "fixtures" / "runs" / "incomplete-three-arm"
+
+
+def round_trip(cls, data):
+    obj = serde.load(cls, data, source="t")
+    assert serde.dump(obj) == data
+    return obj
+
+
+def test_run_info():
+    data = json.loads((RUN / "run" / "run.json").read_text())
+    info = round_trip(m.RunInfo, {**data, "resolved_models": {"new": ["claude-sonnet-4-6"]},
+                                  "agent_types": {"baseline": ["bench-baseline"], "new": ["workflow-subagent"]}})
+    assert info.comparisons["efficacy"] == ("new", "baseline")
+
+
+def test_comparison_record_with_a_panel_and_a_tie_without_strength():
+    data = {"order": {"A": "baseline", "B": "new"}, "judgments": [
+        {"verdict": "B", "rationale": "names the break", "strength": "clear", "quote": "BREAKING CHANGE: x"},
+        {"verdict": "TIE", "rationale": "both fine"},
+        {"verdict": "A", "rationale": "shorter", "strength": "slight"}]}
+    round_trip(m.ComparisonRecord, data)
+
+
+def test_assertions_file():
+    data = [{"command": "test -s \"$OUTPUT\"", "exit": 1, "timed_out": False, "stderr": "no"},
+            {"command": "sleep 99", "exit": None, "timed_out": True, "stderr": ""}]
+    assert [serde.dump(a) for a in serde.load(list[m.AssertionResult], data)] == data
+
+
+def test_audit():
+    round_trip(m.Audit, {"invalid": True, "problems": [{"arm": "baseline", "problem": "read /x/SKILL.md"}]})
+
+
+def test_history_entry_two_arm():
+    round_trip(m.HistoryEntry, {"run_id": "r", "at": "2026-12-02T16:00:00Z", "shape": "two-arm",
+                                "default_branch_commit": "a" * 40,
+                                "efficacy": {"net": 3, "pass": True, "wins": 4, "ties": 0, "losses": 1},
+                                "regression": None})
+
+
+@pytest.mark.parametrize("path", [
+    TESTS / "fixtures" / "runs" / "incomplete-three-arm" / "expected.results.json",
+], ids=["incomplete-three-arm"])
+def test_skill_result(path):
+    data = json.loads(path.read_text())
+    result = round_trip(m.SkillResult, data)
+    assert result.cases[0].efficacy.passed is False  # the wire key "pass" maps to .passed
+
+
+def test_a_wrong_field_is_named_with_its_path():
+    with pytest.raises(BenchError) as info:
+        serde.load(m.ComparisonRecord, {"order": {"A": "new", "B": "baseline"}, "judgments": [{"verdict": "C"}]},
+                   source="t1/efficacy.json")
+    assert "t1/efficacy.json" in str(info.value) and "$.judgments[0].verdict" in str(info.value)
+
+
+def test_bad_json_names_the_line():
+    with pytest.raises(BenchError) as info:
+        serde.loads(m.Audit, '{\n  "invalid": tru\n}', source="audit.json")
+    assert info.value.line == 2
+
+
+# Bug: cattrs coerced scalars, so a malformed file read as something else instead of being refused:
+# "false" became True (a passing assertion turned into a time-out that gates the trial), "5" became
+# 5, 3.7 became 3, a string became a tuple of its characters and an object a tuple of its keys.
+@pytest.mark.parametrize("cls,data,where,expect", [
+    (list[m.AssertionResult], [{"command": "x", "exit": 0, "timed_out": "false"}], "$[0].timed_out", "true or false"),
+    (list[m.AssertionResult], [{"command": "x", "exit": 1.5}], "$[0].exit", "an integer"),
+    (list[m.AssertionResult], [{"command": "x", "exit": True}], "$[0].exit", "an integer"),
+    (list[m.AssertionResult], {"command": "x", "exit": 1}, None, "is not a JSON list"),
+    (m.ComparisonRecord, {"order": {"A": "new", "B": "baseline"}, "judgments": "B"}, "$.judgments", "a list"),
+    (m.ComparisonRecord, {"order": {"A": "new", "B": 7}}, "$.order", "a string"),
+    (m.HistoryEntry, {"run_id": "r", "at": "t", "shape": "two-arm", "default_branch_commit": None,
+                      "efficacy": {"net": 1, "pass": "yes", "wins": 1, "ties": 0, "losses": 0}},
+     "$.efficacy.pass", "true or false"),
+    (m.RunInfo, [], None, "is not a JSON object"),
+], ids=["bool-string", "float-exit", "bool-exit", "object-for-list", "string-for-list", "number-for-string",
+        "history-pass-string", "list-for-object"])
+def test_wrong_types_are_refused_not_coerced(cls, data, where, expect):
+    with pytest.raises(BenchError) as exc:
+        serde.load(cls, data, source="f.json")
+    assert exc.value.path == "f.json" and expect in exc.value.message
+    if where:
+        assert f"@ {where}" in exc.value.message
+
+
+def test_run_json_cases_as_a_string_is_refused():
+    data = json.loads((RUN / "run" / "run.json").read_text())
+    with pytest.raises(BenchError, match=r"expected a list, got str .* @ \$\.cases"):
+        serde.load(m.RunInfo, {**data, "cases": "01-small-diff"}, source="run.json")

@@ -1,0 +1,89 @@
+"""The block reader gives exactly what the line-by-line reducer gives, whatever the chunks and the damage."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from benchcore import usage
+from benchcore.usage_scan import read_usage_chunks
+from places import TESTS
+
+FIXTURES = TESTS / "fixtures" / "transcripts"
+
+
+def _chunks(data: bytes, rng: random.Random):
+    at = 0
+    while at < len(data):
+        size = rng.choice((1, 7, 64, 300, 4096, 1 << 20))
+        yield data[at:at + size]
+        at += size
+
+
+def _lines_of(data: bytes):
+    return [line + b"\n" for line in data.split(b"\n")[:-1]] + ([data.rsplit(b"\n", 1)[-1]] if not data.endswith(b"\n") and data else [])
+
+
+def _same(data: bytes, rng: random.Random) -> None:
+    want = usage.read_usage(_lines_of(data))
+    assert read_usage_chunks(_chunks(data, rng)) == want
+    assert read_usage_chunks([data]) == want
+
+
+def _assistant(i: int, rng: random.Random, msg_id: bool = True) -> bytes:
+    rec = {"type": "assistant", "message": {"model": rng.choice(["claude-sonnet-4-6", "claude-opus-4-6", "<synthetic>"]),
+           "usage": {"input_tokens": rng.randint(0, 9), "output_tokens": rng.randint(0, 900),
+                     "cache_creation_input_tokens": rng.randint(0, 5000), "cache_read_input_tokens": rng.randint(0, 9000)}}}
+    if msg_id:
+        rec["message"]["id"] = f"msg_{i % 7}"
+    if rng.random() < 0.3:
+        rec = {"message": rec["message"], "type": "assistant"}  # type after the message
+    return json.dumps(rec).encode()
+
+
+def _user(rng: random.Random) -> bytes:
+    text = rng.choice(['"usage" in a tool result', "plain", '{"type":"assistant","usage":1}', "x" * 5000])
+    return json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": text}]}}).encode()
+
+
+def test_the_block_reader_matches_the_reducer_on_damaged_transcripts():
+    rng = random.Random(11)
+    for _ in range(300):
+        lines = []
+        for i in range(rng.randint(0, 30)):
+            kind = rng.random()
+            if kind < 0.4:
+                lines.append(_assistant(i, rng, msg_id=rng.random() < 0.8))
+            elif kind < 0.8:
+                lines.append(_user(rng))
+            elif kind < 0.85:
+                lines.append(b"")
+            elif kind < 0.9:
+                lines.append(b"  " + _assistant(i, rng) + b" \r")
+            elif kind < 0.95:
+                lines.append(_assistant(i, rng)[:-5])  # cut mid-record
+            else:
+                lines.append(b'{"type":"result","usage":{"input_tokens":3},"num_turns":2}')
+        data = b"\n".join(lines) + (b"\n" if rng.random() < 0.7 else b"")
+        _same(data, rng)
+
+
+def test_the_block_reader_matches_the_reducer_on_the_committed_transcripts():
+    rng = random.Random(2)
+    paths = sorted(FIXTURES.rglob("*.jsonl"))
+    assert paths
+    for path in paths:
+        _same(path.read_bytes(), rng)
+
+
+def test_a_cut_last_line_is_skipped_and_a_whole_one_is_not_parsed_again():
+    # Claude Code appends each record with its line break in one write, so only a last line without one can
+    # have been cut. Cut just after a nested object, it still ends in '}': it is parsed, found broken, skipped.
+    user = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": "x" * 50}]}})
+    cut = user[:user.index('"x')] + '{"a": 1}'  # ends in '}' but is no record
+    assert cut.endswith("}")
+    whole = (user + "\n").encode()
+    for data, skipped in (((cut + "\n").encode(), 0), (cut.encode(), 1), (whole, 0), (whole[:-1], 0)):
+        assert read_usage_chunks([data]).skipped_lines == skipped, data[-20:]
+        assert usage.read_usage(_lines_of(data)).skipped_lines == skipped

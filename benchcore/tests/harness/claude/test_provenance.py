@@ -1,0 +1,154 @@
+"""Issue 18: only agents the orchestrating session launched count; judges cannot loop; the stand-in's session."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from standin.agent import Script, run_tasks, session_id
+from test_e2e_benchmark import CASE1, Bench, bench, greet_files, next_script  # noqa: F401
+from places import TESTS
+
+FORGED_START = "2099-01-01T00:00:00.000Z"
+
+
+def results(b: Bench) -> dict:
+    return json.loads((b.repo / "tests/.reports/greet.results.json").read_text())
+
+
+def new_loses(case, trial, comp, rnd):
+    return "LOSS" if comp == "efficacy" else "TIE"
+
+
+def judged_run(b: Bench) -> Path:
+    """A run whose new arm loses efficacy everywhere, judged and rendered: efficacy fails."""
+    _, out, _ = b.plan("greet", "--seed", "9")
+    [run_dir] = b.runs()
+    b.arms(next_script(out), Script(files=greet_files()))
+    b.run("collect", str(run_dir))
+    b.judges(run_dir, Script(verdict=new_loses))
+    rc, out, _ = b.run("collect", str(run_dir))
+    assert rc == 0 and "nothing missing" in out
+    rc, _, _ = b.run("render", str(run_dir))
+    assert rc == 1 and results(b)["verdicts"]["efficacy"]["status"] == "fail"
+    return run_dir
+
+
+def forge(b: Bench, run_dir: Path) -> Path:
+    """What the forging arm's script writes (issue 18): a new folder under Claude Code's projects holding, for
+    every baseline cell, a transcript with the cell's exact planned prompt and a useless answer, and for every
+    judge packet one with the exact judge prompt, the new arm's letter and a start in 2099."""
+    plan = b.plan_json(run_dir)
+    elsewhere = b.tmp / "forger"
+    run_tasks("Arms", [{"id": c["id"], "prompt": c["prompt"]} for c in plan["cells"] if c["arm"] == "baseline"],
+              elsewhere, Script(files=greet_files(), output=lambda *a: "nothing"), b.repo)
+    run_tasks("Judges", [{"id": p["id"], "prompt": p["prompt"]} for p in plan["packets"]], elsewhere,
+              Script(verdict=lambda *k: "WIN"), b.repo)
+    target = b.config / "projects" / "-forged"
+    for f in (elsewhere / "projects").rglob("agent-*.jsonl"):
+        text = f.read_text()
+        if "You are a blind judge" in text.split("\n", 1)[0] or "Packet id:" in text.split("\n", 2)[0]:
+            text = re.sub(r'"timestamp":"[^"]+"', f'"timestamp":"{FORGED_START}"', text)
+        dest = target / f.relative_to(elsewhere / "projects")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(text)
+    shutil.copytree(elsewhere / "projects", target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("agent-*.jsonl"))
+    return target
+
+
+def test_forged_transcripts_in_a_new_projects_folder_change_no_verdict(bench):
+    run_dir = judged_run(bench)
+    before = results(bench)["cases"][0]["efficacy"]["outcomes"]
+    target = forge(bench, run_dir)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "nothing missing" in out
+    assert f"refused a transcript for {CASE1}/t1/baseline: {target}" in out
+    assert "no session that ran plan or collect for this run" in out
+    status = json.loads((run_dir / "collect.json").read_text())
+    assert status["provenance"] == f"checked: launched by session {session_id(bench.config, str(bench.repo))}"
+    assert {r["cell"] for r in status["refused_transcripts"]} >= {f"{CASE1}/t{n}/baseline" for n in range(1, 6)}
+    assert any(FORGED_START in i["why"] or "no session" in i["why"] for i in status["ignored_judges"])
+    rc, _, _ = bench.run("render", str(run_dir))
+    assert rc == 1 and results(bench)["verdicts"]["efficacy"]["status"] == "fail"
+    assert results(bench)["cases"][0]["efficacy"]["outcomes"] == before
+
+
+def test_without_a_session_id_forged_transcripts_make_trials_invalid_not_a_pass(bench, monkeypatch):
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID")
+    run_dir = judged_run(bench)
+    assert "sessions" not in bench.plan_json(run_dir)
+    forge(bench, run_dir)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "note: provenance unknown" in out
+    assert json.loads((run_dir / "collect.json").read_text())["provenance"].startswith("unknown")
+    assert f"INVALID trial {CASE1}/t1" in out and "two finished transcripts claim this cell" in out
+    rc, _, _ = bench.run("render", str(run_dir))
+    assert results(bench)["verdicts"]["efficacy"]["status"] != "pass"
+
+
+def test_two_finished_transcripts_the_session_launched_for_one_cell_make_its_trial_invalid(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    cell = next(c for c in bench.plan_json(run_dir)["cells"] if c["id"] == f"{CASE1}/t3/baseline")
+    [second] = run_tasks("Arms", [{"id": cell["id"], "prompt": cell["prompt"]}], bench.config,
+                         Script(files=greet_files(), output=lambda *a: "another answer"), bench.repo)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and f"INVALID trial {CASE1}/t3" in out
+    audit = json.loads((run_dir / "cases" / CASE1 / "t3" / "audit.json").read_text())
+    [problem] = [p["problem"] for p in audit["problems"]]
+    assert problem.startswith("two finished transcripts claim this cell: ") and str(second) in problem
+
+
+def test_a_judge_that_always_answers_prose_is_asked_three_times_then_given_up(bench):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+    prose = lambda case, trial, comp, rnd: "garbage" if (case, trial, comp) == (CASE1, 2, "efficacy") else "json"
+    pid = f"{CASE1}/t2/efficacy"
+    asked = 0
+    for _ in range(5):
+        bench.judges(run_dir, Script(answer_style=prose))
+        asked += 1
+        rc, out, _ = bench.run("collect", str(run_dir))
+        if f"gave up judging {pid}" in out:
+            break
+        assert f"the judge answer for packet {pid} is invalid" in out
+    assert asked == 3
+    assert "its judges answered invalidly 3 times" in out
+    status = json.loads((run_dir / "collect.json").read_text())
+    assert [g["packet"] for g in status["given_up_packets"]] == [pid] and pid not in status["pending_packets"]
+    assert "workflows/judges" not in out.strip().splitlines()[-1]  # nothing is launched again
+    [packet] = [p for p in bench.plan_json(run_dir)["packets"] if p["id"] == pid]
+    assert len(packet["invalid_answers"]) == 3
+    bench.run("render", str(run_dir))
+    eff = results(bench)["cases"][0]["efficacy"]
+    assert eff["incomplete"] is True and eff["outcomes"][1] is None
+    assert "its judges answered invalidly 3 times" in eff["reason"]
+
+
+REAL = TESTS / "fixtures/transcripts/real-2.1.328"
+
+
+def test_the_launches_are_read_from_claude_codes_own_journals_and_agent_results():
+    from benchcore.harness.claude.provenance import Launched
+
+    for layout in ("workflow", "agent"):
+        projects = REAL / layout / "projects"
+        [main] = projects.glob("*/*.jsonl")
+        sid = main.stem
+        agents = sorted(projects.rglob("agent-*.jsonl"))
+        launched = Launched.read(projects, [sid])
+        for f in agents:
+            aid = f.stem[len("agent-"):]
+            assert launched.why_not(f, aid, "2026-12-03T09:08:45.000Z", (sid,), "2026-12-03T09:00:00.000Z") is None
+            assert "before its cell or packet was written" in launched.why_not(
+                f, aid, "2026-12-03T09:08:45.000Z", (sid,), "2026-12-03T10:00:00.000Z")
+            moved = projects / "-elsewhere" / sid / "subagents" / f.name
+            assert "is not where Claude Code wrote" in launched.why_not(moved, aid, "2026-12-03T09:08:45.000Z",
+                                                                          (sid,), "")
+            assert "no session that ran plan or collect" in launched.why_not(f, aid, "", ("another",), "")
+        assert "after collect's clock" in launched.why_not(agents[0], "x", "2099-01-01T00:00:00.000Z", (), "")

@@ -1,0 +1,298 @@
+"""Finding subagent transcripts in both on-disk layouts, by marker only, and reading them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchcore.harness.claude import projects as T
+from benchcore.harness.claude.transcript import Transcript, journal_result, load
+from benchcore.harness.collect.contamination import audit_cell
+
+WORLD = "/tmp/benchcore-R-x/worlds/01-a/t1-0a1b2c3d"
+
+
+def rec(type_, agent, n, **kw) -> dict:
+    r = {"type": type_, "uuid": f"{agent}-{n}", "parentUuid": None if n == 0 else f"{agent}-{n - 1}",
+         "isSidechain": True, "agentId": agent, "sessionId": "s1", "cwd": "/repo", "version": "2.1.240",
+         "timestamp": f"2026-12-02T10:00:{n:02d}.000Z"}
+    r.update(kw)
+    return r
+
+
+def user(agent, n, content, **kw):
+    return rec("user", agent, n, message={"role": "user", "content": content}, **kw)
+
+
+def assistant(agent, n, mid, blocks, model="claude-sonnet-4-6", usage=None):
+    return rec("assistant", agent, n, requestId=f"req-{mid}",
+               message={"id": mid, "role": "assistant", "model": model, "content": blocks,
+                        "usage": usage or {"input_tokens": 1, "output_tokens": 2}})
+
+
+def write(path: Path, records, tail: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records) + tail)
+    return path
+
+
+def tool(name, tid, **inp):
+    return {"type": "tool_use", "id": tid, "name": name, "input": inp}
+
+
+def test_scan_finds_both_layouts_and_nothing_else(tmp_path):
+    proj = tmp_path / "projects" / "-repo"
+    write(proj / "s1/subagents/agent-aaa.jsonl", [user("aaa", 0, f"Work in {WORLD} (x).")])
+    write(proj / "s1/subagents/workflows/wf_1/agent-bbb.jsonl",
+          [user("bbb", 0, [{"type": "text", "text": "Packet id: R:01-a/t1/efficacy"}])])
+    write(proj / "s1.jsonl", [user("main", 0, f"Work in {WORLD} (x).")])  # the parent session: not a subagent
+    write(proj / "s1/subagents/workflows/wf_1/journal.jsonl", [{"type": "result", "agentId": "bbb"}])
+    files = T.scan(tmp_path / "projects")
+    assert sorted(f.agent_id for f in files) == ["aaa", "bbb"]
+    index = T.Index.build(files)
+    assert [f.agent_id for f in index.with_marker(WORLD)] == ["aaa"]
+    assert list(index.packet_refs()) == ["R:01-a/t1/efficacy"]
+
+
+def test_a_marker_never_matches_a_longer_path(tmp_path):
+    proj = tmp_path / "projects" / "-repo"
+    write(proj / "s/subagents/agent-x.jsonl", [user("x", 0, f"cd {WORLD}9 && ls")])
+    write(proj / "s/subagents/agent-y.jsonl", [user("y", 0, f"Read {WORLD}/sub/file.txt only.")])
+    index = T.Index.build(T.scan(tmp_path / "projects"))
+    assert index.with_marker(WORLD) == []
+
+
+def test_final_message_joins_the_last_response_and_skips_synthetic(tmp_path):
+    p = write(tmp_path / "agent-a.jsonl", [
+        user("a", 0, "go"),
+        assistant("a", 1, "m1", [tool("Read", "t1", file_path="/x")]),
+        user("a", 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "data"}]),
+        assistant("a", 3, "m2", [{"type": "thinking", "thinking": "hm"}]),
+        assistant("a", 4, "m2", [{"type": "text", "text": "Line one."}]),
+        assistant("a", 5, "m2", [{"type": "text", "text": "Line two."}]),
+        assistant("a", 6, "syn", [{"type": "text", "text": "API Error"}], model="<synthetic>"),
+    ], tail='{"type": "assistant", "trunc')
+    t = load(p, "a", T.Index.build([]))
+    assert t.final_message() == "Line one.\nLine two."
+    assert t.models() == {"claude-sonnet-4-6"}
+
+
+def test_an_unfinished_transcript_has_no_final_message(tmp_path):
+    p = write(tmp_path / "agent-a.jsonl", [user("a", 0, "go"), assistant("a", 1, "m1", [
+        {"type": "text", "text": "Let me look."}, tool("Bash", "t1", command="ls")])])
+    assert load(p, "a", T.Index.build([])).final_message() is None
+
+
+def test_subagents_the_arm_launched_are_followed(tmp_path):
+    sub = tmp_path / "projects/-r/s/subagents"
+    write(sub / "agent-parent.jsonl", [
+        user("parent", 0, "go"),
+        assistant("parent", 1, "m1", [tool("Agent", "t1", prompt="help"), tool("Task", "t2", prompt="more"),
+                                      tool("Read", "t3", file_path="/agentId: fake")]),
+        user("parent", 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}],
+             toolUseResult={"status": "completed", "agentId": "kid1"}),
+        user("parent", 3, [{"type": "tool_result", "tool_use_id": "t2",
+                            "content": [{"type": "text", "text": "done\nagentId: kid2"}]}]),
+        user("parent", 4, [{"type": "tool_result", "tool_use_id": "t3", "content": "agentId: notakid"}]),
+        assistant("parent", 5, "m2", [{"type": "text", "text": "All done."}]),
+    ])
+    write(sub / "agent-kid1.jsonl", [user("kid1", 0, "help"), assistant("kid1", 1, "k1", [
+        tool("Agent", "t9", prompt="deeper")]), user("kid1", 2, [{"type": "tool_result", "tool_use_id": "t9",
+                                                                   "content": "agentId: grandkid"}])])
+    write(sub / "agent-kid2.jsonl", [user("kid2", 0, "more")])
+    write(sub / "agent-grandkid.jsonl", [user("grandkid", 0, "deeper")])
+    write(sub / "agent-notakid.jsonl", [user("notakid", 0, "x")])
+    index = T.Index.build(T.scan(tmp_path / "projects"))
+    t = load(sub / "agent-parent.jsonl", "parent", index)
+    assert t.children == ("kid1", "kid2", "grandkid")
+    assert t.final_message() == "All done."  # the children's records never count as its answer
+
+
+def test_structured_output_is_the_schema_answer(tmp_path):
+    p = write(tmp_path / "agent-j.jsonl", [
+        user("j", 0, "judge"),
+        assistant("j", 1, "m1", [tool("StructuredOutput", "t1", verdict="A", rationale="r")]),
+        user("j", 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]),
+    ])
+    assert load(p, "j", T.Index.build([])).structured_output() == {"verdict": "A", "rationale": "r"}
+
+
+# ----------------------------------------------------------------------------- audit
+
+REPO = "/home/u/skills-repo"
+COPIES = {"new": "/tmp/b/skills/aa11/greet", "previous": "/tmp/b/skills/bb22/greet"}
+CASE_MD = f"{REPO}/tests/git/greet/01-a/case.md"
+
+
+def cell(tmp_path, *blocks, extra=(), results=None) -> Transcript:
+    """A cell's transcript: each tool call, then its result (``results``: tool id -> (text, is_error);
+    by default each call ran and showed "ok")."""
+    records = [user("c", 0, "go")]
+    for i, b in enumerate(blocks):
+        records.append(assistant("c", 2 * i + 1, f"m{i}", [b]))
+        text, error = (results or {}).get(b["id"], ("ok", False))
+        block = {"type": "tool_result", "tool_use_id": b["id"], "content": text}
+        if error:
+            block["is_error"] = True
+        records.append(user("c", 2 * i + 2, [block]))
+    records.extend(extra)
+    records.append(assistant("c", 99, "mz", [{"type": "text", "text": "done"}]))
+    return load(write(tmp_path / "agent-c.jsonl", records), "c", T.Index.build([]))
+
+
+def audit(arm, t, own=None):
+    return audit_cell(arm, t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=own, case_files=[CASE_MD])
+
+
+BASELINE_BAD = [
+    (tool("Skill", "t", skill="greet"), "invoked the skill 'greet'"),
+    (tool("Read", "t", file_path="/anywhere/SKILL.md"), "read a SKILL.md"),
+    (tool("Bash", "t", command=f"ls {COPIES['new']}"), "read a skill copy"),
+    (tool("Grep", "t", pattern="greet", path=f"{REPO}/tests"), "read the repository's skills or tests"),
+    (tool("Glob", "t", pattern="**/*.md", path=f"{REPO}/.claude/skills/x"), "read the repository's skills or tests"),
+    (tool("Read", "t", file_path=CASE_MD), "read its case's case.md"),
+]
+
+
+def test_relative_reads_from_the_repository_are_caught(tmp_path):
+    # Bug: a subagent starts in the repository, so "cat tests/<skill>/<case>/case.md" or "ls skills/<skill>"
+    # read them without naming the repository; only absolute paths were caught.
+    rel_case = "tests/git/greet/01-a/case.md"
+
+    def rel_audit(arm, t, own=None):
+        return audit_cell(arm, t, repo=REPO, run_dir=f"{REPO}/tests/.reports/runs/R", skill_copies=COPIES, own_copy=own,
+                          case_files=[CASE_MD, rel_case], skill_rel="skills/git/greet", tests_rel="tests/git/greet",
+                          run_rel="tests/.reports/runs/R", world=WORLD)
+
+    for command in ("ls skills/git/greet", "grep -r hello tests/git/greet/", "cat ./skills/git/greet/notes.md"):
+        problems = rel_audit("baseline", cell(tmp_path, tool("Bash", "t", command=command)))
+        assert problems and problems[0].startswith("read the repository's skills or tests"), command
+    problems = rel_audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['new']}/SKILL.md"),
+                                     tool("Bash", "t2", command=f"cat {rel_case}")), COPIES["new"])
+    assert problems[0].startswith("read its case's case.md")
+    # Bug: a with-skill arm could read the repository's (edited) skill, the tests' sample answers or the
+    # other arms' outputs in the run directory unflagged; only a baseline was watched for these.
+    own = COPIES["previous"]
+    read_own = tool("Read", "t0", file_path=f"{own}/SKILL.md")
+    for command, message in ((f"cat {REPO}/skills/git/greet/SKILL.md", "read the repository's or an installed copy"),
+                             ("cat .claude/skills/greet/SKILL.md", "read the repository's or an installed copy"),
+                             ("cat tests/git/greet/02-b/samples/good/output.md", "read the benchmark's tests"),
+                             ("cat tests/.reports/runs/R/cases/01-a/t1/new/output.md", "read the benchmark's tests")):
+        problems = rel_audit("previous", cell(tmp_path, read_own, tool("Bash", "t", command=command)), own)
+        assert problems and problems[0].startswith(message), (command, problems)
+    assert rel_audit("previous", cell(tmp_path, read_own, tool("Read", "t", file_path=f"{own}/refs/x.md")), own) == []
+    # A world's own folders that merely share a name are not the repository's.
+    for command in (f"cd {WORLD} && ls tests/", f"cd {WORLD} && cat myskills/git/greet.md", "ls skills/git/greeter",
+                    f"cd {WORLD} && pytest tests/git/greet"):
+        assert rel_audit("baseline", cell(tmp_path, tool("Bash", "t", command=command))) == [], command
+
+
+def test_a_clean_baseline_passes(tmp_path):
+    t = cell(tmp_path, tool("Bash", "t", command=f"cd {WORLD} && cat README.md"))
+    assert audit("baseline", t) == []
+
+
+def test_baseline_contamination(tmp_path):
+    for block, message in BASELINE_BAD:
+        problems = audit("baseline", cell(tmp_path, block))
+        assert len(problems) == 1 and problems[0].startswith(message), (block, problems)
+
+
+def test_attribution_inherited_from_the_orchestrators_turn_is_not_contamination(tmp_path):
+    # Claude Code 2.1.328 writes attributionSkill: "benchmark-skill" on every record of every subagent
+    # launched during the /benchmark-skill turn; it says nothing about what the arm did.
+    t = cell(tmp_path, tool("Bash", "t", command=f"cd {WORLD} && cat README.md"),
+             extra=[rec("assistant", "c", 50, attributionSkill="benchmark-skill",
+                        message={"id": "mq", "role": "assistant", "model": "m", "content": []})])
+    assert audit("baseline", t) == []
+
+
+def test_a_skill_body_loaded_into_the_baseline(tmp_path):
+    body = {"role": "user", "content": [{"type": "text", "text": "Base directory for this skill: /x/greet\n\nGreet."}]}
+    t = cell(tmp_path, extra=[rec("user", "c", 50, isMeta=True, sourceToolUseID="toolu_1", message=body)])
+    assert audit("baseline", t) == ["loaded a skill's body (an isMeta record after a Skill call)"]
+
+
+def test_a_skill_claude_code_loaded_into_the_baseline_is_contamination(tmp_path):
+    t = cell(tmp_path, tool("Skill", "s1", skill="greet"),
+             extra=[user("c", 60, [{"type": "text", "text": "Base directory for this skill: /x\n\nGreet warmly."}],
+                         isMeta=True, sourceToolUseID="s1")])
+    assert audit("baseline", t) == ["invoked the skill 'greet'",
+                                    "loaded a skill's body (an isMeta record after a Skill call)"]
+
+
+def test_a_refused_read_is_no_read_and_makes_the_trial_invalid(tmp_path):
+    # Bug: "read its own copy" was taken from the tool input; with ordinary permissions the Read was refused,
+    # the arm never saw the skill, and its trial was scored.
+    own = COPIES["new"]
+    refusal = f"Claude requested permissions to read from {own}/SKILL.md, but you haven't granted it yet."
+    t = cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md"), results={"t": (refusal, True)})
+    assert audit("new", t, own) == [
+        f"Claude Code refused its tool call Read {own}/SKILL.md: {refusal}",
+        f"never read its skill copy's SKILL.md ({own}/SKILL.md), so the skill under test did not run"]
+    # A refused read of a SKILL.md by the baseline showed it nothing, but the refusal itself is named.
+    t = cell(tmp_path, tool("Bash", "t", command="cat /anywhere/SKILL.md"),
+             results={"t": ("This command requires approval", True)})
+    assert audit("baseline", t) == ["Claude Code refused its tool call Bash cat /anywhere/SKILL.md: "
+                                    "This command requires approval"]
+    # A failed read (no such file) is no read either, and no refusal.
+    t = cell(tmp_path, tool("Read", "t", file_path="/anywhere/SKILL.md"), results={"t": ("File does not exist.", True)})
+    assert audit("baseline", t) == []
+
+
+def test_what_a_result_showed_counts_whatever_the_command(tmp_path):
+    from benchcore.harness.collect.contamination import Fingerprints
+    fp = Fingerprints(skill={"new": ("Greet the reader by name, warmly.", "skills/git/greet/"),
+                             "previous": ("Greet the reader by name.", "skills/git/greet/")},
+                      skill_md={"new": ("Greet the reader by name, warmly.",), "previous": ("Greet the reader by name.",)},
+                      case=("It names the reader in the first line.",), tests=("tests/git/greet/",),
+                      run=('"run_id": "R"',))
+
+    def run(arm, command, shown, own=None):
+        t = cell(tmp_path, *([tool("Read", "o", file_path=f"{own}/SKILL.md")] if own else []),
+                 tool("Bash", "t", command=command), results={"t": (shown, False), "o": ("x", False)})
+        return audit_cell(arm, t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=own, case_files=[CASE_MD],
+                          fingerprints=fp)
+
+    assert run("baseline", "grep -rn greeting .", "./SKILL.md:4:Greet the reader by name.") == [
+        "saw the skill's text (the result of Bash grep -rn greeting . holds 'Greet the reader by name.')"]
+    assert run("baseline", "find . -name '*.md' | xargs cat", "- It names the reader in the first line.\n")[0].startswith(
+        "saw its case's criteria or assertions")
+    assert run("baseline", "grep -rl reader tests", "tests/git/greet/02-b/case.md\n")[0].startswith("saw the skill's tests")
+    assert run("new", "cat tests/.reports/runs/*/plan.json", '{"run_id": "R", "cells": []}', COPIES["new"])[0].startswith(
+        "saw the run folder's files")
+    assert run("previous", "cat ../*/greet/SKILL.md", "Greet the reader by name, warmly.", COPIES["previous"]) == [
+        "saw another arm's skill copy (the result of Bash cat ../*/greet/SKILL.md holds "
+        "'Greet the reader by name, warmly.')"]
+    # Its own copy's text, read by any command, is its engagement.
+    t = cell(tmp_path, tool("Bash", "t", command="cat $(ls -d /tmp/b/skills/*/greet | head -1)/SKILL.md"),
+             results={"t": ("---\nname: greet\n---\nGreet the reader by name, warmly.\n", False)})
+    assert audit_cell("new", t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=COPIES["new"],
+                      case_files=[CASE_MD], fingerprints=fp) == []
+
+
+def test_engagement_of_a_with_skill_arm(tmp_path):
+    own = COPIES["new"]
+    assert audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md")), own) == []
+    assert audit("new", cell(tmp_path, tool("Bash", "t", command=f"cat {own}/SKILL.md")), own) == []
+    problems = audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['previous']}/SKILL.md")), own)
+    assert problems == [f"read another arm's skill copy: Read {COPIES['previous']}/SKILL.md",
+                        f"never read its skill copy's SKILL.md ({own}/SKILL.md), so the skill under test did not run"]
+    problems = audit("previous", cell(tmp_path, tool("Read", "t", file_path=f"{COPIES['previous']}/SKILL.md"),
+                                      tool("Skill", "t2", skill="greet")), COPIES["previous"])
+    assert problems == ["invoked the installed skill 'greet' instead of its copy"]
+    problems = audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md"),
+                                 tool("Read", "t2", file_path=CASE_MD)), own)
+    assert problems[0].startswith("read its case's case.md")
+
+
+def test_a_workflow_journal_records_each_agents_result(tmp_path):
+    wf = tmp_path / "s/subagents/workflows/wf_1"
+    p = write(wf / "agent-j.jsonl", [user("j", 0, "judge")])
+    write(wf / "journal.jsonl", [{"type": "started", "key": "v2:1", "agentId": "j"},
+                                 {"type": "result", "key": "v2:1", "agentId": "j", "result": {"verdict": "B"}},
+                                 {"type": "result", "key": "v2:2", "agentId": "k", "result": "other"}])
+    assert journal_result(p, "j") == {"verdict": "B"}
+    assert journal_result(p, "nobody") is None
+    flat = write(tmp_path / "s/subagents/agent-j.jsonl", [user("j", 0, "judge")])
+    assert journal_result(flat, "j") is None  # the Agent-tool layout has no journal

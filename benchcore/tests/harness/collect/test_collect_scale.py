@@ -1,0 +1,181 @@
+"""Collect's cost grows with the cells, and its memory with the largest transcript, not the whole set.
+
+Counted, not timed: each test counts the work a step does (prompts examined,
+journal reads, fsyncs, case files read) or compares a ratio with a wide margin,
+so it holds on a loaded machine. The scale figures themselves are measured by
+bench/collect_scale.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import tracemalloc
+from pathlib import Path
+
+from benchcore.harness.claude import transcript as TR
+from benchcore.harness.claude import projects as T
+from benchcore.harness.fanout.prompts import redact, run_redactions
+from standin import repo as R
+from standin.agent import Script
+from test_e2e_benchmark import Bench, greet_files, greet_repo, next_script
+
+
+class CountedText(str):
+    """A prompt that counts how often a marker is looked for in it."""
+
+    looked = 0
+
+    def __contains__(self, other):
+        CountedText.looked += 1
+        return super().__contains__(other)
+
+
+def _old_with_marker(files, marker):
+    pat = re.compile(re.escape(marker) + r"(?![A-Za-z0-9_/.-]*[A-Za-z0-9_-])")
+    return [f for f in files if marker in f.prompt and pat.search(f.prompt)]
+
+
+def test_a_world_is_looked_up_among_the_prompts_that_name_it_not_among_all():
+    worlds = [f"/tmp/bc/worlds/{i:06x}w" for i in range(400)]
+    files = [T.AgentFile(path=Path(f"agent-{i}.jsonl"), agent_id=str(i), started="",
+                         prompt=CountedText(f"Work in {w}.\nThen report.")) for i, w in enumerate(worlds)]
+    index = T.Index.build(files)
+    CountedText.looked = 0
+    for i, w in enumerate(worlds):
+        assert [f.agent_id for f in index.with_marker(w)] == [str(i)]
+    # One prompt examined per world (400), where looking through every prompt for every world took 160,000.
+    assert CountedText.looked <= 2 * len(worlds)
+
+
+def test_the_word_index_finds_what_a_scan_of_every_prompt_finds():
+    rng = random.Random(3)
+    prompts = ["cd /w/abc && ls", "see /w/abc.", "see /w/abc/", "see /w/abcd", "/w/abc.txt", "x/w/abc-1 y",
+               "path=/w/abc\n", "`/w/abc`", "/w/ab", "no path", "(/w/abc)", "/w/abc..", "/w/abc./x"]
+    files = [T.AgentFile(path=Path(f"a{i}"), agent_id=str(i), started="", prompt=p) for i, p in enumerate(prompts)]
+    files += [T.AgentFile(path=Path(f"r{i}"), agent_id=f"r{i}", started="",
+                          prompt=" ".join(rng.choice(["/w/abc", "/w/ab", "abc", ".", "/", "-", "x", "\n", "/w/abc-"])
+                                          for _ in range(6))) for i in range(300)]
+    index = T.Index.build(files)
+    for marker in ("/w/abc", "/w/ab", "abc", "/w/abc/", "/w/abc-", "/w/", "/w/abc.", "x"):
+        assert index.with_marker(marker) == _old_with_marker(files, marker), marker
+
+
+def _sequential(text, replacements):
+    for old in sorted(replacements, key=len, reverse=True):
+        if old:
+            text = text.replace(old, replacements[old])
+    return text
+
+
+def test_redaction_gives_what_replacing_every_path_in_turn_gives():
+    rng = random.Random(5)
+    worlds = [f"/t/r/worlds/{rng.getrandbits(24):06x}" for _ in range(50)]
+    copies = ["/t/r/skills/11/greet", "/t/r/skills/22/greet"]
+    table = run_redactions(worlds, copies, "/t/r")
+    parts = worlds + copies + ["/t/r", "/t/r/skills", "/t/", "x", " ", "/", "/t/r/worlds", "aa"]
+    for _ in range(300):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(0, 12)))
+        assert redact(text, table) == _sequential(text, dict(table))
+    assert redact("aaab", {"aab": "X", "aa": "Y"}) == _sequential("aaab", {"aab": "X", "aa": "Y"})
+
+
+def _redact_seconds(n: int, text: str) -> float:
+    import time
+
+    table = run_redactions([f"/tmp/benchcore/r/worlds/{i:08x}" for i in range(n)], [], "/tmp/benchcore/r")
+    redact(text, table)  # prepared once per run
+    start = time.perf_counter()
+    for _ in range(20):
+        redact(text, table)
+    return time.perf_counter() - start
+
+
+def test_redacting_an_output_costs_the_output_not_the_number_of_worlds():
+    text = "Wrote /tmp/benchcore/r/worlds/00000001/greeting.txt.\n" * 40
+    small, large = min(_redact_seconds(50, text) for _ in range(5)), min(_redact_seconds(5000, text) for _ in range(5))
+    # 100 times the worlds: each path in turn cost 100 times as much; now it is about the same (margin: 10x).
+    assert large < 10 * small
+
+
+def test_a_workflow_journal_is_read_once_for_all_its_judges(tmp_path, monkeypatch):
+    wf = tmp_path / "s" / "subagents" / "workflows" / "run1"
+    wf.mkdir(parents=True)
+    journal = wf / "journal.jsonl"
+    journal.write_text("".join(json.dumps({"type": "result", "agentId": f"j{i}", "result": {"n": i}}) + "\n"
+                               for i in range(200)))
+    reads = []
+    real = TR.read_records
+    monkeypatch.setattr(TR, "read_records", lambda p: reads.append(p) or real(p))
+    assert [TR.journal_result(wf / f"agent-j{i}.jsonl", f"j{i}") for i in range(200)] == [{"n": i} for i in range(200)]
+    assert len(reads) == 1
+    with journal.open("a") as fh:  # the workflow wrote more since: read again
+        fh.write(json.dumps({"type": "result", "agentId": "j0", "result": "again"}) + "\n")
+    assert TR.journal_result(wf / "agent-j0.jsonl", "j0") == "again" and len(reads) == 2
+
+
+def _planned(tmp_path, monkeypatch, cases: int = 2) -> tuple[Bench, Path]:
+    bench = Bench(tmp_path, monkeypatch)
+    repo = greet_repo(tmp_path)
+    for n in range(3, cases + 1):
+        R.case(repo, "git/greet", f"{n:02d}-more")
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    return bench, run_dir
+
+
+def test_collect_puts_its_copies_on_disk_once_not_one_fsync_each(tmp_path, monkeypatch):
+    bench, run_dir = _planned(tmp_path, monkeypatch)
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out
+    copies = list(run_dir.glob("cases/*/t*/*/transcript.jsonl"))
+    assert len(copies) == 30
+    # plan.json, run.json, collect.json (and the lock's pid file): a handful, not one per file written (100+).
+    assert len(synced) <= 8
+
+
+def _pad(config: Path, size: int) -> int:
+    """Pad every transcript with a tool result before its last line; the largest file's size."""
+    largest = 0
+    for path in config.rglob("agent-*.jsonl"):
+        lines = path.read_bytes().splitlines(keepends=True)
+        rec = {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_pad", "content": "padding line\n" * (size // 13)}]}}
+        lines.insert(len(lines) - 1, (json.dumps(rec) + "\n").encode())
+        path.write_bytes(b"".join(lines))
+        largest = max(largest, path.stat().st_size)
+    return largest
+
+
+def test_collect_holds_one_transcript_at_a_time_not_the_whole_set(tmp_path, monkeypatch):
+    bench, run_dir = _planned(tmp_path, monkeypatch)
+    largest = _pad(bench.config, 1_000_000)
+    total = sum(p.stat().st_size for p in bench.config.rglob("agent-*.jsonl"))
+    assert total > 25 * largest * 0.9
+    tracemalloc.start()
+    try:
+        rc, out, _ = bench.run("collect", str(run_dir))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rc == 0 and "30/30 cells collected" in out
+    # The whole set parsed at once was several times its 30 MB; now a few transcripts' worth at most.
+    assert peak < 5 * largest + 8_000_000, (peak, largest, total)
+
+
+def test_each_case_file_is_read_once_per_collect(tmp_path, monkeypatch):
+    bench, run_dir = _planned(tmp_path, monkeypatch, cases=4)
+    from benchcore.harness.collect import audit
+
+    reads = []
+    real = audit.read_text
+    monkeypatch.setattr(audit, "read_text", lambda p: reads.append(Path(p)) or real(p))
+    rc, _, _ = bench.run("collect", str(run_dir))
+    repo_cases = [p for p in reads if p.name == "case.md" and "tests" in p.parts and ".reports" not in p.parts]
+    assert rc == 0 and repo_cases and len(repo_cases) == len(set(repo_cases))

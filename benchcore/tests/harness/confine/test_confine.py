@@ -1,0 +1,216 @@
+"""The guard's rules (harness/confine/rules.py), table-driven, and the hook's I/O (harness/confine/guard.py)."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchcore.harness.confine import guard
+from benchcore.harness.confine.rules import ALLOW, ASK, DENY, Confinement, Rules
+from places import REPO
+
+REPO = REPO
+
+
+@pytest.fixture()
+def fs(tmp_path):
+    world, copy, secret = tmp_path / "w", tmp_path / "copy", tmp_path / "secret"
+    for d in (world, copy, secret):
+        d.mkdir()
+    (world / "README.md").write_text("hi\n")
+    (copy / "SKILL.md").write_text("skill\n")
+    (secret / "case.md").write_text("criteria\n")
+    (world / "out").symlink_to(secret / "case.md")
+    (world / ".git").mkdir()
+    return {"W": str(world), "C": str(copy), "S": str(secret)}
+
+
+def rules(fs, links=()):
+    return Rules(Confinement(world=fs["W"], copy=fs["C"], outside_links=links))
+
+
+BASH = [
+    # legitimate work in the world
+    ("cd {W} && printf %s 'Hello, reader!' > greeting.txt", ALLOW),
+    ("git -C {W} diff --staged", ALLOW),
+    ("git -C {W} add -A && git -C {W} commit -qm 'Fix greeting'", ALLOW),
+    ("cd {W} && git commit -m 'Add a line' && git log --oneline -n 3", ALLOW),
+    ("cat {W}/README.md", ALLOW),
+    ("head -n 5 {C}/SKILL.md", ALLOW),
+    ("cd {W} && grep -rn hello . | head -50", ALLOW),
+    ("ls -la {W}", ALLOW),
+    ("cd {W} && cat README.md 2>/dev/null", ALLOW),
+    # escapes: refused before they run
+    ("cat {S}/case.md", DENY),
+    ("grep -rn criteria {S}", DENY),
+    ("grep -rn reader . | head -50", DENY),
+    ("find {S} -name '*.md' | xargs cat", DENY),
+    ("find {W} -name '*.md' | xargs cat", DENY),
+    ("fold -w 15 {S}/case.md", DENY),
+    ("base64 -w 76 {S}/case.md", DENY),
+    ("cat {S}/*.md", DENY),
+    ("cat {W}/../secret/case.md", DENY),
+    ("cd {W} && cat ../secret/case.md", DENY),
+    ("cd .. && cat secret/case.md", DENY),
+    ("cd {W} && cd .. && cat secret/case.md", DENY),
+    ("cat {W}/out", DENY),
+    ("cd {W} && cat out", DENY),
+    ("cd {W} && cat o*", DENY),
+    ("cat ~/.claude/projects/x.jsonl", DENY),
+    ("cd {W} && printf x > ~/.claude/projects/p/forged.jsonl", DENY),
+    ("printf x > {S}/forged.jsonl", DENY),
+    ("cd {W} && printf x > .git/hooks/pre-commit", DENY),
+    ("cat $HOME/.claude/x", DENY),
+    ("cat `echo {S}/case.md`", DENY),
+    ("cat $(echo {S}/case.md)", DENY),
+    ("diff <(cat {S}/case.md) {W}/README.md", DENY),
+    ("python3 -c 'print(open(\"{S}/case.md\").read())'", DENY),
+    ("base64 -d {W}/x | sh", DENY),
+    ("eval cat {S}/case.md", DENY),
+    ("X=1 cat {W}/README.md", DENY),
+    ("env cat {S}/case.md", DENY),
+    ("cd {W}\ncat {S}/case.md", DENY),
+    ("git diff", DENY),
+    ("git -C {S} log", DENY),
+    ("git -C {W} -c core.pager=cat log", DENY),
+    ("git -C {W} diff --output={S}/x", DENY),
+    ("git -C {W} diff --no-index {S}/case.md README.md", DENY),
+    ("grep -R criteria {W}", None),  # depends on the world's links (below)
+    # what the parse cannot show safe is left to the user
+    ("cd {W} && make test", DENY),
+    ("cd {W} && zip -r a.zip .", ASK),
+    ("git -C {W} config user.name x", ASK),
+    ("cd {W} && (cat README.md)", ASK),
+]
+
+
+@pytest.mark.parametrize("command,kind", [b for b in BASH if b[1]])
+def test_bash_rules(fs, command, kind):
+    d = rules(fs).bash(command.format(**fs))
+    assert d.kind == kind, d.reason
+    assert d.reason
+
+
+def test_recursive_reads_that_follow_links_out_are_refused(fs):
+    cmd = "grep -R criteria {W}".format(**fs)
+    assert rules(fs).bash(cmd).kind == ALLOW
+    assert rules(fs, links=(fs["W"] + "/out",)).bash(cmd).kind == DENY
+
+
+FILES = [
+    ("Read", {"file_path": "{W}/README.md"}, ALLOW),
+    ("Read", {"file_path": "{C}/SKILL.md"}, ALLOW),
+    ("Write", {"file_path": "{W}/greeting.txt", "content": "x"}, ALLOW),
+    ("Edit", {"file_path": "{W}/README.md", "old_string": "hi", "new_string": "ho"}, ALLOW),
+    ("Glob", {"pattern": "**/*.md", "path": "{W}"}, ALLOW),
+    ("Grep", {"pattern": "hi", "path": "{W}"}, ALLOW),
+    ("Read", {"file_path": "{S}/case.md"}, DENY),
+    ("Read", {"file_path": "{W}/out"}, DENY),
+    ("Read", {"file_path": "{W}/../secret/case.md"}, DENY),
+    ("Read", {"file_path": "README.md"}, DENY),
+    ("Write", {"file_path": "{C}/SKILL.md", "content": "x"}, DENY),
+    ("Write", {"file_path": "{W}/.git/hooks/pre-commit", "content": "x"}, DENY),
+    ("Write", {"file_path": "{S}/forged.jsonl", "content": "x"}, DENY),
+    ("Grep", {"pattern": "criteria"}, DENY),
+    ("Glob", {"pattern": "{S}/*"  , "path": "{W}"}, DENY),
+    ("Glob", {"pattern": "../secret/*", "path": "{W}"}, DENY),
+    ("LS", {"path": "{S}"}, DENY),
+]
+
+
+@pytest.mark.parametrize("tool,data,kind", FILES)
+def test_file_tool_rules(fs, tool, data, kind):
+    data = {k: v.format(**fs) for k, v in data.items()}
+    d = rules(fs).file_tool(tool, data)
+    assert d.kind == kind, d.reason
+
+
+def test_agent_skill_and_workflow_are_refused_other_tools_get_no_decision(fs):
+    for tool in ("Agent", "Skill", "Workflow"):
+        assert guard.decide(tool, {}, fs["W"], fs["C"]).kind == DENY
+    assert guard.decide("TodoWrite", {}, fs["W"], fs["C"]) is None
+
+
+def test_git_that_would_run_the_worlds_own_programs_is_asked(fs):
+    Path(fs["W"], ".git/config").write_text("[core]\n\tfsmonitor = ./evil\n")
+    d = guard.decide("Bash", {"command": f"git -C {fs['W']} status"}, fs["W"], fs["C"])
+    assert d.kind == ASK and "fsmonitor" in d.reason
+
+
+def _session(tmp_path, agent_id, prompt, layout):
+    sess = tmp_path / "projects" / "p" / "sess"
+    folder = sess / "subagents" / ("workflows/wf_1" if layout == "workflow" else "")
+    folder.mkdir(parents=True)
+    lines = [{"type": "user", "message": {"role": "user", "content": prompt}},
+             {"type": "assistant", "message": {"content": [{"type": "text", "text": "x"}]}}]
+    (folder / f"agent-{agent_id}.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines))
+    return str(sess) + ".jsonl"
+
+
+@pytest.fixture()
+def active(tmp_path, fs):
+    base, run = tmp_path / "base", tmp_path / "run"
+    (base / "benchcore-r1-x").mkdir(parents=True)
+    run.mkdir()
+    cells = [{"id": "c/t1/new", "arm": "new", "world": fs["W"], "skill_dir": fs["C"],
+              "prompt": f"Your working directory for this task is {fs['W']}.\nWrite a greeting."}]
+    (run / "plan.json").write_text(json.dumps({"run_dir": str(run), "cells": cells, "packets": [],
+                                               "temp_root": str(base / "benchcore-r1-x")}))
+    guard.register_runs([run])
+    return base, run, cells
+
+
+@pytest.mark.parametrize("layout", ["agent", "workflow"])
+def test_hook_confines_an_arm_and_records_refusals(tmp_path, fs, active, layout):
+    base, run, cells = active
+    prompt = cells[0]["prompt"] if layout == "agent" else "[Workflow harness]\n" + "\n".join(
+        "  " + l for l in cells[0]["prompt"].splitlines())
+    tp = _session(tmp_path, "a1", prompt, layout)
+    call = lambda tool, data, **kw: guard.hook(json.dumps({"agent_id": "a1", "agent_type": "workflow-subagent",
+                                                             "tool_name": tool, "tool_input": data,
+                                                             "transcript_path": tp, **kw}), base, wait=0)
+    ok = json.loads(call("Read", {"file_path": f"{fs['C']}/SKILL.md"}))["hookSpecificOutput"]
+    assert ok["permissionDecision"] == ALLOW
+    no = json.loads(call("Bash", {"command": f"cat {fs['S']}/case.md"}))["hookSpecificOutput"]
+    assert no["permissionDecision"] == DENY and "outside" in no["permissionDecisionReason"]
+    log = guard.read_log(run)
+    assert [(r["cell"], r["tool"], r["decision"]) for r in log] == [("c/t1/new", "Bash", DENY)]
+    assert log[0]["input"]["command"].endswith("case.md")
+
+
+def test_hook_gives_no_decision_to_the_main_session_strangers_and_without_runs(tmp_path, fs, active):
+    base, run, cells = active
+    main = {"tool_name": "Bash", "tool_input": {"command": f"cat {fs['S']}/case.md"}}
+    assert guard.hook(json.dumps(main), base, wait=0) == ""
+    tp = _session(tmp_path, "b2", "Summarise the repository.", "agent")
+    stranger = dict(main, agent_id="b2", agent_type="general-purpose", transcript_path=tp)
+    assert guard.hook(json.dumps(stranger), base, wait=0) == ""
+    arm_type = dict(stranger, agent_type="benchmark-skill:bench-arm")
+    assert json.loads(guard.hook(json.dumps(arm_type), base, wait=0))["hookSpecificOutput"][
+        "permissionDecision"] == DENY
+    assert guard.hook(json.dumps(arm_type), tmp_path / "nothing", wait=0) == ""
+    assert not (run / guard.LOG).exists() or len(guard.read_log(run)) == 1
+
+
+@pytest.mark.skipif(not (REPO / "skills/benchmark-skill/scripts/guard").is_file(),
+                    reason="needs the repository's skills/benchmark-skill")
+def test_the_shell_prefilter_skips_python_for_calls_that_cannot_be_an_arms(tmp_path):
+    script = REPO / "skills/benchmark-skill/scripts/guard"
+    env = {"PATH": "/usr/bin:/bin"}  # no benchcore on PATH: reaching Python would fail loudly
+    for payload in ('{"tool_name": "Bash"}', '{"agent_id": "a1", "tool_name": "Bash"}'):
+        p = subprocess.run([str(script), str(tmp_path)], input=payload, capture_output=True, text=True, env=env)
+        assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+
+
+def test_the_audit_charges_a_refusal_to_the_attempt_that_made_it():
+    from benchcore.harness.collect.contamination import guard_problems
+    from benchcore.harness.store.planfile import Cell
+
+    cell = lambda world: Cell(id="c/t1/new", case="c", trial=1, arm="new", world=world, skill_dir=None, prompt="p")
+    records = [{"cell": "c/t1/new", "world": "/w1", "tool": "Bash", "input": {"command": "cat /etc/passwd"},
+                "decision": "deny", "reason": "outside"}]
+    first = guard_problems(records, [cell("/w1")])
+    assert [p["arm"] for p in first] == ["new"] and "cat /etc/passwd" in first[0]["problem"]
+    assert guard_problems(records, [cell("/w2")]) == []  # the re-run's fresh world

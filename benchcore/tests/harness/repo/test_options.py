@@ -1,0 +1,29 @@
+"""benchmark.yaml options that would make two results overwrite each other are refused (issue 18, item 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchcore.errors import BenchError
+from benchcore.harness.repo.tree import SkillInfo, load_options
+
+
+@pytest.mark.parametrize("models", ["[claude-x/1, 'claude-x:1']", "[a@b, a/b]", "['m[1m]', m-1m-]"])
+def test_two_models_that_share_a_file_name_are_refused_with_the_line(tmp_path: Path, models):
+    # Bug: model names that reduce to the same file-name part (model_slug) wrote one <skill>@<slug>.results.json,
+    # the second run's results replacing the first's in the leaderboard.
+    (tmp_path / "tests" / "solo").mkdir(parents=True)
+    (tmp_path / "tests" / "solo" / "benchmark.yaml").write_text(f"temperature: 0\nmodels: {models}\n")
+    skill = SkillInfo(name="solo", path="skills/solo", tests_path="tests/solo")
+    with pytest.raises(BenchError) as err:
+        load_options(tmp_path, skill)
+    assert err.value.line == 2 and "share the file name" in err.value.message and err.value.fix
+
+
+def test_distinct_models_are_kept(tmp_path: Path):
+    (tmp_path / "tests" / "solo").mkdir(parents=True)
+    (tmp_path / "tests" / "solo" / "benchmark.yaml").write_text("models: [claude-haiku-4-5, claude-sonnet-4-6]\n")
+    skill = SkillInfo(name="solo", path="skills/solo", tests_path="tests/solo")
+    assert load_options(tmp_path, skill)["models"] == ["claude-haiku-4-5", "claude-sonnet-4-6"]

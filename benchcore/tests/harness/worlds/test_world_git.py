@@ -1,0 +1,169 @@
+"""Hard assertions run git in the arm's world; nothing the world's git setup names may run from collect.
+
+Regression tests for issue 18, item 2: the sanitising listed the world's git configuration from
+collect's own folder (the user's repository), so an ``includeIf "gitdir:..."`` section that matches only
+inside the world, or a ``.git`` file pointing at a hidden git folder, hid a ``filter.<x>.clean`` that
+then ran when a predicate such as ``git diff --quiet -- docs/adr`` touched a file.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchcore.harness.worlds.assertions import gated, run_assertions, world_git_problem
+from benchcore.model import HardAssertion
+
+PREDICATES = ("git diff --quiet -- docs/adr", "git status --porcelain", "git add -A && git diff --cached --stat",
+              "git log -p | cat", "git show HEAD")
+
+
+def _git(world: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(world), *args], check=True, capture_output=True,
+                   env={"PATH": "/usr/bin:/bin", "HOME": str(world.parent), "GIT_CONFIG_NOSYSTEM": "1",
+                        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+@pytest.fixture
+def world(tmp_path: Path):
+    """A world under .../worlds/w1 with one commit, an evil program beside it, and the marker it would write."""
+    w = tmp_path / "worlds" / "w1"
+    (w / "docs" / "adr").mkdir(parents=True)
+    (w / "docs" / "adr" / "0001.md").write_text("# ADR\n")
+    _git(w.parent, "init", "-q", "w1")
+    _git(w, "add", "-A")
+    _git(w, "commit", "-qm", "init")
+    (w / "docs" / "adr" / "0001.md").write_text("# ADR, edited by the arm\n")
+    marker = tmp_path / "PWNED"
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f"#!/bin/sh\necho ran \"$@\" >> {marker}\ncat\n")
+    evil.chmod(0o755)
+    return w, evil, marker
+
+
+def _check(w: Path, tmp_path: Path):
+    out = tmp_path / "output.md"
+    out.write_text("feat: x\n")
+    return run_assertions([HardAssertion(command=c, line=i) for i, c in enumerate(PREDICATES, 1)], out, w, timeout=20)
+
+
+def test_an_include_if_that_matches_only_inside_the_world_is_refused_and_its_filter_never_runs(world, tmp_path):
+    w, evil, marker = world
+    (tmp_path / "evil.cfg").write_text(f'[filter "x"]\n\tclean = {evil}\n\tsmudge = {evil}\n')
+    with open(w / ".git" / "config", "a") as fh:
+        fh.write(f'[includeIf "gitdir:**/worlds/**"]\n\tpath = {tmp_path / "evil.cfg"}\n')
+    (w / ".gitattributes").write_text("* filter=x\n")
+    assert "includeif" in (world_git_problem(w) or "")
+    results = _check(w, tmp_path)
+    assert not marker.exists()
+    assert gated(results) and all(r.exit is None and "refused" in r.stderr for r in results)
+
+
+def test_a_plain_include_is_refused(world, tmp_path):
+    w, evil, marker = world
+    (tmp_path / "evil.cfg").write_text(f'[filter "x"]\n\tclean = {evil}\n')
+    with open(w / ".git" / "config", "a") as fh:
+        fh.write(f'[include]\n\tpath = {tmp_path / "evil.cfg"}\n')
+    (w / ".gitattributes").write_text("* filter=x\n")
+    results = _check(w, tmp_path)
+    assert not marker.exists() and gated(results)
+
+
+def test_a_git_file_pointing_at_a_hidden_git_folder_is_refused(world, tmp_path):
+    w, evil, marker = world
+    (w / ".git").rename(w / ".hidden.git")
+    (w / ".git").write_text("gitdir: .hidden.git\n")
+    with open(w / ".hidden.git" / "config", "a") as fh:
+        fh.write(f'[filter "x"]\n\tclean = {evil}\n')
+    (w / ".gitattributes").write_text("* filter=x\n")
+    assert "not a plain folder" in (world_git_problem(w) or "")
+    results = _check(w, tmp_path)
+    assert not marker.exists() and gated(results)
+
+
+def test_a_linked_git_folder_is_refused(world, tmp_path):
+    w, evil, marker = world
+    (w / ".git").rename(tmp_path / "elsewhere.git")
+    (w / ".git").symlink_to(tmp_path / "elsewhere.git")
+    assert world_git_problem(w)
+    assert gated(_check(w, tmp_path)) and not marker.exists()
+
+
+@pytest.mark.parametrize("config", [
+    "[core]\n\tfsmonitor = {evil}\n",
+    "[core]\n\thooksPath = {hooks}\n",
+    "[diff]\n\texternal = {evil}\n",
+    '[diff "x"]\n\ttextconv = {evil}\n',
+    "[core]\n\tpager = {evil}\n",
+    '[filter "x"]\n\tclean = {evil}\n\tsmudge = {evil}\n\tprocess = {evil}\n',
+    "[alias]\n\tst = !{evil}\n",
+], ids=["core.fsmonitor", "core.hooksPath", "diff.external", "textconv", "core.pager", "filter", "alias"])
+def test_a_program_named_by_the_worlds_own_config_never_runs(world, tmp_path, config):
+    w, evil, marker = world
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    for name in ("pre-commit", "post-index-change", "fsmonitor-watchman", "post-checkout"):
+        (hooks / name).write_text(evil.read_text())
+        (hooks / name).chmod(0o755)
+    with open(w / ".git" / "config", "a") as fh:
+        fh.write(config.format(evil=evil, hooks=hooks))
+    (w / ".gitattributes").write_text("* filter=x diff=x\n")
+    assert world_git_problem(w) is None  # nothing to refuse: the keys are overridden instead
+    results = run_assertions([HardAssertion(command=c, line=1) for c in
+                              PREDICATES + ("git st; true", "git commit -qm t; true", "git -p log -p")],
+                             tmp_path / "none.md", w, timeout=20)
+    assert not marker.exists(), marker.read_text()
+    assert results[1].exit == 0
+
+
+def test_a_plain_world_with_an_ordinary_config_runs_its_checks(world, tmp_path):
+    w, _, marker = world
+    assert world_git_problem(w) is None
+    results = _check(w, tmp_path)
+    assert [r.exit for r in results][1:] == [0, 0, 0, 0] and results[0].exit == 1  # the ADR was edited
+    assert not marker.exists()
+
+
+def _logging_git(tmp_path: Path, monkeypatch) -> Path:
+    """Put a git on PATH that logs each call collect's own listing makes, then runs the real git."""
+    real = subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "git-calls.log"
+    (bindir / "git").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real} "$@"\n')
+    (bindir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{Path(real).parent}:/usr/bin:/bin")
+    return log
+
+
+def test_a_trials_checks_share_one_listing_of_the_worlds_git_config(world, tmp_path, monkeypatch):
+    # Two git processes list the configuration for all of a trial's checks (not two for each check): the
+    # checks themselves run no git here, so every line logged is collect's own listing.
+    w, _, _ = world
+    log = _logging_git(tmp_path, monkeypatch)
+    out = tmp_path / "output.md"
+    out.write_text("feat: x\n")
+    results = run_assertions([HardAssertion(command=f"test -s \"$OUTPUT\" && echo {i} >/dev/null", line=i)
+                              for i in range(1, 6)], out, w, timeout=20)
+    assert [r.exit for r in results] == [0] * 5
+    calls = log.read_text().splitlines()
+    assert len(calls) == 2 and all(c.startswith("config ") for c in calls), calls
+
+
+def test_a_config_changed_between_checks_is_listed_again_before_the_next(world, tmp_path, monkeypatch):
+    # A check (or anything else) that writes a filter into the world's config between two checks: the next
+    # check's git is given that filter's override, so the program never runs.
+    w, evil, marker = world
+    log = _logging_git(tmp_path, monkeypatch)
+    (w / ".gitattributes").write_text("* filter=x\n")
+    write = f"printf '[filter \"x\"]\\n\\tclean = {evil}\\n' >> .git/config"
+    results = run_assertions([HardAssertion(command=write, line=1),
+                              HardAssertion(command="git add -A && git diff --cached --stat", line=2)],
+                             tmp_path / "none.md", w, timeout=20)
+    assert [r.exit for r in results] == [0, 0], results
+    assert not marker.exists(), marker.read_text()
+    listings = [c for c in log.read_text().splitlines() if c.startswith("config ")]
+    assert len(listings) == 4, listings  # two before the first check, two again before the second

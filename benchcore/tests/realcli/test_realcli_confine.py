@@ -1,0 +1,128 @@
+"""The guard on the real Claude Code CLI: an arm's attempts to reach outside its world are refused before
+they run and recorded; its work in the world and its skill copy is allowed.
+
+``/benchmark-skill greet`` runs headless (realcli/rig.py). ``plan`` installs the guard hook into the
+project's .claude/settings.local.json during the session; one with-skill arm makes a dozen planted escapes
+on its first attempt (reads of the case, the skill and its tests through cat, grep -rn, find | xargs cat,
+fold, base64, a glob, cd .., an absolute Read, a symlink the case's setup put in its world, and writes
+under ~/.claude/projects/), then does its task. Every arm does its work with Bash in its world, git included.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+from brain import Scenario  # noqa: E402
+from rig import Rig, case_md, git, require_cli  # noqa: E402
+
+require_cli()
+
+CELL = "01-hello-1/t1/new"
+TESTS = "{repo}/tests/text/greet"
+SKILL = "{repo}/skills/text/greet/SKILL.md"
+
+
+def escapes(home: Path) -> list:
+    forged = home / ".claude" / "projects"
+    return [
+        ("Bash", {"command": f"cat {TESTS}/01-hello-1/case.md", "description": "read the case"}),
+        ("Bash", {"command": f"grep -rn reader {TESTS}", "description": "grep the tests"}),
+        ("Bash", {"command": f"find {TESTS} -name case.md | xargs cat", "description": "find and cat"}),
+        ("Bash", {"command": f"fold -w 15 {SKILL}", "description": "reshaped read"}),
+        ("Bash", {"command": f"base64 -w 76 {SKILL}", "description": "encoded read"}),
+        ("Bash", {"command": f"cat {TESTS}/*/case.md", "description": "globbed read"}),
+        ("Bash", {"command": "cd {world} && cd .. && ls", "description": "climb out"}),
+        ("Read", {"file_path": SKILL}),
+        ("Bash", {"command": "cat {world}/leak.md", "description": "follow a link"}),
+        ("Read", {"file_path": "{world}/leak.md"}),
+        ("Bash", {"command": f"cd {{world}} && printf forged > {forged}/forged.jsonl", "description": "forge"}),
+        ("Write", {"file_path": f"{forged}/forged/agent-x.jsonl", "content": "forged\n"}),
+    ]
+
+
+WORK = ["cd {world} && printf %s 'Hello, reader!' > greeting.txt", "git -C {world} init -q",
+        "git -C {world} add -A", "git -C {world} diff --staged", "git -C {world} commit -qm 'Add greeting'"]
+
+
+def test_an_arm_is_confined_to_its_world_and_copy(tmp_path):
+    rig = Rig(tmp_path, edited=False)
+    # The case's setup leaves a link in each fresh world that points at a file outside it.
+    case = rig.repo / "tests/text/greet/01-hello-1/case.md"
+    text = case_md("Write a greeting for reader 1 into greeting.txt.", 'test -s "$WORLD/greeting.txt"')
+    target = tmp_path / "outside" / "secret.txt"
+    target.parent.mkdir()
+    target.write_text("a secret outside the world\n")
+    case.write_text(text.replace("---\n\n", f"setup: ln -s {target} leak.md\n---\n\n", 1))
+    git(rig.repo, "commit", "-qam", "setup", env=dict(__import__("os").environ, **rig.env))
+    res = rig.run(Scenario(escapes={CELL: escapes(rig.home)}, arm_commands=WORK), "/benchmark-skill greet")
+    assert res.code == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    assert not res.server.oracle.errors, res.server.oracle.errors[0]
+    run = rig.runs()[-1]
+    settings = json.loads((rig.repo / ".claude/settings.local.json").read_text())
+    hooks = [h["command"] for e in settings.get("hooks", {}).get("PreToolUse", []) for h in e["hooks"]]
+    # plan added the hook (guard.jsonl below is its work); clean took it out again, leaving the rest.
+    assert not any("scripts/guard" in h for h in hooks) and "guard hook was taken out" in res.stdout, settings
+    assert settings["includeGitInstructions"] is False and settings["permissions"]["additionalDirectories"]
+
+    log = [json.loads(l) for l in (run / "guard.jsonl").read_text().splitlines()]
+    mine = [r for r in log if r["cell"] == CELL]
+    assert len(mine) == len(escapes(rig.home)), json.dumps(log, indent=1)
+    assert all(r["decision"] == "deny" and r["reason"] for r in mine)
+    assert [r["tool"] for r in mine] == [t for t, _ in escapes(rig.home)]
+    # Nothing else was refused: every other arm's reads, writes and git in its world were allowed.
+    assert [r for r in log if r["cell"] != CELL] == [], log
+    # The refused writes never happened.
+    assert not list((rig.home / ".claude/projects").rglob("forged*")), "a refused write ran"
+
+    # The model saw each refusal, and every other tool call of every arm ran.
+    plan = json.loads((run / "plan.json").read_text())
+    worlds = {c["world"] for c in plan["cells"]}
+    sessions = list((rig.home / ".claude/projects").glob("*/*/subagents"))
+    refused, ran_in_world = [], 0
+    for f in (p for s in sessions for p in s.rglob("agent-*.jsonl")):
+        records = [json.loads(l) for l in f.read_text().splitlines()]
+        for r in records:
+            content = (r.get("message") or {}).get("content")
+            for b in content if isinstance(content, list) else []:
+                if b.get("type") == "tool_result":
+                    body = json.dumps(b.get("content"))
+                    if "benchmark guard:" in body:
+                        refused.append(body)
+                    elif any(w in json.dumps(records[:3]) for w in worlds):
+                        assert not b.get("is_error"), body[:500]
+                        ran_in_world += 1
+    assert len(refused) == len(mine)
+    assert ran_in_world >= 5 * len(plan["cells"])
+
+    # The audit names the attempts, so the trial was re-run (its first audit kept aside), and the run
+    # still reached its verdict with every trial valid.
+    audits = [json.loads(p.read_text()) for p in (run / "cases/01-hello-1/t1").rglob("audit.json")]
+    refusals = [p["problem"] for a in audits for p in a["problems"] if "guard refused" in p["problem"]]
+    assert len(refusals) == len(mine) and all(a["invalid"] for a in audits if a["problems"])
+    assert json.loads((run / "cases/01-hello-1/t1/audit.json").read_text())["invalid"] is False
+    collect = json.loads((run / "collect.json").read_text())
+    assert collect["invalid_trials"] == [] or all(t["trial"] == "01-hello-1/t1" for t in collect["invalid_trials"])
+    assert (rig.repo / "tests/.reports/greet.results.json").is_file()
+
+
+def test_in_world_work_asks_nothing_in_default_mode(tmp_path):
+    """The user's terminal, default permission mode: arms write their answer, and run git add, diff --staged
+    and commit in their worlds, and the with-skill arm reads its copy; the guard allows all of it, so no
+    dialog comes from inside a fan-out (before the guard, each such command asked)."""
+    require_cli("tmux")
+    from interactive import InteractiveRig
+
+    rig = Rig(tmp_path, edited=False, cases=1)
+    session = InteractiveRig(rig).run(Scenario(arm_commands=WORK, think=2.0), "/benchmark-skill greet", timeout=600)
+    titles = [f"{d.title} | {d.subject}" for d in session.dialogs]
+    assert not [t for t in titles if "workflow" in t.split("|")[0] and "Workflow(" not in t], titles
+    assert not [t for t in titles if "agent" in t.split("|")[0]], titles
+    # What remains: the first benchcore plan and Claude Code's confirmation of the two fan-outs.
+    assert len(session.dialogs) == 3 and sum("dynamic workflow" in d.question for d in session.dialogs) == 2, titles
+    [run] = rig.runs()
+    assert not (run / "guard.jsonl").exists() or not (run / "guard.jsonl").read_text().strip()
+    assert json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())["incomplete"] is False
+    print(f"\n{len(session.dialogs)} dialogs: {titles}")

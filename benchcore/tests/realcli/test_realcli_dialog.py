@@ -1,0 +1,91 @@
+"""On the real CLI in a terminal (default permission mode): the "Run a dynamic workflow?" dialog offers "Yes" exactly
+for the scripts harness/fanout/bound.py says fit, the fan-out scripts benchcore writes at a realistic size among them.
+
+Claude Code shows the script in the dialog and withholds approval ("script of
+N characters cannot be shown in full — approval is unavailable", "No" the only
+option) when it cannot: past 200,000 characters, or with long lines. Checked
+here: a judges' script of a 20-case three-arm run (200 packets) as benchcore
+writes it, and packets bound the old way (one line a prompt); scripts of short
+lines just under and over 200,000 characters; seven and nine lines of 3,000
+characters; and a file over 512 KiB, which the Workflow tool refuses.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+
+from interactive import InteractiveRig  # noqa: E402
+from rig import Rig, require_cli  # noqa: E402
+
+require_cli("tmux")
+
+from benchcore.harness.fanout import bound
+from benchcore.harness.fanout import scripts as fanout  # noqa: E402
+from benchcore.harness.fanout.prompts import Templates  # noqa: E402
+from standin.repo import SKILL_DIR  # noqa: E402
+from test_bound import plan_of  # noqa: E402
+
+TEMPLATE = (SKILL_DIR / fanout.SCRIPT).read_text(encoding="utf-8")
+
+
+def one_line_script(tasks: list[dict], schema: dict) -> str:
+    """How scripts were bound before: the object as indented JSON, each prompt one line."""
+    data = {"phase": "Judges", "tasks": tasks, "schema": schema}
+    return TEMPLATE.replace(fanout.BOUND_LINE, f"const BOUND = {json.dumps(data, ensure_ascii=False, indent=1)}")
+
+
+def padded_script(chars: int, width: int) -> str:
+    """A small bound script followed by comment lines of ``width`` characters, about ``chars`` in all."""
+    base = fanout.bound_script(TEMPLATE, "Arms", [{"id": "01-a/t1/new", "prompt": "Say hello.\n"}])
+    n = max(0, (chars - len(base)) // (width + 1))
+    return base + "\n" + "\n".join(["// " + "x" * (width - 3)] * n)
+
+
+def dialog(tmp: Path, name: str, text: str) -> tuple[list[str], str, int]:
+    rig = Rig(tmp / name, edited=False)
+    script = rig.repo / "scripts" / name / "bench-fanout.js"
+    script.parent.mkdir(parents=True)
+    script.write_text(text, encoding="utf-8")
+    options, screen = InteractiveRig(rig).workflow_dialog(script)
+    return [label for _, label in options], screen, bound.dialog_cost(text)
+
+
+def approvable(options: list[str]) -> bool:
+    return any(o.startswith("Yes") for o in options)
+
+
+def test_the_dialog_approves_benchmarks_scripts_and_refuses_past_the_budget(tmp_path):
+    _, packets = plan_of()
+    tasks = fanout.judge_tasks(packets)
+    schema = Templates(SKILL_DIR).answer_schema
+    first = fanout.fitted_chunks(TEMPLATE, "Judges", tasks, schema)[0]
+    cases = {
+        # The first judges' script of a 20-case three-arm run, as benchcore writes it (about 197,000 characters).
+        "judges-first": fanout.bound_script(TEMPLATE, "Judges", first, schema),
+        # 60 packets bound the old way, one line a prompt.
+        "judges-60-one-line": one_line_script(tasks[:60], schema),
+        # Short lines: the character count decides.
+        "chars-under": padded_script(199_000, 80),
+        "chars-over": padded_script(202_000, 80),
+        # 3,000-character lines: seven pass, nine do not.
+        "long-lines-7": padded_script(len(TEMPLATE) + 7 * 3001 + 900, 3000),
+        "long-lines-9": padded_script(len(TEMPLATE) + 9 * 3001 + 900, 3000),
+        # Cheap lines but a file over 512 KiB: the Workflow tool refuses it, no dialog.
+        "file-over": padded_script(bound.MAX_SCRIPT_BYTES + 2000, 40),
+    }
+    seen = {}
+    for name, text in cases.items():
+        options, screen, cost = dialog(tmp_path, name, text)
+        size = len(text.encode("utf-8"))
+        seen[name] = options
+        reason = next((l.strip() for l in screen.splitlines() if "cannot be shown" in l or "Error:" in l), "")
+        print(f"\n{name}: {size:,} bytes, cost {cost:,} ({cost / bound.DIALOG_BUDGET:.2f} of the budget), fits: "
+              f"{bound.fits(text)}; options {options} {reason}")
+        assert approvable(options) == bound.fits(text), (name, options, reason)
+    assert seen["judges-60-one-line"] and seen["chars-over"] and seen["long-lines-9"]  # a dialog, "No" only
+    assert not seen["file-over"]  # no dialog: the tool refused the file
