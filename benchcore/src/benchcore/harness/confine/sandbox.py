@@ -166,8 +166,6 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool) -> list
             args += ["--tmpfs", m]
         elif os.path.exists(m):
             args += ["--ro-bind", "/dev/null", m]
-    if network and os.path.exists("/etc/resolv.conf"):
-        pass  # /etc is bound whole: name resolution works with the network shared
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", HOME_INSIDE]
     for b in binds:
         args += ["--ro-bind", b, b]
