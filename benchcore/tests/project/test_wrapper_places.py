@@ -271,3 +271,26 @@ def test_the_fix_for_a_missing_python_or_venv_module_is_an_apt_install_of_packag
     for pkg in packages:  # each package exists in the machine's apt sources
         shown = subprocess.run(["apt-cache", "show", pkg], capture_output=True, text=True)
         assert shown.returncode == 0 and f"Package: {pkg}" in shown.stdout, pkg
+
+
+def test_the_fix_for_a_python_without_its_venv_module_names_the_package_of_that_python(tmp_path):
+    # Debian's and Ubuntu's python3 without python3-venv: `python3 -m venv` fails (ensurepip is missing).
+    if shutil.which("apt-cache") is None:
+        pytest.skip("not a Debian/Ubuntu machine")
+    real = PYTHONS.get("pep668") or PYTHONS["pip-allowed"]
+    bin_dir = tmp_path / "py"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text(
+        f'#!/bin/sh\n[ "$1" = -m ] && [ "$2" = venv ] && {{ echo "The virtual environment was not created '
+        f'successfully because ensurepip is not available." >&2; exit 1; }}\nexec "{real}" "$@"\n')
+    (bin_dir / "python3").chmod(0o755)
+    root = tmp_path / "plugins/cache/m/benchmark-skill/0.1.0"
+    fake_source(root, "0.1.0", tmp_path / "wheels")
+    r = run(wrapper_in(root), tmp_path, f"{bin_dir}:{CLEAN_PATH}", "--version")
+    assert r.returncode == 127 and "could not create a virtual environment" in r.stderr, r.stderr
+    [fix] = fixes(r.stderr)
+    minor = subprocess.run([str(real), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                           capture_output=True, text=True).stdout.strip()
+    assert fix.startswith(f"apt install python{minor}-venv ")
+    shown = subprocess.run(["apt-cache", "show", f"python{minor}-venv"], capture_output=True, text=True)
+    assert shown.returncode == 0 and f"Package: python{minor}-venv" in shown.stdout
