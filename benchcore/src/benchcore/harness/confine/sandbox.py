@@ -165,7 +165,9 @@ def wrap(sandbox: Sandbox, command: str, world: str, copy: Optional[str]) -> str
     """The command line the guard gives Claude Code in place of an arm's ``command``."""
     if sandbox.kind == "seatbelt":
         return _seatbelt_command(sandbox, command, world, copy)
-    argv = [sandbox.program, *sandbox.args]
+    # bwrap itself starts with an empty environment: it is pid 1 inside the sandbox, and its /proc/1/environ
+    # is readable there (--clearenv cleans only the command's), so the session's secrets must never reach it.
+    argv = ["/usr/bin/env", "-i", sandbox.program, *sandbox.args]
     if copy:
         argv += ["--ro-bind", copy, copy]
     argv += ["--bind", world, world, "--setenv", "PWD", world, "--chdir", world, "--", sandbox.shell, "-c", command]
