@@ -144,3 +144,24 @@ def test_the_same_tricks_inside_the_world_do_what_bash_does(scene):
     answer, ran = attack(scene, "own", template)
     assert answer["permissionDecision"] == ALLOW and ran["code"] == 0, ran
     assert ran["out"].splitlines()[:3] == ["own", "own", "/tmp/home"] and SECRET not in ran["out"]
+
+
+def test_a_registry_file_planted_mid_run_refuses_the_arm_and_is_named_in_its_run(scene):
+    """A ``guard.json`` of the wrong shape appears in the temp base while an arm runs: the hook refuses the
+    arm's call (it does not fail open), and names the refusal in the run's guard.jsonl, so collect re-runs
+    the trial."""
+    planted = scene["base"] / "benchcore-planted" / guard.REGISTRY
+    planted.parent.mkdir()
+    planted.write_text('["not", "a", "registry"]\n')
+    payload = {"agent_id": "a1", "agent_type": "bench-arm", "tool_name": "Bash",
+               "tool_input": {"command": "ls"}, "transcript_path": str(scene["transcript"])}
+    answer = json.loads(guard.hook(json.dumps(payload), scene["base"], wait=0))["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny" and "updatedInput" not in answer
+    assert str(planted) in answer["permissionDecisionReason"]
+    [named] = guard.read_log(scene["run"])
+    assert (named["cell"], named["tool"], named["decision"]) == ("c/t1/new", "Bash", "deny")
+    assert "registry cannot be read" in named["reason"]
+    # The main session and subagents that are no arm are left to the user's rules.
+    assert guard.hook(json.dumps(dict(payload, agent_type="general-purpose", agent_id="zz")), scene["base"],
+                      wait=0) == ""
+    assert guard.hook(json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}}), scene["base"], wait=0) == ""
