@@ -304,11 +304,11 @@ def hook(payload: str, base: Path, wait: float = WAIT_SECONDS) -> str:
     except Exception as exc:  # noqa: BLE001: fail closed for an arm, neutral for anyone else
         if not is_arm_type(agent_type):
             return ""
-        return _answer(Decision(DENY, f"the benchmark guard failed ({type(exc).__name__}: {exc}), so this arm "
+        return answer(Decision(DENY, f"the benchmark guard failed ({type(exc).__name__}: {exc}), so this arm "
                                       "cannot be confined"))
 
 
-def _answer(decision: Decision, updated: Optional[dict] = None) -> str:
+def answer(decision: Decision, updated: Optional[dict] = None) -> str:
     out = {"hookEventName": "PreToolUse", "permissionDecision": decision.kind,
            "permissionDecisionReason": f"benchmark guard: {decision.reason}"}
     if updated is not None:
@@ -333,7 +333,7 @@ def _hook(data: dict, base: Path, wait: float) -> str:
         decision = Decision(DENY, f"the benchmark's run registry cannot be read ({broken[0]}), so this arm "
                                   "cannot be confined; run benchcore clean, or remove that file")
         if found is None:
-            return _answer(decision)
+            return answer(decision)
         run_dir, cell_id, world = found[0]["_run_dir"], found[1].get("id"), found[1].get("world")
     elif found is None:
         if not arm:
@@ -357,7 +357,7 @@ def _hook(data: dict, base: Path, wait: float) -> str:
                              "input": _short(tool_input), "decision": decision.kind, "reason": decision.reason})
         except OSError:
             pass
-    return _answer(decision, updated)
+    return answer(decision, updated)
 
 
 def read_log(run_dir: Path) -> list[dict]:

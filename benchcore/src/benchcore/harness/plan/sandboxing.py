@@ -46,7 +46,7 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
     if found.sandbox is None:
         raise BenchError(None, f"no OS sandbox can run on this machine, so the arms' commands cannot be confined "
                                f"(nothing was planned): {found.problem}",
-                         fix=f"{found.fix}; then run plan again (benchcore sandbox-check tests it). Or plan with "
+                         fix=f"{found.fix}; then run plan again (benchcore sandbox tests it). Or plan with "
                              f"{OPT_OUT} to benchmark without a sandbox: arms' commands are then checked only by "
                              "parsing them, which refuses interpreters, build tools and test runners, and the "
                              "report says the run was not sandboxed")
