@@ -123,7 +123,10 @@ def _environment(path_inside: list[str], binds: list[str], environ: dict) -> dic
 
 def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool) -> list[str]:
     """The part of every arm's bwrap command line that does not depend on the arm."""
-    args = ["--die-with-parent", "--new-session", "--unshare-all"] + (["--share-net"] if network else [])
+    # --as-pid-1: the command is pid 1 inside, not a bwrap init process, whose environment is the session's
+    # (--clearenv cleans only the command's) and was readable there as /proc/1/environ.
+    args = ["--die-with-parent", "--new-session", "--unshare-all", "--as-pid-1"] + \
+        (["--share-net"] if network else [])
     for d in SYSTEM_DIRS:
         args += ["--ro-bind", d, d]
     for d in TOP_LINKS:
@@ -165,9 +168,7 @@ def wrap(sandbox: Sandbox, command: str, world: str, copy: Optional[str]) -> str
     """The command line the guard gives Claude Code in place of an arm's ``command``."""
     if sandbox.kind == "seatbelt":
         return _seatbelt_command(sandbox, command, world, copy)
-    # bwrap itself starts with an empty environment: it is pid 1 inside the sandbox, and its /proc/1/environ
-    # is readable there (--clearenv cleans only the command's), so the session's secrets must never reach it.
-    argv = ["/usr/bin/env", "-i", sandbox.program, *sandbox.args]
+    argv = [sandbox.program, *sandbox.args]
     if copy:
         argv += ["--ro-bind", copy, copy]
     argv += ["--bind", world, world, "--setenv", "PWD", world, "--chdir", world, "--", sandbox.shell, "-c", command]
