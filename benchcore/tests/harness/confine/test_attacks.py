@@ -137,10 +137,10 @@ def test_each_attack_runs_sandboxed_and_reaches_nothing_outside(scene, box, name
 
 
 def test_the_same_tricks_inside_the_world_do_what_bash_does(scene):
-    """The sandbox is not failing everything: braces, a link made and used, and jq see the world and the
-    sandbox's own minimal environment."""
+    """The sandbox is not failing everything: braces and a link made and used see the world, and the command
+    sees the sandbox's own minimal environment."""
     (scene["world"] / "own.txt").write_text("own\n")
-    template = "cat {{x,{world}/own.txt}} 2>/dev/null; ln -s own.txt l && cat l; jq -rn env.HOME; cat /proc/1/environ"
+    template = "cat {{x,{world}/own.txt}} 2>/dev/null; ln -s own.txt l && cat l; printenv HOME; cat /proc/1/environ"
     answer, ran = attack(scene, "own", template)
     assert answer["permissionDecision"] == ALLOW and ran["code"] == 0, ran
     assert ran["out"].splitlines()[:3] == ["own", "own", "/tmp/home"] and SECRET not in ran["out"]
