@@ -73,8 +73,8 @@ ATTACKS = {
     "02-hello-2/t2/new": [
         bash("cd {world} && git init -q . && git commit -q --allow-empty -m a && git commit -q --allow-empty -m b && "
              "git rebase -q --exec='cat {home}/secret.txt; echo pwned > {repo}/escaped-rebase' HEAD~1"),
-        bash("jq -n env"),
-        bash("tr '\\0' '\\n' < /proc/1/environ; tr '\\0' '\\n' < /proc/$PPID/environ"),
+        bash("cd {world} && jq -n env"),
+        bash("cd {world} && tr '\\0' '\\n' < /proc/1/environ"),
     ],
     "02-hello-2/t3/new": [
         bash("cd {world} && setsid nohup sh -c 'sleep 2; cat {home}/secret.txt > leaked-late; "
