@@ -113,6 +113,14 @@ def test_the_toolchain_on_path_is_bound_but_never_the_home_secrets_or_the_reposi
     binds, inside = sandbox.toolchain(path, str(home), [str(home / "proj")])
     assert binds == [str(home / ".pyenv"), str(home / ".local/bin")]
     assert str(home / "proj/bin") not in inside and inside[-1] == "/bin"
+    # A virtual environment's python3 is a link into the interpreter's own folder: that is bound too.
+    (home / ".pyenv/versions/3.11/bin").mkdir(parents=True)
+    (home / ".pyenv/versions/3.11/bin/python3.11").write_text("")
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin/python3").symlink_to(home / ".pyenv/versions/3.11/bin/python3.11")
+    binds, _ = sandbox.toolchain(str(venv / "bin"), str(home / "elsewhere"), [])
+    assert binds == [str(venv), str(home / ".pyenv/versions/3.11")]
 
 
 def test_the_macos_profile_holds_the_same_boundaries():

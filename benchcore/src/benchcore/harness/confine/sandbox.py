@@ -73,38 +73,68 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/") or folder == "/"
 
 
+def _root(real: str, home: str, forbidden: Sequence[str]) -> Optional[str]:
+    """The folder to bind read-only for a toolchain folder ``real`` (symlinks resolved), or None."""
+    if any(_inside(real, d) for d in SYSTEM_DIRS + TOP_LINKS):
+        return None  # bound already
+    if home and _inside(real, home):
+        rest = os.path.relpath(real, home).split(os.sep)
+        if rest[0] in (".", "") or rest[0] in SECRET_HOME:
+            return None
+        root = real if rest[0] in SHARED_HOME else os.path.join(home, rest[0])
+    elif real.startswith("/nix/store/"):
+        root = "/nix/store"
+    else:
+        root = os.path.dirname(real) if os.path.basename(real) == "bin" else real
+
+    def clashes(folder: str) -> bool:
+        return any(_inside(f, folder) or _inside(folder, f) for f in forbidden) or bool(home and _inside(home, folder))
+    if clashes(root):
+        root = real  # the parent would show too much: the folder alone
+        if clashes(root):
+            return None
+    return root
+
+
 def toolchain(path_env: str, home: str, forbidden: Sequence[str]) -> tuple[list[str], list[str]]:
     """(folders to bind read-only, PATH inside) from the session's PATH: a folder under the system folders is
     bound already; one under the home folder brings its top folder (``~/.pyenv``, ``~/.nvm``, ``~/.cargo``)
-    unless that holds secrets; elsewhere the folder itself, or its parent when it is a ``bin``. Nothing that
-    is or holds a forbidden folder (the repository, the run folder, the worlds, the Claude config) is bound."""
+    unless that holds secrets; elsewhere the folder itself, or its parent when it is a ``bin``; and a program
+    there that is a link (a virtual environment's ``python3``) brings its target's folder the same way.
+    Nothing that is or holds a forbidden folder (the repository, the run folder, the worlds, the Claude config)
+    is bound."""
     home = os.path.realpath(home) if home else ""
     forbidden = [os.path.realpath(f) for f in forbidden if f]
     binds: list[str] = []
     inside_path: list[str] = []
+
+    def add(root: str) -> None:
+        nonlocal binds
+        if not any(_inside(root, b) for b in binds):
+            binds = [b for b in binds if not _inside(b, root)] + [root]
+
     for entry in path_env.split(os.pathsep):
-        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
+        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry) or entry in inside_path:
             continue
         real = os.path.realpath(entry)
         if any(_inside(real, d) for d in SYSTEM_DIRS + TOP_LINKS):
             inside_path.append(entry)
             continue
-        if home and _inside(real, home):
-            rest = os.path.relpath(real, home).split(os.sep)
-            if rest[0] in (".", "") or rest[0] in SECRET_HOME:
-                continue
-            root = real if rest[0] in SHARED_HOME else os.path.join(home, rest[0])
-        elif real.startswith("/nix/store/"):
-            root = "/nix/store"
-        else:
-            root = os.path.dirname(real) if os.path.basename(real) == "bin" else real
-        if any(_inside(f, root) or _inside(root, f) for f in forbidden) or (home and _inside(home, root)):
-            root = real  # the parent would show too much: the folder alone
-            if any(_inside(f, root) or _inside(root, f) for f in forbidden) or (home and _inside(home, root)):
-                continue
-        if not any(_inside(root, b) for b in binds):
-            binds = [b for b in binds if not _inside(b, root)] + [root]
+        root = _root(real, home, forbidden)
+        if root is None:
+            continue
+        add(root)
         inside_path.append(entry)
+        try:
+            links = [e.path for e in os.scandir(real) if e.is_symlink()][:200]
+        except OSError:
+            links = []
+        for link in links:
+            target = os.path.dirname(os.path.realpath(link))
+            if os.path.isdir(target) and not any(_inside(target, b) for b in binds):
+                extra = _root(target, home, forbidden)
+                if extra is not None:
+                    add(extra)
     for std in ("/usr/local/bin", "/usr/bin", "/bin"):
         if std not in inside_path:
             inside_path.append(std)
