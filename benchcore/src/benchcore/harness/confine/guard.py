@@ -335,17 +335,21 @@ def _hook(data: dict, base: Path, wait: float) -> str:
     plans = _plans(base, broken)
     agent_id, agent_type = str(data.get("agent_id")), str(data.get("agent_type") or "")
     arm = is_arm_type(agent_type)
-    if broken and arm:
-        return answer(Decision(DENY, f"the benchmark's run registry cannot be read ({broken[0]}), so this arm "
-                                      "cannot be confined; run benchcore clean, or remove that file"))
-    if not plans:
+    if not plans and not (broken and arm):
         return ""
     tool, tool_input = str(data.get("tool_name") or ""), data.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
-    text = opening(str(data.get("transcript_path") or ""), agent_id, wait) or ""
+    text = (opening(str(data.get("transcript_path") or ""), agent_id, wait) or "") if plans else ""
     found = find_cell(text, plans) if text else None
     updated = None
-    if found is None:
+    if broken and arm:
+        # Refused whatever it is; named in the run it belongs to when the readable registry entries find it.
+        decision = Decision(DENY, f"the benchmark's run registry cannot be read ({broken[0]}), so this arm "
+                                  "cannot be confined; run benchcore clean, or remove that file")
+        if found is None:
+            return answer(decision)
+        run_dir, cell_id, world = found[0]["_run_dir"], found[1].get("id"), found[1].get("world")
+    elif found is None:
         if not arm:
             return ""
         decision, run_dir, cell_id, world = Decision(DENY, "this arm's planned task was not found, so the "
