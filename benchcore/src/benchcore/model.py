@@ -90,7 +90,11 @@ class Temperature:
 @frozen
 class BranchRef:
     name: str
-    commit: str
+    commit: str  # the local branch's HEAD: the previous version's commit
+    # Extension (issue 26): the remote's branch of that name ("origin/main") and its commit, when the
+    # remote's differs from the local branch's (an edit committed locally and not pushed, or not pulled yet).
+    remote: Optional[str] = None
+    remote_commit: Optional[str] = None
 
 
 @frozen

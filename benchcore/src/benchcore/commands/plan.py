@@ -146,6 +146,9 @@ def run(args) -> int:
             print(f"  budget: {budget_phrase(d.budget)}; with no estimate the arms cannot be held to it before "
                   "launch; the judges are held to it from the arms' real usage")
     print(f"estimate: {estimate_line(runs, ests, planned.total)}")
+    if branch.remote_commit and any(d.shape == "three-arm" for d, _, _ in runs):
+        print(f"note: the previous version is your local {branch.name} at {branch.commit[:7]}; {branch.remote_name} "
+              f"is at {branch.remote_commit[:7]} (not pushed, or not pulled); the report says so")
     if untested:
         print(f"skills with no tests (not benchmarked): {', '.join(untested)}")
     if planned.baseline_agent is None:

@@ -1,7 +1,10 @@
 """Git, as the planner needs it: the default branch, and a skill folder at two points in time.
 
-- The default branch is resolved, never assumed to be named main (docs/run-format.md): a remote's HEAD (origin first), then ``init.defaultBranch`` when
-  that branch exists, then whichever of main/master exists.
+- The default branch is resolved, never assumed to be named main (docs/run-format.md): its name from a
+  remote's HEAD (origin first), then ``init.defaultBranch`` when that branch exists, then whichever of
+  main/master exists. The previous version is the *local* branch of that name (a commit not yet pushed
+  counts); only when no local branch has the name is the remote's used. When the two differ, the remote's
+  commit is kept so the report can say so.
 - The ``new`` copy is the working tree's skill folder: tracked files as they
   are on disk plus untracked files that are not ignored (``git ls-files -co
   --exclude-standard``). The ``previous`` copy is the folder in the default
@@ -31,6 +34,13 @@ class DefaultBranch:
     ref: str  # the ref whose commit is used, e.g. refs/remotes/origin/trunk or refs/heads/trunk
     commit: str
     how: str  # how it was resolved, in words
+    remote_ref: Optional[str] = None  # the remote's branch of that name (refs/remotes/origin/trunk), when one exists
+    remote_commit: Optional[str] = None  # its commit, when it differs from ``commit``
+
+    @property
+    def remote_name(self) -> Optional[str]:
+        """The remote's branch as git shows it (origin/trunk), or None."""
+        return self.remote_ref[len("refs/remotes/"):] if self.remote_ref else None
 
 
 def _git(root: Path, *args: str, check: bool = True, input: Optional[bytes] = None) -> subprocess.CompletedProcess:
@@ -69,9 +79,15 @@ def resolve_default_branch(root: Path) -> DefaultBranch:
         head = _out(root, "symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD")
         if head and head.startswith(f"refs/remotes/{remote}/"):
             name = head[len(f"refs/remotes/{remote}/"):]
-            commit = _commit(root, head)
-            if commit:
-                return DefaultBranch(name, head, commit, f"the HEAD of remote {remote!r}")
+            remote_commit = _commit(root, head)
+            local = _commit(root, f"refs/heads/{name}")
+            if local:
+                return DefaultBranch(name, f"refs/heads/{name}", local, f"named by the HEAD of remote {remote!r}",
+                                     head if remote_commit else None,
+                                     remote_commit if remote_commit and remote_commit != local else None)
+            if remote_commit:
+                return DefaultBranch(name, head, remote_commit, f"the HEAD of remote {remote!r} (no local branch {name!r})",
+                                     head, None)
     configured = _out(root, "config", "--get", "init.defaultBranch")
     if configured:
         commit = _commit(root, f"refs/heads/{configured}")
