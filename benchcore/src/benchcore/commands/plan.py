@@ -91,6 +91,9 @@ def run(args) -> int:
     planned = plan_runs(root, decisions, branch, seed, args.temp_dir, args.baseline_agent, command)
     runs, ests, nxt = planned.runs, planned.estimates, planned.next
     register_runs(r for _, r, _ in runs)  # the guard confines these runs' arms until clean
+    excluded = git.keep_out_of_git(root, "tests/.reports/")
+    exclude_note = (f"note: tests/.reports/ (transcripts, reports, history) is kept out of git in this clone: "
+                    f"added to {shown_path(Path(excluded))} (no tracked file changed)") if excluded else ""
     base = args.temp_dir or default_temp_base()
     # Under a folder of the user's, only each run's own temp root is granted (clean takes it out again).
     grants = [base] if args.temp_dir is None else [Path(read_plan(r).temp_root) for _, r, _ in runs]
@@ -109,7 +112,7 @@ def run(args) -> int:
             "estimate": estimate_line(runs, ests, planned.total),
             "untested": untested, "baseline_agent_type": planned.baseline_agent,
             "judge_agent_type": planned.judge_agent,
-            "settings_note": settings_note or None, "agent_path_note": planned.agent_note or None,
+            "settings_note": settings_note or None, "exclude_note": exclude_note or None, "agent_path_note": planned.agent_note or None,
             "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts],
             "not_resumed": not_resumed_line(found), "resume_hint": resume_hint(command), "next": nxt,
         }, indent=1))
@@ -168,6 +171,8 @@ def run(args) -> int:
         print(note)
     if settings_note:
         print(settings_note)
+    if exclude_note:
+        print(exclude_note)
     if planned.agent_note:
         print(planned.agent_note)
     if not_resumed_line(found):

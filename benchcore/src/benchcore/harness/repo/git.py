@@ -26,6 +26,7 @@ from typing import Optional
 from attrs import frozen
 
 from ...errors import BenchError
+from ..store.files import write_atomic
 
 
 @frozen
@@ -199,3 +200,24 @@ def extract_at(root: Path, commit: str, rel: str, dest: Path) -> int:
                 os.chmod(target, member.mode & 0o777)
                 n += 1
     return n
+
+
+def keep_out_of_git(root: Path, folder: str) -> Optional[str]:
+    """Have git ignore ``folder`` (e.g. ``tests/.reports/``) in this clone only, through ``.git/info/exclude``
+    (no tracked file of the user's is edited); the exclude file's path when a line was added, None when git
+    already ignored the folder (a .gitignore, an earlier plan) or the repository has no exclude file to write."""
+    probe = folder.rstrip("/") + "/.probe"
+    if _git(root, "check-ignore", "-q", "--no-index", probe, check=False).returncode == 0:
+        return None
+    where = _out(root, "rev-parse", "--git-path", "info/exclude")
+    if not where:
+        return None
+    path = Path(where) if Path(where).is_absolute() else root / where
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sep = "" if not old or old.endswith("\n") else "\n"
+        write_atomic(path, f"{old}{sep}# benchmark-skill: its reports and history stay out of git\n/{folder.strip('/')}/\n")
+    except OSError:
+        return None
+    return str(path)
