@@ -53,3 +53,15 @@ def test_plan_names_the_remote_commit_when_the_local_default_branch_is_ahead(ben
     info = json.loads((run_dir / "run.json").read_text())
     assert info["default_branch"]["commit"] == local
     assert (info["default_branch"]["remote"], info["default_branch"]["remote_commit"]) == ("origin/trunk", pushed)
+
+
+def test_invoked_as_accepts_only_a_benchmark_skill_command(bench):
+    # A model that passed /clear made plan say "type /clear again" (issue 26.10).
+    for bad in ("/clear", "clear", "/benchmark-skill greet", "/greet"):
+        rc, out, err = bench.plan("greet", "--invoked-as", bad)
+        assert rc == 2 and "is not a benchmark-skill command" in err and "--invoked-as /benchmark-skill" in err, bad
+    assert not (bench.repo / "tests/.reports/runs").exists()  # nothing planned
+    for good in ("/benchmark-skill", "benchmark-skill", "/benchkit:benchmark-skill"):
+        rc, out, err = bench.plan("greet", "--invoked-as", good)
+        assert rc == 0, err
+        assert f"type /{good.lstrip('/')} greet again" in out
