@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 from standin import repo as R
 from test_e2e_benchmark import bench  # noqa: F401 - bench is a fixture
@@ -65,3 +66,48 @@ def test_invoked_as_accepts_only_a_benchmark_skill_command(bench):
         rc, out, err = bench.plan("greet", "--invoked-as", good)
         assert rc == 0, err
         assert f"type /{good.lstrip('/')} greet again" in out
+
+
+def _guard_hooks(repo) -> list[str]:
+    f = repo / ".claude/settings.local.json"
+    data = json.loads(f.read_text()) if f.is_file() else {}
+    return [h["command"] for e in data.get("hooks", {}).get("PreToolUse", []) for h in e["hooks"]
+            if "scripts/guard" in h["command"]]
+
+
+def test_an_abandoned_run_is_found_and_removed_by_the_command_clean_suggests(bench):
+    # Bug: after a refusal, 'clean' said the run could be resumed; 'clean --older-than 0 --dry-run' listed it and
+    # suggested 'benchcore clean --stale', which found nothing; the guard hook stayed in settings.local.json.
+    rc, out, err = bench.plan("greet", "--seed", "3")
+    assert rc == 0, err
+    [run_dir] = bench.runs()
+    temp = Path(bench.plan_json(run_dir)["temp_root"])
+    assert _guard_hooks(bench.repo)
+    rc, out, _ = bench.run("clean")
+    assert rc == 0 and temp.is_dir()
+    assert f"unfinished: {run_dir.relative_to(bench.repo)} (greet; planned " in out
+    assert "resumed by its command for 24 more hours" in out
+    suggested = out.strip().splitlines()[-1].split("now: ", 1)[1].split(" (", 1)[0]
+    assert suggested == "benchcore clean --stale --older-than 0"
+    rc, out, _ = bench.run("clean", "--older-than", "0", "--dry-run")
+    assert rc == 0 and f"would remove: {temp}" in out and temp.is_dir()
+    again = out.strip().splitlines()[-1]
+    assert again == "next: run: benchcore clean --stale --older-than 0 (to remove them)"
+    rc, out, _ = bench.run(*again.removeprefix("next: run: benchcore ").split(" (")[0].split())
+    assert rc == 0 and f"removed: {temp}" in out and not temp.exists()
+    assert "the benchmark's guard hook was taken out of .claude/settings.local.json" in out
+    assert _guard_hooks(bench.repo) == []
+    assert out.strip().endswith("next: nothing")
+
+
+def test_the_guard_hook_leaves_when_only_another_repositorys_run_is_active(bench, tmp_path):
+    rc, out, err = bench.plan("greet", "--seed", "4")
+    assert rc == 0, err
+    [run_dir] = bench.runs()
+    base = Path(bench.plan_json(run_dir)["temp_root"]).parent
+    # Another repository's run, active in the same temp folder.
+    other = base / "benchcore-other-run"
+    other.mkdir()
+    (other / "guard.json").write_text(json.dumps({"run_dir": str(tmp_path / "elsewhere/tests/.reports/runs/x")}))
+    rc, out, _ = bench.run("clean", str(run_dir))
+    assert rc == 0 and "guard hook was taken out" in out and _guard_hooks(bench.repo) == []

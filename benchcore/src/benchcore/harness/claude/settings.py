@@ -113,6 +113,17 @@ def _add_hook(data: dict, command: str) -> bool:
     return True
 
 
+def guard_hooks(repo_root: Path, base: Path) -> list[str]:
+    """The benchmark's guard hooks for ``base`` in ``.claude/settings.local.json``, whatever install's
+    ``scripts/guard`` they run (``clean`` run from a shell, or from another install, still finds them)."""
+    target = repo_root / LOCAL
+    if target.is_symlink() or not target.is_file():
+        return []
+    tail = f"/scripts/guard {shlex.quote(str(Path(base).resolve()))}"
+    return [c for c in _hook_commands(_load(target)) if c.startswith("sh ") and
+            (c.endswith(tail) or c.replace("'", "").endswith(tail.replace("'", "")))]
+
+
 def remove_guard(repo_root: Path, command: Optional[str]) -> bool:
     """Take the guard hook ``command`` out of ``.claude/settings.local.json`` (``clean``, when no run is left
     active); True when it was there. Every other setting stays."""
