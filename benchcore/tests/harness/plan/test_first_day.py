@@ -111,3 +111,17 @@ def test_the_guard_hook_leaves_when_only_another_repositorys_run_is_active(bench
     (other / "guard.json").write_text(json.dumps({"run_dir": str(tmp_path / "elsewhere/tests/.reports/runs/x")}))
     rc, out, _ = bench.run("clean", str(run_dir))
     assert rc == 0 and "guard hook was taken out" in out and _guard_hooks(bench.repo) == []
+
+
+def test_the_scripts_plan_and_collect_write_name_the_skill_phase_and_count_in_their_dialog(bench):
+    from test_e2e_benchmark import greet_files, next_script
+    from standin.agent import Script
+    rc, out, err = bench.plan("greet", "--seed", "5")
+    assert rc == 0, err
+    arms = next_script(out)
+    assert "description: 'benchmark-skill greet: arms, 30 agents'," in arms.read_text()
+    bench.arms(arms, Script(files=greet_files()))
+    [run_dir] = bench.runs()
+    rc, out, _ = bench.run("collect", str(run_dir))
+    judges = run_dir / "workflows/judges/bench-fanout.js"
+    assert "description: 'benchmark-skill greet: judges, 20 agents'," in judges.read_text()
