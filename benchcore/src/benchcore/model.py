@@ -130,6 +130,9 @@ class RunInfo:
     agent_types: dict[str, tuple[str, ...]] = field(factory=dict)
     # Extension: the cases whose hard assertions have no samples to show they can pass and fail (unproven).
     unproven: tuple[str, ...] = ()
+    # Extension (issue 26): what plan found, before launch, that shows the skill under test to the baseline
+    # arm (the session's git status naming it), in words; the verdict carries it as a caveat.
+    baseline_sees: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------
@@ -401,6 +404,9 @@ class SkillResult:
     not_run: dict[str, str] = field(factory=dict)
     # Extension (issue 17): the environment card, what the arms shared with the session and what was sealed.
     environment: Optional[EnvironmentCard] = None
+    # Extension (issue 26): why the baseline may not have been blind to the skill (its git status named the
+    # skill, it ran as a type with the Skill tool); the headline ends with them as a caveat.
+    caveats: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------

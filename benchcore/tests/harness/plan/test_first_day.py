@@ -125,3 +125,68 @@ def test_the_scripts_plan_and_collect_write_name_the_skill_phase_and_count_in_th
     rc, out, _ = bench.run("collect", str(run_dir))
     judges = run_dir / "workflows/judges/bench-fanout.js"
     assert "description: 'benchmark-skill greet: judges, 20 agents'," in judges.read_text()
+
+
+def _session_transcript(bench, status: str | None) -> Path:
+    """The orchestrating session's transcript as Claude Code 2.1.328 starts it: a session_context attachment
+    with the git status it gives every subagent (an empty context when includeGitInstructions is false)."""
+    import os
+    import re
+    sid = os.environ["CLAUDE_CODE_SESSION_ID"]
+    folder = bench.config / "projects" / re.sub(r"[^A-Za-z0-9-]", "-", str(bench.repo.resolve()))
+    folder.mkdir(parents=True, exist_ok=True)
+    context = {} if status is None else {"gitStatus": status}
+    record = {"type": "attachment", "isSidechain": False, "sessionId": sid,
+              "attachment": {"type": "session_context", "context": context}}
+    f = folder / f"{sid}.jsonl"
+    f.write_text(json.dumps(record) + "\n")
+    return f
+
+
+STATUS = ("This is the git status at the start of the conversation.\n\nCurrent branch: trunk\n\nStatus:\n"
+          " M skills/git/greet/SKILL.md\n?? skills/git/greet/untracked.md\n\nRecent commits:\nabc1234 release greet")
+
+
+def test_plan_warns_before_launch_when_the_sessions_git_status_names_the_skill_and_the_verdict_says_so(bench):
+    from test_e2e_benchmark import greet_files, next_script
+    from standin.agent import Script
+    _session_transcript(bench, STATUS)
+    rc, out, err = bench.plan("greet", "--seed", "6", "--invoked-as", "/benchmark-skill")
+    assert rc == 0, err
+    warning = ("warning: the baseline can see greet: this session's git status, which Claude Code gives every "
+               "subagent, names skills/git/greet/SKILL.md, skills/git/greet/untracked.md")
+    assert warning in out
+    assert "run benchcore plan --hide-git-status" in out and "type /benchmark-skill greet again" in out
+    assert out.index(warning) < out.index("next: launch")  # told before the launch
+    [run_dir] = bench.runs()
+    info = json.loads((run_dir / "run.json").read_text())
+    assert info["baseline_sees"] == [warning.split("greet: ", 1)[1]]
+    bench.arms(next_script(out), Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+    bench.judges(run_dir, Script(files=greet_files()))
+    bench.run("collect", str(run_dir))
+    bench.run("render", str(run_dir))
+    results = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["caveats"][0] == info["baseline_sees"][0]
+    assert " Caveat: the baseline may have known of the skill: this session's git status" in results["headline"]
+    html = (bench.repo / "tests/.reports/greet.html").read_text()
+    assert "Caveat: the baseline may have known of the skill" in html
+
+
+def test_hide_git_status_writes_the_setting_and_a_session_started_after_it_warns_of_nothing(bench):
+    settings = bench.repo / ".claude/settings.local.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"permissions": {"allow": ["Bash(ls:*)"]}}))
+    rc, out, err = bench.run("plan", "--hide-git-status", "--invoked-as", "/benchmark-skill", "greet")
+    assert rc == 0, err
+    assert 'wrote "includeGitInstructions": false to .claude/settings.local.json' in out
+    assert out.strip().endswith("and type /benchmark-skill greet again")
+    data = json.loads(settings.read_text())
+    assert data["includeGitInstructions"] is False and data["permissions"] == {"allow": ["Bash(ls:*)"]}
+    assert not (bench.repo / "tests/.reports/runs").exists()  # nothing planned
+    _session_transcript(bench, None)  # the restarted session: no git status in its context
+    rc, out, err = bench.plan("greet", "--seed", "7")
+    assert rc == 0, err
+    assert "the baseline can see" not in out
+    [run_dir] = bench.runs()
+    assert "baseline_sees" not in json.loads((run_dir / "run.json").read_text())
