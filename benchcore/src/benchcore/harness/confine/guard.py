@@ -56,6 +56,20 @@ def register_runs(run_dirs) -> None:
             register(Path(plan["temp_root"]), Path(run_dir))
 
 
+def benchmark_skill_dir(repo_root: Optional[Path]) -> Optional[str]:
+    """The skill folder whose scripts/guard the hook runs: the wrapper's ($BENCHMARK_SKILL_DIR), else the one a
+    ``benchcore`` typed by hand finds (fanout.prompts.find_skill_dir), else None."""
+    from ...errors import BenchError
+    from ..fanout.prompts import find_skill_dir
+
+    if os.environ.get("BENCHMARK_SKILL_DIR"):
+        return os.environ["BENCHMARK_SKILL_DIR"]
+    try:
+        return str(find_skill_dir(repo_root))
+    except BenchError:
+        return None
+
+
 def release(repo_root: Path, base: Path) -> str:
     """After ``clean``: when no run of this repository under ``base`` is active any more (another repository's
     runs in the same temp folder do not count), take the guard hook plan added out of
@@ -66,7 +80,7 @@ def release(repo_root: Path, base: Path) -> str:
     mine = Path(repo_root).resolve()
     if any(r.resolve() == mine or mine in r.resolve().parents for r in active_runs(base)):
         return ""
-    commands = {guard_command(os.environ.get("BENCHMARK_SKILL_DIR"), base), *guard_hooks(repo_root, base)}
+    commands = {guard_command(benchmark_skill_dir(repo_root), base), *guard_hooks(repo_root, base)}
     if not any([remove_guard(repo_root, c) for c in commands if c]):
         return ""
     return f"note: no run is active in this repository, so the benchmark's guard hook was taken out of {LOCAL}"
