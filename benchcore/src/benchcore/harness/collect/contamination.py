@@ -168,10 +168,7 @@ class _Index:
     def candidates(self, shown: "Shown") -> list[int]:
         hit = set(self.always)
         for stride, keys in self.keys.items():
-            grams = shown.grams(stride)
-            if keys.isdisjoint(grams):
-                continue
-            for gram in keys.intersection(grams):
+            for gram in keys & shown.grams(stride):  # a set each: the smaller one is walked
                 hit |= self.by_gram[stride][gram]
         return sorted(hit)
 
@@ -194,16 +191,16 @@ class Shown:
     def __init__(self, result: str):
         self.result = result
         self._folded: bytes | None = None
-        self._grams: dict[int, list[int]] = {}
+        self._grams: dict[int, set[int]] = {}
 
     def folded(self) -> bytes:
         if self._folded is None:
             self._folded = _folded(_bytes(self.result))
         return self._folded
 
-    def grams(self, stride: int) -> list[int]:
+    def grams(self, stride: int) -> set[int]:
         if stride not in self._grams:
-            self._grams[stride] = _grams(self.folded(), stride)
+            self._grams[stride] = set(_grams(self.folded(), stride))
         return self._grams[stride]
 
     def first(self, lines: Iterable[str]) -> str | None:
