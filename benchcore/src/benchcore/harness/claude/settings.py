@@ -254,9 +254,9 @@ def await_reread(target: Path, within: float = GUARD_READ_WITHIN) -> Optional[fl
         return None
     try:
         st = target.stat()
-        if st.st_atime_ns > st.st_mtime_ns:  # our own write left it read-looking: reset below the write
-            os.utime(target, ns=(st.st_mtime_ns - 1_000_000, st.st_mtime_ns))
-        seen = target.stat().st_atime_ns
+        if st.st_atime_ns > st.st_mtime_ns:  # a write leaves the access time at or before it: read already
+            return time.monotonic() - start
+        seen = st.st_atime_ns
         while time.monotonic() - start < within:
             if target.stat().st_atime_ns != seen:
                 return time.monotonic() - start
