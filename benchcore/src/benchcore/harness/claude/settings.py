@@ -41,6 +41,9 @@ LOCAL = Path(".claude") / "settings.local.json"
 GUARD_READ_WITHIN = 5.0  # seconds: the longest plan waits to see Claude Code read the settings file
 UNSEEN_READ = 3.0  # seconds: where a read cannot be seen (noatime), over twice the 1.0-1.2 s measured
 COMMANDS = ("plan", "collect", "render", "clean")
+# The guard hook's timeout in its settings entry, seconds: past it Claude Code would run the call undecided, so
+# the guard's own deadline (guard.WAIT_SECONDS, waiting for a subagent's transcript under load) stays inside it.
+HOOK_TIMEOUT = 60
 
 
 def _perm_list(data: dict, key: str) -> list:
@@ -110,7 +113,7 @@ def _add_hook(data: dict, command: str) -> bool:
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict) or not isinstance(hooks.setdefault("PreToolUse", []), list):
         return False
-    hooks["PreToolUse"].append({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]})
+    hooks["PreToolUse"].append({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]})
     return True
 
 
