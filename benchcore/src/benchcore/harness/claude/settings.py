@@ -243,7 +243,7 @@ def await_reread(target: Path, within: float = GUARD_READ_WITHIN) -> Optional[fl
     was nothing to wait for or nothing to observe.
 
     Measured on the real CLI (2.1.328): a hook added to ``.claude/settings.local.json`` mid-session does not
-    apply at once; Claude Code re-reads the changed file about 1.5 s after the write, and tool calls made
+    apply at once; Claude Code re-reads the changed file 1.0-1.2 s after the write, and tool calls made
     before that ran unguarded. The re-read is observed as the file's access time moving past the write
     (the first read after a write moves it on relatime mounts, Linux's default), polled every 20 ms.
     Outside Claude Code (no ``CLAUDECODE`` in the environment: a terminal, a test) no session will read the
