@@ -263,9 +263,9 @@ def test_plan_arms_collect_judges_collect_render_clean(bench):
     run = json.loads((run_dir / "run.json").read_text())
     assert run["resolved_models"] == {"baseline": ["claude-opus-5-5"], "new": ["claude-opus-5-5"],
                                       "previous": ["claude-opus-5-5"]}
-    # The agent types each arm really ran as, from Claude Code's .meta.json files (this repository installs no
-    # bench-baseline, and the stand-in alternates the Workflow and Agent-tool layouts).
-    assert run["agent_types"] == {arm: ["general-purpose", "workflow-subagent"] for arm in ("baseline", "new", "previous")}
+    # The agent types each arm really ran as, from Claude Code's .meta.json files (in both of the layouts the
+    # stand-in alternates, Workflow and Agent tool): the bench-arm this repository installs, for every arm.
+    assert run["agent_types"] == {arm: ["bench-arm"] for arm in ("baseline", "new", "previous")}
 
     bench.judges(run_dir, script)
     rc, out, _ = bench.run("collect", str(run_dir))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import shutil
 
 from standin.agent import Script
 from test_e2e_benchmark import GREET, bench, greet_files, next_script  # noqa: F401 (bench is a fixture)
@@ -17,8 +18,9 @@ from test_e2e_benchmark import GREET, bench, greet_files, next_script  # noqa: F
 SKILL_PATH = f"skills/{GREET}"
 
 
-def run_to_render(bench, script: Script) -> dict:
-    rc, out, _ = bench.plan("greet", "--seed", "9")
+def run_to_render(bench, script: Script, *plan_args: str) -> dict:
+    rc, out, _ = bench.plan("greet", "--seed", "9", *plan_args)
+    assert rc == 0, out
     [run_dir] = bench.runs()
     bench.arms(next_script(out), script)
     rc, out, _ = bench.run("collect", str(run_dir))
@@ -31,10 +33,11 @@ def run_to_render(bench, script: Script) -> dict:
 
 
 def test_card_from_transcripts_and_settings_reaches_results_and_report(bench):
-    (bench.repo / ".claude").mkdir(exist_ok=True)
+    # The arms run as the default type: the benchmark's agent types removed, and plan told to go on without them.
+    shutil.rmtree(bench.repo / ".claude/agents")
     (bench.repo / ".claude/settings.json").write_text(json.dumps({"hooks": {"Stop": [
         {"hooks": [{"type": "command", "command": "notify-send <done>"}]}]}}))
-    evidence = run_to_render(bench, Script(files=greet_files(), environment=SKILL_PATH))
+    evidence = run_to_render(bench, Script(files=greet_files(), environment=SKILL_PATH), "--default-agent-type")
     # collect's evidence: one entry per collected arm cell, read from its copied transcript.
     assert len(evidence["cells"]) == 30
     assert {c["versions"][0] for c in evidence["cells"]} == {"2.1.328"}
@@ -46,10 +49,12 @@ def test_card_from_transcripts_and_settings_reaches_results_and_report(bench):
     assert lines["cli_version"]["value"] == "2.1.328"
     assert lines["cli_version"]["source"] == "transcripts: 30 of 30 cells"
     assert lines["model"]["value"] == "claude-opus-5-5" and lines["effort"]["value"] == "medium"
-    # The stand-in's arms are general-purpose and workflow-subagent (no sealed type installed here): each
+    # The stand-in's arms are general-purpose and workflow-subagent (no sealed type installed): each
     # was given the user's and the project's CLAUDE.md.
     assert lines["claude_md"]["status"] == "shared"
     assert lines["claude_md"]["value"].startswith("loaded: Project: ")
+    assert "the baseline ran as general-purpose, workflow-subagent, not the benchmark's agent type (so with the " \
+           "Skill tool and CLAUDE.md)" in results["caveats"]
     # The guard's answer to each arm's Bash call is recorded beside it (the run is sandboxed), as on the real CLI.
     assert lines["hooks"]["value"] == ("each arm: the benchmark's guard in 10 of 10 cells, "
                                        "others: SubagentStart: echo SUBAGENT-START-HOOK")

@@ -95,7 +95,7 @@ def test_plan_gives_every_arm_cell_the_installed_plugins_sealed_agent_type(tmp_p
         "benchmark-skill@claude-skills": [{"scope": "user", "installPath": str(REPO / "plugins" / "benchmark-skill"), "version": VERSION}]}}))
     (config / "settings.json").write_text(json.dumps({"enabledPlugins": {"benchmark-skill@claude-skills": True}}))
     repo = tmp_path / "repo"
-    R.init(repo, "main")
+    R.init(repo, "main", agent_types=False)  # the plugin's, not a copy in the repository
     R.skill(repo, "greet")
     R.case(repo, "greet", "01-hello")
     R.commit_all(repo)
@@ -111,9 +111,22 @@ def test_plan_gives_every_arm_cell_the_installed_plugins_sealed_agent_type(tmp_p
         ("new", "benchmark-skill:bench-arm"), ("baseline", "benchmark-skill:bench-arm")}
     assert '"benchmark-skill:bench-arm"' in Path(summary["arms_workflow"]).read_text()
 
-    # Disabled in the settings, the plugin's agent type is not offered: the default type, and a note.
+    # Disabled in the settings, the plugin's agent types are not offered (issue 26.3): plan stops before it builds
+    # anything, naming the one command that installs them and the restart, unless told to run as the default type.
     (config / "settings.json").write_text(json.dumps({"enabledPlugins": {"benchmark-skill@claude-skills": False}}))
-    rc, out = run("plan", "greet", "--seed", "1", "--temp-dir", str(tmp_path / "t2"))
+    runs_before = sorted((repo / "tests/.reports/runs").iterdir())
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        rc = main(["plan", "greet", "--seed", "1", "--temp-dir", str(tmp_path / "t2")])
+    assert rc == 2
+    assert "the benchmark's agent types bench-arm and bench-judge are not installed" in err.getvalue()
+    assert "every arm, the baseline included, would run as Claude Code's default type" in err.getvalue()
+    fix = err.getvalue().split("fix: ", 1)[1]
+    assert fix.startswith(f"mkdir -p .claude/agents && cp {REPO}/skills/benchmark-skill/agents/*.md .claude/agents/ ; "
+                          "then restart Claude Code")
+    assert "--default-agent-type" in fix
+    assert sorted((repo / "tests/.reports/runs").iterdir()) == runs_before and not (tmp_path / "t2").exists()
+    rc, out = run("plan", "greet", "--seed", "1", "--temp-dir", str(tmp_path / "t2"), "--default-agent-type")
     assert rc == 0
     assert "warning: the 'bench-arm' agent type is not installed, so arm cells run as the default type" in out
     assert "mkdir -p .claude/agents && cp " in out

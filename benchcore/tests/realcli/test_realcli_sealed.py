@@ -107,15 +107,21 @@ def test_agent_tool_path_arms_and_judges_see_no_claude_md_and_the_same_tools(tmp
 
 
 def test_without_the_sealed_type_the_markers_reach_the_arms(tmp_path):
-    # The contrast that shows the check above can fail: with bench-arm not installed, arms run as the default
-    # types, which get all three files (the judges, still bench-judge, do not); plan says so.
+    # The contrast that shows the check above can fail: with bench-arm not installed, plan stops before it builds
+    # anything and names the command that installs it (issue 26.3); told --default-agent-type, arms run as the
+    # default types, which get all three files (the judges, still bench-judge, do not); plan says so.
     rig = sealed_rig(tmp_path)
     (rig.repo / ".claude/agents/bench-arm.md").unlink()
+    stopped = rig.run(Scenario(), "/benchmark-skill greet")
+    said = stopped.result.get("result", "")
+    assert "The benchmark stopped:" in said and "the benchmark's agent type bench-arm is not installed" in said, said
+    assert "mkdir -p .claude/agents && cp " in said and "then restart Claude Code" in said, said
+    assert rig.runs() == []
     log = tmp_path / "requests.jsonl"
-    res = rig.run(Scenario(), "/benchmark-skill greet", log_requests=str(log))
+    res = rig.run(Scenario(), "/benchmark-skill --default-agent-type greet", log_requests=str(log))
     assert res.code == 0 and "Benchmark finished" in res.result.get("result", ""), res.stderr[-2000:]
     reqs = requests(log)
     arms = [body for r, body in reqs if r == "arm"]
     assert arms and all(m in b for b in arms for m in MARKERS.values())
     assert not any(m in body for r, body in reqs if r == "judge" for m in MARKERS.values())
-    assert "note: the 'bench-arm' agent type is not installed" in res.stdout
+    assert "warning: the 'bench-arm' agent type is not installed" in res.stdout

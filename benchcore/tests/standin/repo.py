@@ -56,9 +56,21 @@ def case(repo: Path, rel: str, case_id: str, *, prompt: str = "Write a greeting 
     return d
 
 
-def init(repo: Path, branch: str) -> None:
+def init(repo: Path, branch: str, agent_types: bool = True) -> None:
+    """A new repository; with ``agent_types``, the benchmark's agent types installed in it as README tells a user
+    who runs from a clone (plan stops without them unless told --default-agent-type)."""
     repo.mkdir(parents=True, exist_ok=True)
     git(repo, "init", "-q", "-b", branch)
+    if agent_types:
+        install_agent_types(repo)
+
+
+def install_agent_types(repo: Path) -> None:
+    """``mkdir -p .claude/agents && cp skills/benchmark-skill/agents/*.md .claude/agents/``, as plan's fix says."""
+    agents = repo / ".claude" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    for f in sorted((SKILL_DIR / "agents").glob("*.md")):
+        (agents / f.name).write_bytes(f.read_bytes())
 
 
 def commit_all(repo: Path, message: str = "commit") -> None:

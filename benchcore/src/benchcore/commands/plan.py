@@ -33,7 +33,7 @@ from ..harness.claude.settings import LOCAL, allow_benchmark, guard_command, hid
 from ..harness.plan import blind
 from ..harness.confine.guard import benchmark_skill_dir, register_runs
 from ..harness.store.files import shown_path
-from ..harness.plan.decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
+from ..harness.plan.decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide, require_agent_types
 from ..harness.plan.estimate import arms_phrase, budget_phrase, estimate_line
 from ..harness.plan.resume import Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines, resumed_next, slash_command
 from ..harness.plan.run import plan_runs
@@ -57,6 +57,11 @@ def add_arguments(p) -> None:
                         "permission per cell)")
     p.add_argument("--baseline-agent", default=None,
                    help=f"agent type for every arm cell (default: {BASELINE_AGENT} when its definition is installed)")
+    p.add_argument("--default-agent-type", action="store_true",
+                   help="plan even when the benchmark's agent types (bench-arm, bench-judge) are not installed: arms "
+                        "and judges then run as Claude Code's default type (the baseline with the Skill tool and "
+                        "your CLAUDE.md), and the verdict carries a caveat. Without it, plan stops and names the "
+                        "command that installs them")
     p.add_argument("--budget-tokens", type=int, default=None, metavar="N",
                    help="stop launching once the estimate reaches N raw tokens (overrides benchmark.yaml budget_tokens)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
@@ -105,6 +110,8 @@ def run(args) -> int:
                                                                        args.baseline_agent)
     if found.runs:
         return _resume(args, root, found, command)
+    if not args.default_agent_type:
+        require_agent_types(root, args.baseline_agent, command)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     planned = plan_runs(root, decisions, branch, seed, args.temp_dir, args.baseline_agent, command)
     runs, ests, nxt = planned.runs, planned.estimates, planned.next

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Optional
 
@@ -11,6 +12,7 @@ from attrs import frozen
 from ...errors import BenchError
 from ...model import Budget, Case
 from ..claude import agents
+from ..fanout.prompts import find_skill_dir
 from ..repo import git
 from ..store.planfile import Sandbox
 from ..repo.tree import SkillInfo, case_dirs, discover_skills, load_cases, load_options, validate_tree
@@ -136,6 +138,35 @@ def baseline_agent(root: Path, override: Optional[str]) -> Optional[str]:
     if override is not None:
         return override or None
     return installed_agent(root, BASELINE_AGENT)
+
+
+def missing_agent_types(root: Path, baseline_override: Optional[str]) -> tuple[str, ...]:
+    """The benchmark's agent types a new run would launch that Claude Code has not loaded: ``bench-arm`` (unless
+    the user named the arms' type with --baseline-agent) and ``bench-judge``. An agent file written now is not
+    read until Claude Code starts again, so plan cannot put them in place for this session."""
+    wanted = ([] if baseline_override is not None else [BASELINE_AGENT]) + [JUDGE_AGENT]
+    return tuple(name for name in wanted if installed_agent(root, name) is None)
+
+
+def require_agent_types(root: Path, baseline_override: Optional[str], command: str) -> None:
+    """Stop before anything is built when the benchmark's agent types are not installed: Claude Code reads an agent
+    file only when a session starts, so they must be put in place, and Claude Code restarted, before the run."""
+    missing = missing_agent_types(root, baseline_override)
+    if not missing:
+        return
+    agents_dir = shlex.quote(str(find_skill_dir(root) / "agents"))
+    names = " and ".join(missing)
+    who = "every arm, the baseline included," if BASELINE_AGENT in missing else "the judges"
+    what = ("with the Skill tool and your CLAUDE.md" if BASELINE_AGENT in missing
+            else "with tools, which collect then re-asks")
+    raise BenchError(
+        None, f"the benchmark's agent type{'s' if len(missing) > 1 else ''} {names} "
+              f"{'are' if len(missing) > 1 else 'is'} not installed (not in .claude/agents/, the user's agents "
+              f"folder or an enabled plugin), so {who} would run as Claude Code's default type, {what}; "
+              f"nothing was planned",
+        fix=f"mkdir -p .claude/agents && cp {agents_dir}/*.md .claude/agents/ ; then restart Claude Code (it reads "
+            f"agent types only when a session starts) and type {command} again. To run as the default type "
+            f"anyway: plan with --default-agent-type (the verdict then says the baseline may have known of the skill)")
 
 
 def installed_agent(root: Path, name: str) -> Optional[str]:
