@@ -107,7 +107,7 @@ def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional
     """``tasks`` in order, in as few runs as may be: each the longest that has at most MAX_AGENTS tasks and
     whose script the Workflow tool reads and its approval dialog can show in full (one task alone is never
     split)."""
-    def figures(start: int, k: int) -> tuple[int, int, int]:
+    def figures(start: int, k: int) -> tuple[int, ...]:
         return bound.measure(bound_script(template, phase, tasks[start:start + k], schema, ceilings))
 
     def longest(start: int, guess: int) -> int:
