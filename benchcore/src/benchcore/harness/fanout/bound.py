@@ -33,8 +33,8 @@ from typing import Union
 # a line over MAX_LINE characters withholds approval whatever the total; lines longer than SHORT_LINE count,
 # by the sum of their squared lengths, against DIALOG_BUDGET (4 x 4096^2: seven 3,000-character lines fit,
 # eight do not); lines up to SHORT_LINE count against a second budget, SHORT_BUDGET, not the first (so
-# 3,000- and 1,024-character lines summing to 1.6 x DIALOG_BUDGET were approved). SHORT_BUDGET is the most short lines within MAX_SCRIPT_CHARS can weigh: the character cap
-# is what bounds them.
+# 3,000- and 1,024-character lines summing to 1.6 x DIALOG_BUDGET were approved). SHORT_BUDGET is the
+# most short lines within MAX_SCRIPT_CHARS can weigh: the character cap is what bounds them.
 MAX_SCRIPT_CHARS = 200_000
 MAX_LINE = 4096
 SHORT_LINE = 1024
