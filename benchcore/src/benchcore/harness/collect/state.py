@@ -12,7 +12,7 @@ from ..claude import projects
 from .contamination import Fingerprints
 from ..store.files import read_text, write_atomic
 from ..claude.provenance import Launched
-from ..store.planfile import Cell, Packet, Plan, read_plan
+from ..store.planfile import Cell, Packet, Plan, check_plan, read_plan
 from ..fanout.prompts import Templates, run_redactions
 from ..runs.folder import read_run_info
 
@@ -26,6 +26,8 @@ class RunState:
         self.run_dir = run_dir
         self.plan: Plan = read_plan(run_dir)
         self.info: RunInfo = read_run_info(run_dir)
+        check_plan(self.plan, str(run_dir / "plan.json"), cases=tuple(self.info.cases), arms=tuple(self.info.arms),
+                   trials=self.info.trials)
         self.index = index
         self.packet_files = packet_files
         self.templates = templates
