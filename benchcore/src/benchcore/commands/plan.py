@@ -110,6 +110,7 @@ def run(args) -> int:
             "untested": untested, "baseline_agent_type": planned.baseline_agent,
             "judge_agent_type": planned.judge_agent,
             "settings_note": settings_note or None, "agent_path_note": planned.agent_note or None,
+            "claude_code_version": planned.session.version, "version_note": planned.version_note or None,
             "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts],
             "not_resumed": not_resumed_line(found), "resume_hint": resume_hint(command), "next": nxt,
         }, indent=1))
@@ -167,6 +168,8 @@ def run(args) -> int:
         print(settings_note)
     if planned.agent_note:
         print(planned.agent_note)
+    if planned.version_note:
+        print(planned.version_note)
     if not_resumed_line(found):
         print(not_resumed_line(found))
     print(resume_hint(command))
