@@ -397,6 +397,10 @@ class SkillResult:
     not_run: dict[str, str] = field(factory=dict)
     # Extension (issue 17): the environment card, what the arms shared with the session and what was sealed.
     environment: Optional[EnvironmentCard] = None
+    # Extensions (issue 27): the Claude Code versions the arms' transcripts record, and per arm and for the
+    # judges ("judges") the models actually served, from the transcripts.
+    claude_code: tuple[str, ...] = ()
+    served: dict[str, tuple[str, ...]] = field(factory=dict)
 
 
 # --------------------------------------------------------------------------
@@ -429,6 +433,10 @@ class HistoryEntry:
     model: Optional[str] = None
     usage: dict[str, UsageSummary] = field(factory=dict)
     estimate: Optional[Estimate] = None
+    # Extensions (issue 27): the Claude Code versions the arms' transcripts record, and per arm and for the
+    # judges ("judges") the models actually served (assistant records' model); older lines have neither.
+    claude_code: tuple[str, ...] = ()
+    served: dict[str, tuple[str, ...]] = field(factory=dict)
 
 
 def evolve(inst, **changes):

@@ -268,6 +268,9 @@ def build_results(data: RunData) -> SkillResult:
         budget=run.budget,
         not_run=dict(run.not_run),
         environment=environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
+        claude_code=tuple(sorted({v for c in (data.environment.cells if data.environment else ()) for v in c.versions})),
+        served={**{arm: tuple(u.models) for arm, u in arms.items() if u.models},
+                **({"judges": tuple(judges.models)} if judges is not None and judges.models else {})},
     )
 
 

@@ -81,3 +81,30 @@ def test_an_older_claude_code_than_the_floor_is_named_before_launch(tmp_path, mo
 def test_a_tested_version_says_nothing_about_versions(tmp_path, monkeypatch):
     _, out, _ = planned(tmp_path, monkeypatch, supported().newest_tested, None)
     assert "note: Claude Code" not in out
+
+
+def test_results_and_history_record_the_claude_code_version_and_the_models_served(tmp_path, monkeypatch):
+    # Issue 27 item 3, through the stand-in: the arms ran on one model, the judges on another; both, and the
+    # version the transcripts carry, reach results.json and the history line.
+    from standin.agent import VERSION, Script
+    from test_e2e_benchmark import CASE1, greet_files, greet_repo, next_script, regression_script
+    b = Bench(tmp_path, monkeypatch)
+    greet_repo(tmp_path)
+    rc, out, err = b.plan("greet", "--seed", "9")
+    assert rc == 0, err
+    [run_dir] = b.runs()
+    b.arms(next_script(out), Script(files=greet_files(), verdict=regression_script))
+    rc, out, _ = b.run("collect", str(run_dir))
+    assert rc == 0 and "0/20 packets judged" in out
+    b.judges(run_dir, Script(files=greet_files(), verdict=regression_script, model="claude-haiku-4-5"))
+    rc, out, _ = b.run("collect", str(run_dir))
+    assert rc == 0 and "20/20 packets judged" in out
+    rc, out, err = b.run("render", str(run_dir))
+    assert rc in (0, 1), err
+    results = json.loads((b.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["claude_code"] == [VERSION]
+    assert results["served"] == {"new": [OPUS], "baseline": [OPUS], "previous": [OPUS], "judges": ["claude-haiku-4-5"]}
+    [line] = (b.repo / "tests/.reports/greet.history.jsonl").read_text().splitlines()
+    entry = json.loads(line)
+    assert entry["claude_code"] == [VERSION] and entry["served"] == results["served"]
+    assert CASE1 in results["cases"][0]["id"]

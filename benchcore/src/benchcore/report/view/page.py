@@ -22,6 +22,7 @@ from ... import __version__
 from ...model import HistoryEntry, RunData, SkillResult
 from .. import fmt
 from .trend import Ribbon, build_ribbon
+from ...history import served_note
 from .cases import CasePanel, case_panel
 from .cost import CostTable, cost_table
 from .environment import EnvironmentView, environment_view
@@ -67,7 +68,7 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
         ribbons=(build_ribbon("efficacy", result, history),
                  build_ribbon("regression", result, history)),
         informative_note=INFORMATIVE_NOTE,
-        headline=result.headline,
+        headline=" ".join(t for t in (result.headline, served_note(history, result.run_id)) if t),
         counts=counts_line(result, two_arm),
         notices=run_notices(result, run),
         cost=cost_table(result, two_arm, run),
