@@ -212,6 +212,9 @@ class TrialData:
     # Extension (issue 18): what collect refused for this trial (refused.json): transcripts no session of the
     # run launched, tool calls Claude Code refused; one line each.
     refused: tuple[str, ...] = ()
+    # Extension (issue 27): judge answers collect ignored as duplicates from the run's own sessions
+    # (ignored.json); one line each.
+    ignored: tuple[str, ...] = ()
 
 
 @frozen

@@ -33,7 +33,7 @@ from attrs import evolve, frozen
 
 from ...errors import BenchError
 from ..claude import projects
-from .answers import escalate, give_up_judges, read_answers, write_judgments
+from .answers import escalate, give_up_judges, read_answers, write_ignored, write_judgments
 from .audit import audit_trials
 from .cells import find_cells, record_models
 from .environment import record_environment
@@ -89,6 +89,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     ordered = tuple(sorted(packets.values(), key=lambda p: (list(run.info.cases).index(p.case), p.trial,
                                                            p.comparison, p.round)))
     run.plan = evolve(run.plan, packets=ordered)
+    write_ignored(run)
     flush_to_disk(run.run_dir)  # what the stages copied and wrote, on disk before the plan that lists it
     write_plan(run.run_dir, run.plan)
     record_models(run, found)

@@ -44,6 +44,9 @@ class RunState:
         self.conflicts: dict[str, str] = {}
         self.late: list[tuple[str, str]] = []
         self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid
+        # Judges this run's sessions launched twice for one packet (a fan-out launched again, a retyped
+        # command): (packet id, the transcript ignored, why); the first to start counts (answers.py).
+        self.duplicates: list[tuple[str, str, str]] = []
         self.case_lines: dict[str, list] = {}  # what the audit reads once per collect (collect_audit)
         self._groups: Optional[tuple] = None  # (the plan's cells, by trial, by case): see cells_by_trial
         self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
