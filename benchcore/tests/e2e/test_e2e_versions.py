@@ -108,3 +108,13 @@ def test_results_and_history_record_the_claude_code_version_and_the_models_serve
     entry = json.loads(line)
     assert entry["claude_code"] == [VERSION] and entry["served"] == results["served"]
     assert CASE1 in results["cases"][0]["id"]
+
+
+def test_the_command_typed_again_resumes_and_says_the_version_note_again(tmp_path, monkeypatch):
+    major, minor, patch = supported().newest_tested.split(".")
+    newer = f"{major}.{minor}.{int(patch) + 1}"
+    b, out, _ = planned(tmp_path, monkeypatch, newer, 1_000_000)
+    rc, again, err = b.plan("greet", "--seed", "3", resume=True)
+    assert rc == 0, err
+    assert "continu" in again.lower() or "resum" in again.lower()
+    assert f"note: Claude Code {newer} is newer than {supported().newest_tested}" in again

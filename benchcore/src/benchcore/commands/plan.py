@@ -34,6 +34,7 @@ from ..harness.confine.guard import benchmark_skill_dir, register_runs
 from ..harness.store.files import shown_path
 from ..harness.plan.decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
 from ..harness.plan.estimate import arms_phrase, budget_phrase, estimate_line
+from ..harness.claude.session import current_facts, version_note
 from ..harness.plan.resume import Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines, resumed_next, slash_command
 from ..harness.plan.run import plan_runs
 from ..harness.store.planfile import agent_tool_model, read_plan
@@ -190,7 +191,7 @@ def _resume(args, root: Path, found: Resumable, command: str) -> int:
         return 0
     for line in resumed_lines(done, found.runs):
         print(line)
-    for line in filter(None, (settings_note, hint)):
+    for line in filter(None, (settings_note, version_note(current_facts().version), hint)):
         print(line)
     print(f"next: {nxt}")
     return 0
