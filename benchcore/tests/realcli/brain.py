@@ -375,8 +375,13 @@ class Brain:
         if nxt.startswith("nothing"):
             return Reply([Text(self._final(msgs))], who="orchestrator")
         if "benchcore clean" in nxt or nxt.startswith("open "):
-            return Reply([ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
-                                           "description": "clean"})], who="orchestrator")
+            # SKILL.md step 4: the verdict and the report path at once, and in that same message clean in the
+            # background (the answer never waits for it); once it has run, the benchmark is finished.
+            if any(u.get("name") == "Bash" and " clean " in str(u.get("input", {}).get("command")) for u in launched):
+                return Reply([Text(self._final(msgs))], who="orchestrator")
+            return Reply([Text(self._final(msgs).replace("Benchmark finished.", "The verdict:", 1)),
+                          ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
+                                           "description": "clean", "run_in_background": True})], who="orchestrator")
         return Reply([Text(f"I do not know how to follow: {nxt}")], who="orchestrator")
 
     def _plan(self, msgs, wrapper: str, args: str) -> Reply:

@@ -91,13 +91,19 @@ def benchmark_skill_dir(repo_root: Optional[Path]) -> Optional[str]:
 
 
 def release(repo_root: Path, base: Path) -> str:
-    """After ``clean``: when no run under ``base`` is active any more, take the guard hook plan added out of
-    ``.claude/settings.local.json``; the line to print ("" when nothing was removed)."""
-    from ..claude.settings import LOCAL, guard_command, remove_guard
+    """After ``clean``: when no run of this repository under ``base`` is active any more (another repository's
+    runs in the same temp folder do not count), take the guard hook plan added out of
+    ``.claude/settings.local.json``, whichever install's guard script it names; the line to print ("" when
+    nothing was removed)."""
+    from ..claude.settings import LOCAL, guard_command, guard_hooks, remove_guard
 
-    if active_runs(base) or not remove_guard(repo_root, guard_command(benchmark_skill_dir(repo_root), base)):
+    mine = Path(repo_root).resolve()
+    if any(r.resolve() == mine or mine in r.resolve().parents for r in active_runs(base)):
         return ""
-    return f"note: no run is active, so the benchmark's guard hook was taken out of {LOCAL}"
+    commands = {guard_command(benchmark_skill_dir(repo_root), base), *guard_hooks(repo_root, base)}
+    if not any([remove_guard(repo_root, c) for c in commands if c]):
+        return ""
+    return f"note: no run is active in this repository, so the benchmark's guard hook was taken out of {LOCAL}"
 
 
 def active_runs(base: Path, broken: Optional[list] = None) -> list[Path]:
