@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from ...errors import BenchError
 from ...model import Budget, Case
@@ -143,3 +143,14 @@ def installed_agent(root: Path, name: str) -> Optional[str]:
     ``<plugin>:bench-baseline`` from a plugin; the rule is in harness/claude/agents.py), or None."""
     used = os.environ.get("BENCHMARK_SKILL_DIR")  # the skill folder the wrapper ran from
     return agents.installed_agent_type(name, root, Path(used) if used else None)
+
+
+def with_budget_flag(decisions: list[Decision], tokens: Optional[int], usd: Optional[float]) -> list[Decision]:
+    """The decisions with plan's ``--budget-tokens`` / ``--budget-usd`` in place of benchmark.yaml's budget."""
+    if tokens is None and usd is None:
+        return decisions
+    if (tokens is not None and tokens <= 0) or (usd is not None and not usd > 0):
+        raise BenchError(None, "a budget must be a positive number",
+                         fix="pass e.g. --budget-tokens 2000000 or --budget-usd 5")
+    flag = Budget(raw_tokens=tokens, usd=usd, source="plan flag")
+    return [evolve(d, budget=flag) for d in decisions]
