@@ -372,6 +372,63 @@ class Escalation:
 
 
 @frozen
+class NoiseCount:
+    """Judgments on equal pairs of one case (or of all, ``case`` "all"): how many were decisive, how many of
+    those named the output shown first, and the decisive rate with its 95% Wilson interval."""
+
+    case: str
+    judgments: int
+    decisive: int
+    first_shown_won: int
+    decisive_rate: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+
+
+@frozen
+class Calibration:
+    """``<skill>.calibration.json`` beside the history: the judges' noise floor measured by a calibration run
+    (two independent new-skill arms per trial, judged blind). It holds for this judge model and these cases."""
+
+    skill: str
+    run_id: str
+    at: str
+    judge_model: Optional[str]
+    cases_key: str
+    cases: tuple[NoiseCount, ...]
+    pooled: NoiseCount
+    first_shown_share: Optional[float] = None
+    first_shown_low: Optional[float] = None
+    first_shown_high: Optional[float] = None
+    interval: str = "Wilson score, 95%"
+    schema: int = 1
+
+
+@frozen
+class NoiseFloor:
+    """results.json ``noise``: the calibration this run is read against (or why there is none), and the chance
+    the pass rules give an unchanged skill a red regression verdict at that floor (and a useless one a green
+    efficacy verdict)."""
+
+    status: Literal["calibrated", "none", "void"]
+    sentence: str
+    calibration_run: Optional[str] = None
+    decisive_rate: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    first_shown_share: Optional[float] = None
+    confirmed: bool = False
+    false_alarm_p: Optional[float] = None
+    false_alarm_p_high: Optional[float] = None
+    false_pass_p: Optional[float] = None
+    cases: tuple[NoiseCount, ...] = ()
+    flipped: Optional[int] = None
+    confirmations: Optional[int] = None
+    cost_usd: Optional[float] = None
+    cost_equivalent_tokens: Optional[float] = None
+
+
+@frozen
 class SkillResult:
     """``<skill>.results.json``."""
 
@@ -397,6 +454,8 @@ class SkillResult:
     not_run: dict[str, str] = field(factory=dict)
     # Extension (issue 17): the environment card, what the arms shared with the session and what was sealed.
     environment: Optional[EnvironmentCard] = None
+    # Extension (issue 28): the judges' noise floor beside the verdicts.
+    noise: Optional[NoiseFloor] = None
 
 
 # --------------------------------------------------------------------------

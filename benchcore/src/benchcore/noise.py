@@ -64,30 +64,43 @@ def _panel(first: int, p: float) -> tuple[float, float, float]:
     return out[0], out[1], out[2]
 
 
-def case_fail_p(p: float, trials: int = TRIALS, allowed: int = ALLOWED_LOSSES, escalate: bool = True) -> float:
-    """P(an unchanged case fails regression): more than ``allowed`` losses in ``trials``, each LOSS and WIN at p,
-    with the split panel (first judgments wins >= 2 and losses >= 2 -> a 3-judge majority on every trial)."""
+def case_outcomes(p: float, trials: int = TRIALS, escalate: bool = True) -> dict[tuple[int, int], float]:
+    """P(wins, losses) of one case on an equal pair, each judgment WIN and LOSS at p; a split (first judgments
+    wins >= 2 and losses >= 2) puts every trial to a 3-judge panel whose strict majority is its outcome."""
     _unit(2 * p, "twice the loss probability")
-    if not escalate:
-        return sum(comb(trials, k) * p ** k * (1 - p) ** (trials - k) for k in range(allowed + 1, trials + 1))
-    total = 0.0
+    dist: dict[tuple[int, int], float] = {}
     for firsts in product((1, 0, -1), repeat=trials):
         pr = 1.0
         for f in firsts:
             pr *= p if f else 1 - 2 * p
         if pr == 0.0:
             continue
-        if firsts.count(1) >= 2 and firsts.count(-1) >= 2:
-            # Split: every trial's outcome is its panel's; P(losses > allowed) by convolution over the trials.
-            dist = [1.0]
+        if escalate and firsts.count(1) >= 2 and firsts.count(-1) >= 2:
+            inner = {(0, 0): 1.0}
             for f in firsts:
-                lose = _panel(f, p)[2]
-                dist = [(dist[k] if k < len(dist) else 0.0) * (1 - lose) + (dist[k - 1] * lose if k else 0.0)
-                        for k in range(len(dist) + 1)]
-            total += pr * sum(dist[allowed + 1:])
-        elif firsts.count(-1) > allowed:
-            total += pr
-    return total
+                w, _, l = _panel(f, p)
+                nxt: dict[tuple[int, int], float] = {}
+                for (a, b), q in inner.items():
+                    for key, r in (((a + 1, b), w), ((a, b), 1 - w - l), ((a, b + 1), l)):
+                        if r:
+                            nxt[key] = nxt.get(key, 0.0) + q * r
+                inner = nxt
+            for key, q in inner.items():
+                dist[key] = dist.get(key, 0.0) + pr * q
+        else:
+            key = (firsts.count(1), firsts.count(-1))
+            dist[key] = dist.get(key, 0.0) + pr
+    return dist
+
+
+def case_fail_p(p: float, trials: int = TRIALS, allowed: int = ALLOWED_LOSSES, escalate: bool = True) -> float:
+    """P(an unchanged case fails regression): more than ``allowed`` losses over its trials, panels included."""
+    return sum(q for (_, l), q in case_outcomes(p, trials, escalate).items() if l > allowed)
+
+
+def case_pass_efficacy_p(p: float, trials: int = TRIALS, escalate: bool = True) -> float:
+    """P(a case whose skill changes nothing passes efficacy by chance): wins >= 3 and losses <= 1, panels included."""
+    return sum(q for (w, l), q in case_outcomes(p, trials, escalate).items() if w >= 3 and l <= 1)
 
 
 def run_fail_p(case_ps: Iterable[float]) -> float:
@@ -101,6 +114,14 @@ def run_fail_p(case_ps: Iterable[float]) -> float:
 def false_alarm(decisive: Sequence[float], first_shown: float = 0.5, confirmed: bool = False) -> float:
     """P(the pass rules fail an unchanged skill's regression): one decisive rate per case, panels included."""
     return run_fail_p(case_fail_p(loss_p(d, first_shown, confirmed)) for d in decisive)
+
+
+def false_pass(decisive: Sequence[float], first_shown: float = 0.5, confirmed: bool = False) -> float:
+    """P(the pass rules pass efficacy for a skill no better than none): every case passes by chance."""
+    out = 1.0
+    for d in decisive:
+        out *= case_pass_efficacy_p(loss_p(d, first_shown, confirmed))
+    return out
 
 
 def cases_key(cases: Sequence[Case]) -> str:

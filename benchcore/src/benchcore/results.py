@@ -11,7 +11,8 @@ from typing import Optional
 from attrs import evolve, field, frozen
 
 from . import scoring
-from .model import LOSS, ArmUsage, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
+from .calibration import floor
+from .model import LOSS, ArmUsage, Calibration, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
 from .environment import environment_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage
@@ -180,8 +181,9 @@ def _ratio(a: ArmUsage, b: Optional[ArmUsage]) -> Optional[float]:
     return round(a.cost_equivalent_tokens / b.cost_equivalent_tokens, 4)
 
 
-def build_results(data: RunData) -> SkillResult:
-    """Apply every rule of docs/run-format.md, the rules to a run and return its results model."""
+def build_results(data: RunData, calibration: Optional[Calibration] = None) -> SkillResult:
+    """Apply every rule of docs/run-format.md, the rules to a run and return its results model; ``calibration``:
+    the skill's stored noise floor (docs/calibration.md), read beside the verdicts as ``noise``."""
     run = data.run
     tm = _trial_map(data)
     three_arm = "regression" in run.comparisons
@@ -268,6 +270,7 @@ def build_results(data: RunData) -> SkillResult:
         budget=run.budget,
         not_run=dict(run.not_run),
         environment=environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
+        noise=floor(calibration, data, arms, judges),
     )
 
 

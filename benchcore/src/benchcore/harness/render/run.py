@@ -16,6 +16,7 @@ from ...errors import BenchError
 from ...model import SkillResult
 from ...results import build_results
 from ..store.files import locked_folder, read_text
+from ..runs.calibration import read_calibration
 from ..runs.folder import read_run
 from .reports import write_reports
 
@@ -86,14 +87,15 @@ def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example
 
     warnings: list[str] = []
     data = read_run(run_dir, warnings=warnings)
-    result = build_results(data)
-    warnings.extend(_ungated_trials(data))
-    skill = result.skill
+    skill = data.run.skill.name
     if not SAFE_NAME.fullmatch(skill or "") or ".." in skill:
         raise BenchError(str(run_dir / "run.json"), f"skill.name {skill!r} cannot name a report file "
                          "(it becomes <name>.html and <name>.history.jsonl in the reports folder)",
                          fix="use the skill's folder name: letters, digits, '.', '_' and '-', starting with a letter "
                              "or digit (re-plan the run with 'benchcore plan <skill>')")
+    calibration = None if example else read_calibration(reports, skill, warnings)
+    result = build_results(data, calibration)
+    warnings.extend(_ungated_trials(data))
 
     # Another render into the same folder waits here: its history append and index must see ours.
     with locked_folder(reports):
