@@ -21,8 +21,8 @@ TIE = "TIE"
 LOSS = "LOSS"
 Outcome = Literal["WIN", "TIE", "LOSS"]
 
-ARMS = ("new", "baseline", "previous")
-COMPARISONS = ("efficacy", "regression")
+ARMS = ("new", "baseline", "previous", "twin")  # twin: the second new-skill arm of a calibration
+COMPARISONS = ("efficacy", "regression", "calibration")
 TRIALS = 5
 
 # --------------------------------------------------------------------------
@@ -100,7 +100,7 @@ class RunInfo:
     run_id: str
     skill: SkillRef
     started_at: str
-    shape: Literal["three-arm", "two-arm"]
+    shape: Literal["three-arm", "two-arm", "calibration"]
     arms: tuple[str, ...]
     comparisons: dict[str, tuple[str, str]]
     trials: int

@@ -78,7 +78,8 @@ class Script:
     missing: set = field(default_factory=set)  # (case, trial, arm): no transcript is written
     reworded: set = field(default_factory=set)  # (case, trial, arm): the orchestrator changed the prompt
     output: Optional[Callable[[str, int, str, str], str]] = None  # (case, trial, arm, world) -> final text
-    # judges: (case, trial, comparison, round) -> "WIN" | "LOSS" | "TIE" for the new arm
+    # judges: (case, trial, comparison, round) -> "WIN" | "LOSS" | "TIE" for the new arm, or "FIRST" | "SECOND"
+    # for the output shown first or second (a judge with a planted position bias)
     verdict: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "WIN"
     answer_style: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "json"  # json|fenced|structured|journal|garbage
     tiny: bool = False  # the fewest records that still exercise the format
@@ -603,6 +604,8 @@ def _letter_for(outcome: str, packet_text: str) -> str:
         return "A"
     a = packet_text.split("## Output A", 1)[1].split("## Output B", 1)[0]
     new_letter = "A" if "[new-arm]" in a else "B"
+    if outcome in ("FIRST", "SECOND"):  # a judge that picks by position, whichever arm is where
+        return "A" if outcome == "FIRST" else "B"
     if outcome == "TIE":
         return "TIE"
     return new_letter if outcome == "WIN" else ("B" if new_letter == "A" else "A")

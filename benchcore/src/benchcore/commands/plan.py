@@ -39,6 +39,7 @@ from ..harness.plan.run import plan_runs
 from ..harness.store.planfile import agent_tool_model, read_plan
 from ..harness.repo.roots import installed_note
 from ..harness.repo.tree import find_repo_root
+from ..harness.runs.folder import SHAPES
 from ..harness.worlds.temp import default_temp_base
 
 
@@ -65,6 +66,9 @@ def add_arguments(p) -> None:
                    help="the slash command the session ran (e.g. /benchmark-skill:benchmark-skill), named in the "
                         "line that says how to resume; default: /benchmark-skill, or /<plugin>:benchmark-skill "
                         "when the skill is installed as a plugin")
+    p.add_argument("--calibrate", action="store_true",
+                   help="plan a calibration instead: two independent new-skill arms per trial, judged against each "
+                        "other, measure the judges' noise floor on the skill's own cases (docs/calibration.md)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
@@ -74,7 +78,7 @@ def run(args) -> int:
     root = find_repo_root(args.repo or Path.cwd())
     chosen, untested = choose_skills(root, args.skills, args.all)
     branch = git.resolve_default_branch(root)
-    decisions = [decide(root, s, branch) for s in chosen]
+    decisions = [decide(root, s, branch, calibrate=args.calibrate) for s in chosen]
     if args.budget_tokens is not None or args.budget_usd is not None:
         if (args.budget_tokens is not None and args.budget_tokens <= 0) or \
                 (args.budget_usd is not None and not args.budget_usd > 0):
@@ -115,7 +119,7 @@ def run(args) -> int:
         }, indent=1))
         return 0
     for (d, r, p), est in zip(runs, ests):
-        arms = ", ".join(("new", "baseline", "previous") if d.shape == "three-arm" else ("new", "baseline"))
+        arms = ", ".join(SHAPES[d.shape][0])
         on = f" on {p.model}" if p.model else ""
         print(f"{d.skill.name}{on}: {d.shape} ({arms}) - {d.why}")
         ids = [c.id for c in d.cases]  # the session reads this line: past 5 cases, the first 3 and a count

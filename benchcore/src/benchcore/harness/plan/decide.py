@@ -95,9 +95,14 @@ def _check_tree(root: Path, chosen: list[SkillInfo], whole: bool) -> None:
         raise BenchError(first.path, first.message + more, line=first.line, fix=first.fix)
 
 
-def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch) -> Decision:
+def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch, calibrate: bool = False) -> Decision:
+    """The run to plan for ``skill``: its shape from the default branch, or a calibration when asked."""
     cases = load_cases(root, skill)
     opts = load_options(root, skill)
+    if calibrate:
+        return _decision(skill, cases, opts, "calibration",
+                         f"calibration: two independent copies of {skill.path} as it is now, judged against each "
+                         "other, measure how often the judges pick a winner between equal outputs")
     exists, changed = git.skill_changed(root, branch.commit, skill.path)
     at = f"{branch.name} ({branch.commit[:7]})"
     held = git.previous_contents(root, branch.commit, skill.path) if not exists else []
@@ -114,6 +119,10 @@ def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch) -> Decision:
         shape, why = "two-arm", f"unchanged: {skill.path} is the same as on the default branch {at}, so previous would equal new"
     else:
         shape, why = "three-arm", f"edited released skill: {skill.path} differs from the default branch {at}"
+    return _decision(skill, cases, opts, shape, why)
+
+
+def _decision(skill: SkillInfo, cases, opts: dict, shape: str, why: str) -> Decision:
     models = tuple(opts.get("models") or (None,))
     budget = None
     if "budget_tokens" in opts or "budget_usd" in opts:

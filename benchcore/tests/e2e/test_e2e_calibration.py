@@ -1,0 +1,86 @@
+"""End to end: a calibration (plan --calibrate -> two new-skill arms -> planted judges -> render) and the floor it
+stores read beside a later run's verdicts."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from standin.agent import Script
+from test_e2e_benchmark import CASE1, CASE2, bench, greet_files, next_script  # noqa: F401 (fixture)
+
+
+def planted(seed: int, decisive: float, first: float, log: list):
+    """A judge decisive on equal pairs at ``decisive``, naming the output shown first at ``first`` (seeded)."""
+    def verdict(case, trial, comp, rnd):
+        rng = random.Random(f"{seed}/{case}/{trial}/{comp}/{rnd}")
+        v = "TIE" if rng.random() >= decisive else ("FIRST" if rng.random() < first else "SECOND")
+        log.append((case, trial, rnd, v))
+        return v
+    return verdict
+
+
+def calibrate(bench, seed: int, decisive: float, first: float):
+    rc, out, _ = bench.plan("greet", "--calibrate", "--seed", str(seed))
+    assert rc == 0, out
+    run_dir = bench.runs()[-1]
+    bench.arms(next_script(out), Script(files=greet_files()))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0, out
+    log: list = []
+    script = Script(verdict=planted(seed, decisive, first, log))
+    bench.judges(run_dir, script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    if "escalated" in out:  # a split: the panel judges
+        bench.judges(run_dir, script)
+        bench.run("collect", str(run_dir))
+    rc, out, err = bench.run("render", str(run_dir))
+    return run_dir, rc, out, err, log
+
+
+def test_calibration_plans_two_new_skill_arms_and_stores_the_planted_rate(bench):
+    run_dir, rc, out, err, log = calibrate(bench, 5, 0.6, 0.5)
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["shape"] == "calibration" and run["arms"] == ["new", "twin"]
+    assert run["comparisons"] == {"calibration": ["new", "twin"]}
+    plan = json.loads((run_dir / "plan.json").read_text())
+    copies = plan["skill_copies"]
+    assert set(copies) == {"new", "twin"} and copies["new"] != copies["twin"]
+    worlds = [c["world"] for c in plan["cells"]]
+    assert len(worlds) == len(set(worlds)) == 2 * 5 * 2  # a fresh world per cell: nothing shared or reused
+    t1 = run_dir / "cases" / CASE1 / "t1"
+    assert (t1 / "twin" / "output.md").read_text().startswith(f"Done [twin-arm] for {CASE1} t1.")
+    assert rc == 0, err
+    cal = json.loads((bench.repo / "tests/.reports/greet.calibration.json").read_text())
+    decisive = sum(1 for *_, v in log if v != "TIE")
+    first = sum(1 for *_, v in log if v == "FIRST")
+    assert cal["pooled"]["judgments"] == len(log) and cal["pooled"]["decisive"] == decisive
+    assert cal["pooled"]["first_shown_won"] == first
+    assert cal["pooled"]["low"] <= 0.6 <= cal["pooled"]["high"]
+    assert [c["case"] for c in cal["cases"]] == [CASE1, CASE2]
+    assert f"pooled: decisive on {decisive} of {len(log)} equal pairs" in out
+    # A calibration is not a benchmark of the skill: no verdict, no history line, no report page.
+    assert not (bench.repo / "tests/.reports/greet.history.jsonl").exists()
+    assert json.loads((run_dir / "calibration.json").read_text()) == cal
+
+
+def test_a_later_run_reads_the_floor_beside_its_verdicts(bench):
+    calibrate(bench, 7, 0.4, 0.5)
+    cal = json.loads((bench.repo / "tests/.reports/greet.calibration.json").read_text())
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    run_dir = bench.runs()[-1]
+    script = Script(files=greet_files())
+    bench.arms(next_script(out), script)
+    bench.run("collect", str(run_dir))
+    bench.judges(run_dir, script)
+    bench.run("collect", str(run_dir))
+    rc, out, _ = bench.run("render", str(run_dir))
+    noise = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())["noise"]
+    assert noise["status"] == "calibrated" and noise["calibration_run"] == cal["run_id"]
+    assert noise["decisive_rate"] == cal["pooled"]["decisive_rate"]
+    from benchcore import noise as N
+    assert noise["false_alarm_p"] == round(N.false_alarm([cal["pooled"]["decisive_rate"]] * 2,
+                                                         cal["first_shown_share"] or 0.5), 6)
+    html = (bench.repo / "tests/.reports/greet.html").read_text()
+    assert f"calibration {cal['run_id']}" in html and "Wilson interval" in html
+    assert "noise: On equal outputs the judges picked a winner" in out
