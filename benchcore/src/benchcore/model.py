@@ -126,6 +126,9 @@ class RunInfo:
     agent_types: dict[str, tuple[str, ...]] = field(factory=dict)
     # Extension: the cases whose hard assertions have no samples to show they can pass and fail (unproven).
     unproven: tuple[str, ...] = ()
+    # Extension (issue 28): every decisive judgment is read again with the order swapped by a fresh judge; a
+    # trial whose two readings disagree is a TIE (benchmark.yaml confirm_judgments). Left out when false.
+    confirm_judgments: bool = False
 
 
 # --------------------------------------------------------------------------
@@ -152,6 +155,10 @@ class ComparisonRecord:
     judgments: tuple[Judgment, ...] = ()
     # Extension: arm -> sha256 of the output.md bytes the judges read; a judgment of other bytes is stale.
     outputs_sha256: Optional[dict[str, str]] = None
+    # Extension (issue 28, benchmark.yaml confirm_judgments): index i is the swapped second reading of
+    # judgments[i] by a fresh judge (its letters name the order swapped), None while unanswered or when
+    # judgments[i] is a TIE (nothing to confirm). Left out when empty.
+    confirmations: tuple[Optional[Judgment], ...] = ()
 
 
 @frozen

@@ -84,3 +84,50 @@ def test_a_later_run_reads_the_floor_beside_its_verdicts(bench):
     html = (bench.repo / "tests/.reports/greet.html").read_text()
     assert f"calibration {cal['run_id']}" in html and "Wilson interval" in html
     assert "noise: On equal outputs the judges picked a winner" in out
+
+
+def test_confirmed_judging_asks_every_decisive_judgment_again_swapped_and_a_flip_is_a_tie(bench):
+    from standin import repo as R
+    from test_e2e_benchmark import GREET
+
+    R.write(bench.repo / "tests" / GREET / "benchmark.yaml", "confirm_judgments: true\n")
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    run_dir = bench.runs()[-1]
+    assert json.loads((run_dir / "run.json").read_text())["confirm_judgments"] is True
+
+    def judge(case, trial, comp, rnd):
+        # Efficacy: the new arm really is better, and says so both ways. Regression: equal outputs, and a judge
+        # that always names the output shown first (decisive rate 1, position bias 1).
+        return "WIN" if comp == "efficacy" else "FIRST"
+
+    script = Script(files=greet_files(), verdict=judge)
+    bench.arms(next_script(out), script)
+    bench.run("collect", str(run_dir))
+    bench.judges(run_dir, script)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    ids = [p["id"] for p in json.loads((run_dir / "plan.json").read_text())["packets"]]
+    confirmations = [i for i in ids if i.endswith("#c")]
+    assert len(confirmations) == 20 and "packets with no answer: 20" in out
+    swapped = (run_dir / "cases" / CASE1 / "t1" / "regression.confirm.packet.md").read_text()
+    first = (run_dir / "cases" / CASE1 / "t1" / "regression.packet.md").read_text()
+    a_first = first.split("## Output A", 1)[1].split("## Output B", 1)[0]
+    b_swapped = swapped.split("## Output B", 1)[1]
+    assert a_first.strip().splitlines()[0] in b_swapped  # the same outputs, letters swapped
+    bench.judges(run_dir, script)
+    rc, out, err = bench.run("collect", str(run_dir))
+    assert "40/40 packets judged" in out, out + err
+    record = json.loads((run_dir / "cases" / CASE1 / "t1" / "regression.json").read_text())
+    assert len(record["confirmations"]) == 1 and record["confirmations"][0]["verdict"] == "A"
+    # The confirming judge's transcript is kept beside the first one's (its tokens are the judges' cost).
+    assert (run_dir / "cases" / CASE1 / "t1" / "judges" / "regression-1c.jsonl").is_file()
+    assert (run_dir / "cases" / CASE1 / "t1" / "judges" / "regression-1.jsonl").is_file()
+    rc, out, _ = bench.run("render", str(run_dir))
+    results = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())
+    for c in results["cases"]:
+        assert c["efficacy"]["outcomes"] == ["WIN"] * 5      # confirmed both ways
+        assert c["regression"]["outcomes"] == ["TIE"] * 5    # every position pick flipped on the swap
+    assert results["verdicts"]["regression"]["status"] == "pass"
+    assert results["noise"]["confirmed"] is True
+    assert results["noise"]["flipped"] == 10 and results["noise"]["confirmations"] == 20
+    html = (bench.repo / "tests/.reports/greet.html").read_text()
+    assert "10 of 20 confirmations disagreed" in html

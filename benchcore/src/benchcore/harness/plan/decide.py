@@ -28,6 +28,7 @@ class Decision:
     models: tuple[Optional[str], ...] = (None,)
     judge_model: Optional[str] = None
     budget: Optional[Budget] = None
+    confirm: bool = False  # benchmark.yaml confirm_judgments
 
 
 def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[SkillInfo], list[str]]:
@@ -128,7 +129,8 @@ def _decision(skill: SkillInfo, cases, opts: dict, shape: str, why: str) -> Deci
     if "budget_tokens" in opts or "budget_usd" in opts:
         budget = Budget(raw_tokens=opts.get("budget_tokens"), usd=opts.get("budget_usd"),
                         source=f"{skill.tests_path}/benchmark.yaml")
-    return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget)
+    return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget,
+                    bool(opts.get("confirm_judgments")) and shape != "calibration")
 
 
 def baseline_agent(root: Path, override: Optional[str]) -> Optional[str]:

@@ -106,7 +106,7 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
                    shape=d.shape, arms=arms, comparisons=comparisons, trials=TRIALS,
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
                    default_branch=BranchRef(branch.name, branch.commit), cases=tuple(c.id for c in d.cases),
-                   model=model, judge_model=d.judge_model, budget=d.budget,
+                   model=model, judge_model=d.judge_model, budget=d.budget, confirm_judgments=d.confirm,
                    unproven=unproven_cases(case_dir_of, d.cases))
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,

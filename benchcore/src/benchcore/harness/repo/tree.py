@@ -28,7 +28,7 @@ from ...model import Case, SkillRef
 from ..store.files import read_text
 from .roots import ROOTS_HELP, SkillRoot, has_skills_root, linked_folders, skill_roots
 
-OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models")
+OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models", "confirm_judgments")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
 
 
@@ -321,6 +321,14 @@ def load_options(root: Path, skill: SkillInfo) -> dict:
                                       "results would overwrite each other", line=_key_line(path, "models"),
                                  fix="benchmark one of them in a separate run, or name it by another spelling")
         opts["models"] = list(ms)
+    if "confirm_judgments" in data:
+        c = data["confirm_judgments"]
+        if not isinstance(c, bool):
+            raise BenchError(rel, f"confirm_judgments {c!r} is not true or false",
+                             line=_key_line(path, "confirm_judgments"),
+                             fix="write 'confirm_judgments: true' (every decisive judgment read again, swapped) or "
+                                 "remove the line")
+        opts["confirm_judgments"] = c
     return opts
 
 
