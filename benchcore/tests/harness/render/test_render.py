@@ -492,3 +492,15 @@ def test_the_bundled_example_gives_no_advice_a_user_cannot_follow(tmp_path, caps
     assert code == 1
     assert "add two more judges" not in out
     assert "the bundled example stops here" in out
+
+
+def test_a_calibration_that_cannot_be_read_is_named_and_the_run_renders_without_it(tmp_path, capsys):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "adr-writer.calibration.json").write_text("{not json")
+    code, out, err = render(capsys, FIXTURES / "two-arm" / "run", "--reports", reports)
+    assert code == 0
+    assert "adr-writer.calibration.json is not a calibration" in err
+    noise = json.loads((reports / "adr-writer.results.json").read_text())["noise"]
+    assert noise["status"] == "none" and "No calibration of the judges exists for adr-writer" in noise["sentence"]
+    assert "noise: No calibration" in out
