@@ -84,6 +84,11 @@ def test_a_later_run_reads_the_floor_beside_its_verdicts(bench):
     html = (bench.repo / "tests/.reports/greet.html").read_text()
     assert f"calibration {cal['run_id']}" in html and "Wilson interval" in html
     assert "noise: On equal outputs the judges picked a winner" in out
+    # With a run in the history, the next calibration's estimate prices the twin like the new arm.
+    rc, out, _ = bench.plan("greet", "--calibrate")
+    assert rc == 0 and "greet: calibration (new, twin) - calibration: two independent copies" in out
+    line = next(l for l in out.splitlines() if l.strip().startswith("estimate: new"))
+    assert "new 10 cells" in line and "twin 10 cells" in line and "judges 10 packets" in line
 
 
 def test_confirmed_judging_asks_every_decisive_judgment_again_swapped_and_a_flip_is_a_tie(bench):
