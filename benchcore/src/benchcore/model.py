@@ -13,7 +13,7 @@ import attrs
 from attrs import field, frozen
 
 from .armusage import ArmUsage  # noqa: F401  (defined apart so `benchcore usage` need not import the rest)
-from .environment import EnvironmentCard, EnvironmentEvidence
+from .environment import NOT_SANDBOXED, EnvironmentCard, EnvironmentEvidence  # noqa: F401 (NOT_SANDBOXED re-exported)
 
 # Outcomes of one trial for the new arm, after collapse.
 WIN = "WIN"
@@ -90,7 +90,11 @@ class Temperature:
 @frozen
 class BranchRef:
     name: str
-    commit: str
+    commit: str  # the local branch's HEAD: the previous version's commit
+    # Extension (issue 26): the remote's branch of that name ("origin/main") and its commit, when the
+    # remote's differs from the local branch's (an edit committed locally and not pushed, or not pulled yet).
+    remote: Optional[str] = None
+    remote_commit: Optional[str] = None
 
 
 @frozen
@@ -126,6 +130,12 @@ class RunInfo:
     agent_types: dict[str, tuple[str, ...]] = field(factory=dict)
     # Extension: the cases whose hard assertions have no samples to show they can pass and fail (unproven).
     unproven: tuple[str, ...] = ()
+    # Extension (issue 25): the OS sandbox each arm's commands ran in, in words ("bubblewrap (/usr/bin/bwrap),
+    # no network"), or NOT_SANDBOXED when the user opted out (plan --no-sandbox); None for runs planned before.
+    sandbox: Optional[str] = None
+    # Extension (issue 26): what plan found, before launch, that shows the skill under test to the baseline
+    # arm (the session's git status naming it), in words; the verdict carries it as a caveat.
+    baseline_sees: tuple[str, ...] = ()
     # Extension (issue 28): every decisive judgment is read again with the order swapped by a fresh judge; a
     # trial whose two readings disagree is a TIE (benchmark.yaml confirm_judgments). Left out when false.
     confirm_judgments: bool = False
@@ -461,6 +471,11 @@ class SkillResult:
     not_run: dict[str, str] = field(factory=dict)
     # Extension (issue 17): the environment card, what the arms shared with the session and what was sealed.
     environment: Optional[EnvironmentCard] = None
+    # Extension (issue 25): whether every arm's commands ran in an OS sandbox (None: a run planned before it).
+    sandboxed: Optional[bool] = None
+    # Extension (issue 26): why the baseline may not have been blind to the skill (its git status named the
+    # skill, it ran as a type with the Skill tool); the headline ends with them as a caveat.
+    caveats: tuple[str, ...] = ()
     # Extension (issue 28): the judges' noise floor beside the verdicts.
     noise: Optional[NoiseFloor] = None
 

@@ -12,8 +12,8 @@ from attrs import evolve, field, frozen
 
 from . import scoring
 from .calibration import floor
-from .model import LOSS, ArmUsage, Calibration, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
-from .environment import environment_card
+from .model import LOSS, NOT_SANDBOXED, ArmUsage, Calibration, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
+from .environment import baseline_caveats, environment_card, sandbox_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage
 
@@ -250,6 +250,7 @@ def build_results(data: RunData, calibration: Optional[Calibration] = None) -> S
         efficacy = evolve(efficacy, incomplete=True)
     if regression.status == "fail" and not_final("regression", cases, escs):
         regression = evolve(regression, incomplete=True)
+    caveats = baseline_caveats(data.environment, run.skill.path, run.baseline_sees, run.agent_types.get("baseline", ()))
     gated_trials = {case.id: _gated_trials([tm.get((case.id, n)) for n in range(1, run.trials + 1)])
                     for case in data.cases}
     return SkillResult(
@@ -257,7 +258,9 @@ def build_results(data: RunData, calibration: Optional[Calibration] = None) -> S
         skill=run.skill.name,
         shape=run.shape,
         verdicts=Verdicts(efficacy=efficacy, regression=regression),
-        headline=headline(run.shape, cases, gated_trials, escs),
+        headline=headline(run.shape, cases, gated_trials, escs) + _unsandboxed_note(run.sandbox) + (
+            f" Caveat: the baseline may have known of the skill: {'; '.join(caveats)}." if caveats else ""),
+        caveats=caveats,
         cases=tuple(cases),
         arms=arms,
         ratios=ratios,
@@ -269,7 +272,9 @@ def build_results(data: RunData, calibration: Optional[Calibration] = None) -> S
         estimate=run.estimate,
         budget=run.budget,
         not_run=dict(run.not_run),
-        environment=environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
+        environment=sandbox_card(environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
+                                 run.sandbox),
+        sandboxed=None if run.sandbox is None else run.sandbox != NOT_SANDBOXED,
         noise=floor(calibration, data, arms, judges, *_confirmations(data)),
     )
 
@@ -286,6 +291,11 @@ def _confirmations(data: RunData) -> tuple[bool, Optional[int], Optional[int]]:
             a, f = scoring.flips(record)
             answered, flipped = answered + a, flipped + f
     return True, flipped, answered
+
+
+def _unsandboxed_note(sandbox: Optional[str]) -> str:
+    return (" Not sandboxed: the arms' commands ran on this machine unconfined by the OS (plan --no-sandbox), "
+            "checked only by parsing them.") if sandbox == NOT_SANDBOXED else ""
 
 
 def not_final(key: str, cases, escs) -> bool:

