@@ -71,6 +71,9 @@ def add_arguments(p) -> None:
                    help='write "includeGitInstructions": false to .claude/settings.local.json and stop: after a '
                         "restart, Claude Code gives no subagent the git status, which names an edited skill to the "
                         "baseline")
+    p.add_argument("--calibrate", action="store_true",
+                   help="plan a calibration instead: two independent new-skill arms per trial, judged against each "
+                        "other, measure the judges' noise floor on the skill's own cases (docs/calibration.md)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
@@ -85,7 +88,7 @@ def run(args) -> int:
         return 0
     chosen, untested = choose_skills(root, args.skills, args.all)
     branch = git.resolve_default_branch(root)
-    decisions = [decide(root, s, branch) for s in chosen]
+    decisions = [decide(root, s, branch, calibrate=args.calibrate) for s in chosen]
     # Before anything is built: the OS sandbox the arms' commands run in (or the user's opt-out).
     decisions, sandbox_line = choose_sandbox(root, args.temp_dir or default_temp_base(), decisions,
                                              args.no_sandbox)

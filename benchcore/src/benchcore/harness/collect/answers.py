@@ -12,7 +12,7 @@ from ... import serde
 from ...model import ComparisonRecord, Judgment
 from ..claude import projects
 from ..claude.transcript import Transcript, journal_result, load
-from .packets import add_packet
+from .packets import add_confirmation, add_packet, confirm_id
 from .state import RunState, write_bytes_if_changed, write_if_changed
 from ..store.files import read_text, write_atomic
 from ...judging import AnswerError, parse_text, same_prompt, to_judgment
@@ -154,22 +154,39 @@ def _recorded(run: RunState, packet: Packet) -> Optional[Judgment]:
     n = packet.round - 1
     if packet.round > 1 and len(record.judgments) < 3:
         return None
-    return record.judgments[n] if n < len(record.judgments) else None
+    held = record.confirmations if packet.id.endswith("c") else record.judgments
+    return held[n] if n < len(held) else None
 
 
 def write_judgments(run: RunState, packets: dict[str, Packet], answers: dict[str, Judgment]) -> None:
     for pid, packet in packets.items():
-        if packet.round != 1:
+        if packet.round != 1 or "#" in pid:  # panel rounds and confirmations go into their first's record
             continue
         first = answers.get(pid)
         if first is None:
             continue
         panel = [answers.get(f"{pid}#2"), answers.get(f"{pid}#3")]
         judgments = (first, *panel) if all(panel) else (first,)
+        ids = (pid, f"{pid}#2", f"{pid}#3")[:len(judgments)]
+        confirmations = tuple(answers.get(confirm_id(i)) for i in ids) if run.info.confirm_judgments else ()
         order = run.plan.orders[pid]
         record = ComparisonRecord(order=order, judgments=judgments,
-                                  outputs_sha256=dict(packet.outputs_sha256) or None)
+                                  outputs_sha256=dict(packet.outputs_sha256) or None,
+                                  confirmations=confirmations if any(confirmations) else ())
         write_if_changed(run.tdir(packet.case, packet.trial) / f"{packet.comparison}.json", serde.dumps(record))
+
+
+def confirm(run: RunState, packets: dict[str, Packet], answers: dict[str, Judgment]) -> int:
+    """With confirm_judgments, a swapped second reading for every decisive judgment that has none yet; how
+    many packets that adds."""
+    if not run.info.confirm_judgments:
+        return 0
+    before = len(packets)
+    for pid, judgment in list(answers.items()):
+        if pid.endswith("c") or judgment.verdict == "TIE" or pid not in packets:
+            continue
+        add_confirmation(run, packets, pid)
+    return len(packets) - before
 
 
 def escalate(run: RunState, packets: dict[str, Packet]) -> list[str]:

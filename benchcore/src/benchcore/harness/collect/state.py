@@ -82,7 +82,8 @@ class RunState:
 
     def judge_transcript(self, packet: Packet) -> Path:
         """Where a judge's transcript is kept: cases/<case>/t<N>/judges/<comparison>-<round>.jsonl."""
-        return self.tdir(packet.case, packet.trial) / "judges" / f"{packet.comparison}-{packet.round}.jsonl"
+        confirms = "c" if packet.id.endswith("c") else ""  # a swapped second reading keeps its own copy
+        return self.tdir(packet.case, packet.trial) / "judges" / f"{packet.comparison}-{packet.round}{confirms}.jsonl"
 
     def ref(self, packet_id: str) -> str:
         return f"{self.plan.run_id}:{packet_id}"

@@ -6,6 +6,7 @@ Every sentence is made here; the command prints the lines in order.
 from __future__ import annotations
 
 from ...model import TRIALS
+from ..runs.folder import SHAPES
 from ..repo.roots import installed_note
 from ..store.files import shown_path
 from ..store.planfile import agent_tool_model
@@ -19,7 +20,7 @@ def run_lines(planned, seed: int) -> list[str]:
     out: list[str] = []
     runs, ests = planned.runs, planned.estimates
     for (d, r, p), est in zip(runs, ests):
-        arms = ", ".join(("new", "baseline", "previous") if d.shape == "three-arm" else ("new", "baseline"))
+        arms = ", ".join(SHAPES[d.shape][0])
         on = f" on {p.model}" if p.model else ""
         out.append(f"{d.skill.name}{on}: {d.shape} ({arms}) - {d.why}")
         ids = [c.id for c in d.cases]  # the session reads this line: past 5 cases, the first 3 and a count

@@ -36,6 +36,8 @@ def read_run_info(run_dir: Path) -> RunInfo:
 SHAPES = {
     "three-arm": (("new", "baseline", "previous"), {"efficacy": ("new", "baseline"), "regression": ("new", "previous")}),
     "two-arm": (("new", "baseline"), {"efficacy": ("new", "baseline")}),
+    # Two independent arms of the same new skill, judged blind against each other (docs/calibration.md).
+    "calibration": (("new", "twin"), {"calibration": ("new", "twin")}),
 }
 
 

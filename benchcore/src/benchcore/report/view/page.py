@@ -27,7 +27,7 @@ from .cases import CasePanel, case_panel
 from .cost import CostTable, cost_table
 from .environment import EnvironmentView, environment_view
 from .header import Badge, MetaItem, axis_badge, efficacy_chip, first_failure, header_meta, regression_chip
-from .verdict import INFORMATIVE_NOTE, counts_line, run_notices
+from .verdict import INFORMATIVE_NOTE, NoiseView, counts_line, noise_view, run_notices
 
 
 @frozen
@@ -43,6 +43,7 @@ class ReportView:
     headline: str
     counts: str
     notices: tuple[str, ...]
+    noise: Optional[NoiseView]
     cost: CostTable
     environment: Optional[EnvironmentView]
     cases: tuple[CasePanel, ...]
@@ -71,6 +72,7 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
         headline=" ".join(t for t in (result.headline, served_note(history, result.run_id)) if t),
         counts=counts_line(result, two_arm),
         notices=run_notices(result, run),
+        noise=noise_view(result),
         cost=cost_table(result, two_arm, run),
         environment=environment_view(result),
         cases=tuple(case_panel(c, descriptions.get(c.id, c.description), trials, run, two_arm)
