@@ -18,7 +18,7 @@ EXAMPLE = BENCHCORE / "src" / "benchcore" / "example"
 FIXTURE = REPO / "checks" / "fixtures" / "benchmark-core" / "three-arm"
 # What the example adds to the fixture: files render reads that the fixture run has not, so the report has them.
 REPORT_ONLY_FILES = ("environment.json",)
-REPORT_ONLY_KEYS = ("budget", "caveats", "environment", "estimate", "judge_model", "judges", "sandboxed")
+REPORT_ONLY_KEYS = ("budget", "caveats", "claude_code", "environment", "estimate", "judge_model", "judges", "sandboxed")
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,7 @@ SECTIONS = [
     ("the verdict", '<h2 id="verdict-h">Verdict</h2>'),
     ("the pass counts", '<p class="counts">'),
     ("a verdict notice (the judges' split)", '<p class="notice">05-mixed-concerns efficacy: judges split'),
+    ("the judges' noise line", '<div class="noise" id="noise">'),
     ("the cost table", '<h2 id="cost-h">Cost</h2>'),
     ("the judges' cost row", '<tr><th scope="row">judges</th>'),
     ("the ratios", '<span class="ratio-label">new / previous</span>'),
@@ -122,6 +123,11 @@ def test_the_example_is_the_fixture_run_plus_report_only_files(rendered):
     # so the verdicts are the fixture's hand-derived ones; only what those extra files add differs
     _, _, results = rendered
     expected = json.loads((FIXTURE / "expected.results.json").read_text(encoding="utf-8"))
-    assert {k: v for k, v in results.items() if k not in REPORT_ONLY_KEYS + ("headline",)} == \
-        {k: v for k, v in expected.items() if k not in REPORT_ONLY_KEYS + ("headline",)}
+    differ = REPORT_ONLY_KEYS + ("headline", "served", "noise")
+    assert {k: v for k, v in results.items() if k not in differ} == {k: v for k, v in expected.items() if k not in differ}
     assert results["headline"].startswith(expected["headline"] + " Caveat:")
+    # The judges' transcripts add the model they were served and their spend to what a calibration would cost.
+    assert results["served"] == dict(expected["served"], judges=["claude-sonnet-4-6"])
+    assert {k: results["noise"][k] for k in ("status", "confirmed")} == \
+        {k: expected["noise"][k] for k in ("status", "confirmed")}
+    assert results["noise"]["cost_usd"] > expected["noise"]["cost_usd"]
