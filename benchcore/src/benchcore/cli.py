@@ -28,6 +28,7 @@ COMMANDS = {
     "clean": "remove a run's temp worlds and skill copies (no run dir: every stale run's)",
     "usage": "token usage and cost of Claude Code transcripts",
     "guard": "Claude Code PreToolUse hook: confine benchmark arms to their worlds (stdin: hook JSON)",
+    "sandbox": "check that the arms' OS sandbox (bubblewrap, sandbox-exec) runs here; exit 2 with the fix if not",
 }
 
 

@@ -10,6 +10,8 @@ from attrs import frozen
 
 GUARD_COMMAND = "benchcore guard"  # the benchmark's own PreToolUse hook, told apart from the user's
 SHARED, SEALED, INFO = "shared", "sealed", "info"
+# run.json ``sandbox`` when the user opted out of the OS sandbox (plan --no-sandbox).
+NOT_SANDBOXED = "none: plan --no-sandbox"
 
 
 @frozen
@@ -261,6 +263,18 @@ def _permission_line(by_arm: dict, cells, evidence: EnvironmentEvidence) -> Card
             return CardLine("permission_mode", "Permission mode", f"{f.default_mode} (the settings' default; "
                             "the transcripts do not record it)", f"settings: {f.path}")
     return CardLine("permission_mode", "Permission mode", "not recorded", _from_transcripts(0, len(cells)))
+
+
+def sandbox_card(card: Optional[EnvironmentCard], sandbox: Optional[str]) -> Optional[EnvironmentCard]:
+    """The card with its OS sandbox line (run.json ``sandbox``: what plan found and smoke-ran, or the user's
+    opt-out); unchanged for a run planned before the sandbox."""
+    if sandbox is None:
+        return card
+    off = sandbox == NOT_SANDBOXED
+    line = CardLine("sandbox", "OS sandbox for arms' commands",
+                    "not sandboxed (plan --no-sandbox): commands ran unconfined, checked only by parsing" if off
+                    else sandbox, "run.json", SHARED if off else SEALED)
+    return EnvironmentCard(((card.lines if card else ()) + (line,)))
 
 
 def environment_card(evidence: Optional[EnvironmentEvidence], arms: tuple[str, ...], skill: str,

@@ -13,7 +13,7 @@ import attrs
 from attrs import field, frozen
 
 from .armusage import ArmUsage  # noqa: F401  (defined apart so `benchcore usage` need not import the rest)
-from .environment import EnvironmentCard, EnvironmentEvidence
+from .environment import NOT_SANDBOXED, EnvironmentCard, EnvironmentEvidence  # noqa: F401 (NOT_SANDBOXED re-exported)
 
 # Outcomes of one trial for the new arm, after collapse.
 WIN = "WIN"
@@ -126,6 +126,9 @@ class RunInfo:
     agent_types: dict[str, tuple[str, ...]] = field(factory=dict)
     # Extension: the cases whose hard assertions have no samples to show they can pass and fail (unproven).
     unproven: tuple[str, ...] = ()
+    # Extension (issue 25): the OS sandbox each arm's commands ran in, in words ("bubblewrap (/usr/bin/bwrap),
+    # no network"), or NOT_SANDBOXED when the user opted out (plan --no-sandbox); None for runs planned before.
+    sandbox: Optional[str] = None
 
 
 # --------------------------------------------------------------------------
@@ -397,6 +400,8 @@ class SkillResult:
     not_run: dict[str, str] = field(factory=dict)
     # Extension (issue 17): the environment card, what the arms shared with the session and what was sealed.
     environment: Optional[EnvironmentCard] = None
+    # Extension (issue 25): whether every arm's commands ran in an OS sandbox (None: a run planned before it).
+    sandboxed: Optional[bool] = None
 
 
 # --------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from typing import Optional
 from attrs import evolve, field, frozen
 
 from . import scoring
-from .model import LOSS, ArmUsage, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
-from .environment import environment_card
+from .model import LOSS, NOT_SANDBOXED, ArmUsage, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
+from .environment import environment_card, sandbox_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage
 
@@ -255,7 +255,7 @@ def build_results(data: RunData) -> SkillResult:
         skill=run.skill.name,
         shape=run.shape,
         verdicts=Verdicts(efficacy=efficacy, regression=regression),
-        headline=headline(run.shape, cases, gated_trials, escs),
+        headline=headline(run.shape, cases, gated_trials, escs) + _unsandboxed_note(run.sandbox),
         cases=tuple(cases),
         arms=arms,
         ratios=ratios,
@@ -267,8 +267,15 @@ def build_results(data: RunData) -> SkillResult:
         estimate=run.estimate,
         budget=run.budget,
         not_run=dict(run.not_run),
-        environment=environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
+        environment=sandbox_card(environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
+                                 run.sandbox),
+        sandboxed=None if run.sandbox is None else run.sandbox != NOT_SANDBOXED,
     )
+
+
+def _unsandboxed_note(sandbox: Optional[str]) -> str:
+    return (" Not sandboxed: the arms' commands ran on this machine unconfined by the OS (plan --no-sandbox), "
+            "checked only by parsing them.") if sandbox == NOT_SANDBOXED else ""
 
 
 def not_final(key: str, cases, escs) -> bool:

@@ -25,6 +25,7 @@ BAD_INPUT = {
     "render": ["no-such-run"],
     "clean": ["no-such-run"],
     "usage": ["no-such-transcript.jsonl"],
+    "sandbox": ["--repo", "no-such-repo"],
 }
 
 

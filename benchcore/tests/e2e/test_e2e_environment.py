@@ -50,7 +50,9 @@ def test_card_from_transcripts_and_settings_reaches_results_and_report(bench):
     # was given the user's and the project's CLAUDE.md.
     assert lines["claude_md"]["status"] == "shared"
     assert lines["claude_md"]["value"].startswith("loaded: Project: ")
-    assert lines["hooks"]["value"] == "others: SubagentStart: echo SUBAGENT-START-HOOK"
+    # The guard's answer to each arm's Bash call is recorded beside it (the run is sandboxed), as on the real CLI.
+    assert lines["hooks"]["value"] == ("each arm: the benchmark's guard in 10 of 10 cells, "
+                                       "others: SubagentStart: echo SUBAGENT-START-HOOK")
     assert lines["hooks_configured"]["value"] == "Stop: notify-send <done> (.claude/settings.json)"
     assert lines["mcp_tools"]["value"] == "mcp__probe__lookup" and lines["mcp_tools"]["status"] == "shared"
     assert lines["git_status"]["value"].endswith(f"naming the edited skill ({SKILL_PATH}/SKILL.md)")
@@ -72,5 +74,9 @@ def test_sealed_environment_reads_sealed(bench):
     lines = {l["key"]: l for l in results["environment"]["lines"]}
     # The plain capture's session had no CLAUDE.md, no hooks, no MCP server and a clean tree.
     assert (lines["claude_md"]["value"], lines["claude_md"]["status"]) == ("omitted", "sealed")
-    assert (lines["hooks"]["value"], lines["mcp_tools"]["value"]) == ("none recorded", "none")
+    # Only the benchmark's guard, whose answer to each arm's Bash call is recorded (the run is sandboxed).
+    assert (lines["hooks"]["value"], lines["mcp_tools"]["value"]) == (
+        "each arm: the benchmark's guard in 10 of 10 cells, no others", "none")
+    assert lines["hooks"]["status"] == "sealed"
+    assert lines["sandbox"]["value"].startswith("bubblewrap (") and lines["sandbox"]["status"] == "sealed"
     assert lines["git_status"]["value"] == "in context: clean"

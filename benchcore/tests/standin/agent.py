@@ -103,6 +103,8 @@ class Script:
     delegate: set = field(default_factory=set)
     # (case, trial, arm): the with-skill arm's Read of its SKILL.md is refused by Claude Code.
     refused: set = field(default_factory=set)
+    # (case, trial, arm): the arm's Bash calls ran with no guard in force (no hook_success record beside them).
+    unguarded: set = field(default_factory=set)
     # (case, trial, comparison, round): the judge opens a file with Read before answering.
     judge_reads: set = field(default_factory=set)
     # (case, trial, comparison, round): the judge answers twice, with two different verdicts.
@@ -272,6 +274,14 @@ class Writer:
                   "sourceToolAssistantUUID": self.uses[so["id"]]}
         self._add(_fill(template("structured_result"), values))
         self.final = answer
+
+    def hook(self, tool: dict, stdout: str, command: str) -> None:
+        """A PreToolUse hook's answer recorded beside the tool call, as Claude Code writes it (the guard's, in a
+        sandboxed run: its stdout holds the rewritten command)."""
+        att = template("hook_success")
+        att["attachment"].update({"hookName": f"PreToolUse:{tool['name']}", "toolUseID": tool["id"],
+                                  "stdout": stdout + "\n", "command": command})
+        self._add(_fill(att, self._common(_uuid("hook", self.agent_id, tool["id"]))))
 
     def synthetic(self) -> None:
         """An API error, as Claude Code records it: a ``<synthetic>`` assistant line with no usage."""
@@ -456,6 +466,31 @@ _PACKET_PATH = re.compile(r"Read the file (\S+) and do exactly")
 _PACKET_ID = re.compile(r"Packet id: (\S+)")
 
 
+def guard_says(repo: Path, world: str, tool: dict) -> Optional[tuple[str, str]]:
+    """What the benchmark's guard hook answers for an arm's call in a sandboxed run, as Claude Code would have
+    run it (its stdout, and the hook's command line); None when the run is not sandboxed (no record then, as a
+    hook that prints nothing leaves none)."""
+    from benchcore.harness.confine import guard
+
+    for plan_path in sorted((repo / "tests/.reports/runs").glob("*/plan.json")):
+        plan = json.loads(plan_path.read_text(encoding="utf-8"))
+        cell = next((c for c in plan.get("cells") or [] if c.get("world") == world), None)
+        if cell is None or not plan.get("sandbox"):
+            continue
+        decision, updated = guard.decide_arm(tool["name"], tool["input"], plan, cell)
+        if decision is None:
+            return None
+        base = Path(plan["temp_root"]).parent
+        return guard.answer(decision, updated), f"sh {repo}/.claude/skills/benchmark-skill/scripts/guard {base}"
+    return None
+
+
+def _guarded(w: "Writer", repo: Path, world: str, tool: dict, skip: bool = False) -> None:
+    said = None if skip else guard_says(repo, world, tool)
+    if said is not None:
+        w.hook(tool, *said)
+
+
 def read_bound(script_path: Path) -> dict:
     """The tasks a bound bench-fanout.js carries (what the Workflow runtime would launch)."""
     text = Path(script_path).read_text(encoding="utf-8")
@@ -498,6 +533,7 @@ def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: P
     for command in script.commands.get(key, ()):
         bash = _tool("Bash", command=command, description="look around")
         w.response([bash], _usage(step), split=False)
+        _guarded(w, repo, world, bash, key in script.unguarded)
         proc = subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True, text=True, timeout=60)
         w.tool_result(bash["id"], (proc.stdout + proc.stderr)[-30000:], is_error=proc.returncode != 0, bash=True)
         step += 1
@@ -523,6 +559,7 @@ def run_arm(session: Session, task_id: str, prompt: str, script: Script, repo: P
         cmd = " && ".join(f"printf %s {json.dumps(v)} > {json.dumps(k)}" for k, v in sorted(files.items()))
         bash = _tool("Bash", command=f"cd {world} && {cmd}", description="write the files")
         w.response([bash], _usage(step), split=False)
+        _guarded(w, repo, world, bash, key in script.unguarded)
         for name, content in files.items():
             target = Path(world) / name
             target.parent.mkdir(parents=True, exist_ok=True)

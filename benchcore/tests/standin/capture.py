@@ -19,6 +19,9 @@ CAPTURED_CWD = "/rig/repo"
 # server, an edited skill in git status): fixtures/transcripts/real-2.1.328-env/.
 ENV_CAPTURE = CAPTURE.parent / "real-2.1.328-env"
 ENV_CAPTURED_SKILL = "skills/text/greet"
+# An arm's Bash call in a sandboxed run, with the guard's hook_success record beside it:
+# fixtures/transcripts/real-2.1.328-sandbox/.
+SANDBOX_CAPTURE = CAPTURE.parent / "real-2.1.328-sandbox"
 
 
 def _records(path: Path) -> list[dict]:
@@ -84,6 +87,8 @@ def templates() -> dict:
         "parent_agent_use": first_of(parent, lambda r: r["type"] == "assistant"),
         "parent_agent_result": first_of(parent, lambda r: r["type"] == "user"),
         "cost_state": first_of(parent, lambda r: r["type"] == "cost-state"),
+        "hook_success": first_of(_records(SANDBOX_CAPTURE / "arm.jsonl"),
+                                 lambda r: (r.get("attachment") or {}).get("hookName") == "PreToolUse:Bash"),
     }
 
 

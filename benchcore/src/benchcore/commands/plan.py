@@ -36,6 +36,7 @@ from ..harness.plan.decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, de
 from ..harness.plan.estimate import arms_phrase, budget_phrase, estimate_line
 from ..harness.plan.resume import Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines, resumed_next, slash_command
 from ..harness.plan.run import plan_runs
+from ..harness.plan.sandboxing import choose_sandbox
 from ..harness.store.planfile import agent_tool_model, read_plan
 from ..harness.repo.roots import installed_note
 from ..harness.repo.tree import find_repo_root
@@ -65,6 +66,10 @@ def add_arguments(p) -> None:
                    help="the slash command the session ran (e.g. /benchmark-skill:benchmark-skill), named in the "
                         "line that says how to resume; default: /benchmark-skill, or /<plugin>:benchmark-skill "
                         "when the skill is installed as a plugin")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="plan even where no OS sandbox runs (plan says when): arms' commands then run unconfined "
+                        "by the OS, checked only by parsing them (interpreters and build tools refused), and the "
+                        "report says the run was not sandboxed")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
@@ -75,6 +80,9 @@ def run(args) -> int:
     chosen, untested = choose_skills(root, args.skills, args.all)
     branch = git.resolve_default_branch(root)
     decisions = [decide(root, s, branch) for s in chosen]
+    # Before anything is built: the OS sandbox the arms' commands run in (or the user's opt-out).
+    decisions, sandbox_line = choose_sandbox(root, args.temp_dir or default_temp_base(), decisions,
+                                             args.no_sandbox)
     if args.budget_tokens is not None or args.budget_usd is not None:
         if (args.budget_tokens is not None and args.budget_tokens <= 0) or \
                 (args.budget_usd is not None and not args.budget_usd > 0):
@@ -109,7 +117,7 @@ def run(args) -> int:
             "estimate": estimate_line(runs, ests, planned.total),
             "untested": untested, "baseline_agent_type": planned.baseline_agent,
             "judge_agent_type": planned.judge_agent,
-            "settings_note": settings_note or None, "agent_path_note": planned.agent_note or None,
+            "settings_note": settings_note or None, "sandbox": sandbox_line, "agent_path_note": planned.agent_note or None,
             "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts],
             "not_resumed": not_resumed_line(found), "resume_hint": resume_hint(command), "next": nxt,
         }, indent=1))
@@ -145,6 +153,7 @@ def run(args) -> int:
         elif d.budget is not None and est is not None and est.basis == "none":
             print(f"  budget: {budget_phrase(d.budget)}; with no estimate the arms cannot be held to it before "
                   "launch; the judges are held to it from the arms' real usage")
+    print(sandbox_line)
     print(f"estimate: {estimate_line(runs, ests, planned.total)}")
     if untested:
         print(f"skills with no tests (not benchmarked): {', '.join(untested)}")

@@ -214,3 +214,122 @@ def test_the_audit_charges_a_refusal_to_the_attempt_that_made_it():
     first = guard_problems(records, [cell("/w1")])
     assert [p["arm"] for p in first] == ["new"] and "cat /etc/passwd" in first[0]["problem"]
     assert guard_problems(records, [cell("/w2")]) == []  # the re-run's fresh world
+
+
+def _sandboxed(run, **extra):
+    plan = json.loads((run / "plan.json").read_text())
+    plan.update({"sandbox": {"kind": "bwrap", "program": "/usr/bin/bwrap", "args": ["--unshare-all"]}}, **extra)
+    (run / "plan.json").write_text(json.dumps(plan))
+
+
+def test_in_a_sandboxed_run_an_arms_bash_is_allowed_rewritten_and_unknown_tools_refused(tmp_path, fs, active):
+    from benchcore.harness.confine.sandbox import wrap
+    from benchcore.harness.store.planfile import Sandbox
+
+    base, run, cells = active
+    _sandboxed(run, arm_tools=["mcp__docs__search"])
+    tp = _session(tmp_path, "a1", cells[0]["prompt"], "agent")
+    call = lambda tool, data: json.loads(guard.hook(json.dumps({
+        "agent_id": "a1", "agent_type": "bench-arm", "tool_name": tool, "tool_input": data,
+        "transcript_path": tp}), base, wait=0) or "{}").get("hookSpecificOutput")
+    out = call("Bash", {"command": "python3 -m pytest -q | tail -1", "description": "tests"})
+    box = Sandbox(kind="bwrap", program="/usr/bin/bwrap", args=("--unshare-all",))
+    assert out["permissionDecision"] == ALLOW
+    assert out["updatedInput"] == {"command": wrap(box, "python3 -m pytest -q | tail -1", fs["W"], fs["C"]),
+                                   "description": "tests"}
+    assert out["updatedInput"]["command"].endswith("-- /bin/bash -c 'python3 -m pytest -q | tail -1'")
+    for tool in ("WebFetch", "WebSearch", "mcp__evil__read", "SomeFutureTool"):
+        assert call(tool, {"url": "https://example.com"})["permissionDecision"] == DENY, tool
+    assert call("mcp__docs__search", {"q": "x"}) is None  # benchmark.yaml tools allows it
+    assert call("TodoWrite", {"todos": []}) is None
+    assert call("Read", {"file_path": f"{fs['S']}/case.md"})["permissionDecision"] == DENY  # path rules stay
+    assert [r["tool"] for r in guard.read_log(run)] == ["WebFetch", "WebSearch", "mcp__evil__read",
+                                                        "SomeFutureTool", "Read"]
+
+
+@pytest.mark.parametrize("planted", ['["not", "a", "registry"]', "{not json", '{"run_dir": 7}'])
+def test_a_broken_registry_refuses_arms_and_leaves_everyone_else_alone(tmp_path, fs, active, planted):
+    base, run, cells = active
+    (base / "benchcore-planted-x").mkdir()
+    (base / "benchcore-planted-x" / guard.REGISTRY).write_text(planted)
+    tp = _session(tmp_path, "a1", cells[0]["prompt"], "agent")
+    payload = {"agent_id": "a1", "tool_name": "Bash", "tool_input": {"command": "ls"}, "transcript_path": tp}
+    out = json.loads(guard.hook(json.dumps(dict(payload, agent_type="bench-baseline")), base, wait=0))
+    assert out["hookSpecificOutput"]["permissionDecision"] == DENY
+    assert "benchcore-planted-x" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert guard.hook(json.dumps(dict(payload, agent_type="general-purpose", agent_id="zz")), base, wait=0) == ""
+    assert guard.hook(json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}}), base, wait=0) == ""
+
+
+def test_a_malformed_sandbox_entry_or_any_error_refuses_the_arm(tmp_path, fs, active):
+    base, run, cells = active
+    plan = json.loads((run / "plan.json").read_text())
+    (run / "plan.json").write_text(json.dumps(dict(plan, sandbox={"kind": 3})))
+    tp = _session(tmp_path, "a1", cells[0]["prompt"], "agent")
+    payload = {"agent_id": "a1", "agent_type": "bench-arm", "tool_name": "Bash", "tool_input": {"command": "ls"},
+               "transcript_path": tp}
+    out = json.loads(guard.hook(json.dumps(payload), base, wait=0))["hookSpecificOutput"]
+    assert out["permissionDecision"] == DENY and "guard failed" in out["permissionDecisionReason"]
+
+
+def test_honest_arms_are_not_refused_under_load_when_their_transcript_comes_late(tmp_path, fs, active):
+    """Both cores busy, and each arm's transcript appearing 3.5 s after its first call (past the old fixed 3 s
+    wait): every honest arm's call is allowed, none refused."""
+    import sys
+    import threading
+
+    base, run, cells = active
+    _sandboxed(run)
+    busy = [subprocess.Popen(["nice", "-n", "10", sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    answers = {}
+
+    def arm(n):
+        tp = str(tmp_path / "projects" / "p" / "late") + ".jsonl"
+        answers[n] = guard.hook(json.dumps({"agent_id": f"late{n}", "agent_type": "bench-arm", "tool_name": "Bash",
+                                            "tool_input": {"command": "ls"}, "transcript_path": tp}), base)
+    timers = [threading.Timer(3.5, _late, (tmp_path, f"late{n}", cells[0]["prompt"])) for n in range(3)]
+    threads = [threading.Thread(target=arm, args=(n,)) for n in range(3)]
+    try:
+        for t in timers + threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=guard.WAIT_SECONDS + 5)
+    finally:
+        for t in timers:
+            t.cancel()
+        for p in busy:
+            p.kill()
+            p.wait()
+    assert [json.loads(answers[n])["hookSpecificOutput"]["permissionDecision"] for n in range(3)] == [ALLOW] * 3
+    assert guard.read_log(run) == []
+
+
+def _late(tmp_path, agent_id, prompt):
+    folder = tmp_path / "projects" / "p" / "late" / "subagents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"agent-{agent_id}.jsonl").write_text(json.dumps({"type": "user", "message": {"content": prompt}}) + "\n")
+
+
+@pytest.mark.skipif(not (REPO / "skills/benchmark-skill/scripts/guard").is_file(),
+                    reason="needs the repository's skills/benchmark-skill")
+def test_the_hook_script_refuses_an_arm_when_benchcore_cannot_start(tmp_path):
+    script = tmp_path / "scripts" / "guard"
+    script.parent.mkdir()
+    shutil_copy(REPO / "skills/benchmark-skill/scripts/guard", script)
+    (script.parent / "benchcore").write_text("#!/bin/sh\necho 'benchcore: broken' >&2\nexit 127\n")
+    base = tmp_path / "base"
+    (base / "benchcore-r-x").mkdir(parents=True)
+    (base / "benchcore-r-x" / "guard.json").write_text('{"run_dir": "/nowhere"}')
+    env = {"PATH": "/usr/bin:/bin"}
+    arm = '{"agent_id": "a1", "agent_type": "benchmark-skill:bench-arm", "tool_name": "Bash"}'
+    p = subprocess.run(["sh", str(script), str(base)], input=arm, capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and json.loads(p.stdout)["hookSpecificOutput"]["permissionDecision"] == DENY
+    other = '{"agent_id": "a1", "agent_type": "general-purpose", "tool_name": "Bash"}'
+    p = subprocess.run(["sh", str(script), str(base)], input=other, capture_output=True, text=True, env=env)
+    assert (p.returncode, p.stdout) == (0, "")
+
+
+def shutil_copy(src, dst):
+    import shutil
+
+    shutil.copy(src, dst)

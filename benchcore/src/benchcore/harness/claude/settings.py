@@ -40,6 +40,9 @@ from ..store.files import read_json_object as _load, write_atomic
 LOCAL = Path(".claude") / "settings.local.json"
 GUARD_SETTLE = float(os.environ.get("BENCHCORE_GUARD_SETTLE", "3"))
 COMMANDS = ("plan", "collect", "render", "clean")
+# The guard hook's timeout in its settings entry, seconds: past it Claude Code would run the call undecided, so
+# the guard's own deadline (guard.WAIT_SECONDS, waiting for a subagent's transcript under load) stays inside it.
+HOOK_TIMEOUT = 60
 
 
 def _perm_list(data: dict, key: str) -> list:
@@ -109,7 +112,7 @@ def _add_hook(data: dict, command: str) -> bool:
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict) or not isinstance(hooks.setdefault("PreToolUse", []), list):
         return False
-    hooks["PreToolUse"].append({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]})
+    hooks["PreToolUse"].append({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]})
     return True
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from ... import serde
 from ...model import Audit, AuditProblem
 from ..claude.transcript import Transcript
+from .rewrites import unsandboxed_calls
 from .contamination import Fingerprints, audit_cell, distinctive_lines, guard_problems, prompt_problem
 from ..confine.guard import read_log
 from .state import RunState, write_if_changed
@@ -104,6 +105,8 @@ def audit_trials(run: RunState, found: dict[str, Transcript], changed: set[str] 
                                 skill_copies=run.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files,
                                 skill_rel=skill_rel, tests_rel=tests_rel, run_rel=run_rel, world=cell.world,
                                 fingerprints=fingerprints):
+                problems.append({"arm": cell.arm, "problem": p})
+            for p in unsandboxed_calls(found[cell.id], cell, run.plan.sandbox):
                 problems.append({"arm": cell.arm, "problem": p})
         problems += guard_problems(guard_log, cells)
         out[key] = problems

@@ -14,9 +14,21 @@ stdin: ``agent_id`` and ``agent_type`` for a subagent, ``tool_name``,
    the cell's planned prompt; a subagent of an arm type (``bench-arm``,
    ``bench-baseline``, with or without a ``<plugin>:`` prefix) that maps to no
    cell is refused everything, as it cannot be confined;
-4. for an arm, decides with :mod:`confine_rules`: "allow" inside its world and
-   copy (so default mode asks nothing), "deny" with the reason the model sees,
-   or "ask"; every refusal is appended to the run's ``guard.jsonl``.
+4. for an arm of a sandboxed run (plan.json ``sandbox``), answers a Bash call
+   with "allow" and ``updatedInput``: the command wrapped by
+   :func:`sandbox.wrap`, so it runs in the OS sandbox, with no dialog (Claude
+   Code runs the replacement and records the hook's answer as a
+   ``hook_success`` attachment beside the call, which collect checks); file
+   tools are decided on resolved paths (:mod:`rules`); Agent, Skill and
+   Workflow are refused, and so is every tool the guard does not know
+   (WebFetch, WebSearch, ``mcp__*``, any later tool) unless benchmark.yaml
+   ``tools`` names it;
+5. in an unsandboxed run (``plan --no-sandbox``) and in runs planned before the
+   sandbox, decides Bash with :mod:`rules`' parse-and-refuse allow-list instead;
+6. fails closed for an arm: any error, an unreadable or malformed registry
+   entry, or its own deadline gives "deny" for a call whose agent type is an
+   arm's, and nothing for anyone else. Every refusal is appended to the run's
+   ``guard.jsonl``.
 """
 
 from __future__ import annotations
@@ -30,13 +42,21 @@ from pathlib import Path
 from typing import Optional
 
 from .rules import ALLOW, DENY, FILE_TOOLS, NO_TOOLS, Confinement, Decision, Rules, inside
+from .sandbox import wrap
+from ... import serde
+from ..store.planfile import Sandbox
 
 REGISTRY = "guard.json"
 LOG = "guard.jsonl"
 ARM_TYPES = ("bench-arm", "bench-baseline")
 # Claude Code writes a Workflow agent's transcript a moment after its first tool call may reach the hook
-# (measured: up to 0.04 s); the guard waits this long for it.
-WAIT_SECONDS = 3.0
+# (measured: up to 0.04 s idle, up to 9 s with both cores busy). The guard waits for it as long as it must,
+# up to this deadline, which stays well inside the hook's own timeout (settings.HOOK_TIMEOUT, and the 30 s
+# of hook entries written before it): past it, an
+# arm's call is refused rather than left to Claude Code's timeout, which would let it run unguarded.
+WAIT_SECONDS = 20.0
+# Tools that touch nothing outside the conversation: no decision, for arms too.
+HARMLESS = {"TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "ToolSearch"}
 GIT_RISKY = re.compile(r"^\s*(fsmonitor|hookspath|pager|sshcommand|editor|askpass|gitproxy|external|textconv|"
                        r"helper|command|clean|smudge|process)\s*=|^\s*\[\s*(alias|include|includeif|filter)\b",
                        re.I | re.M)
@@ -66,26 +86,36 @@ def release(repo_root: Path, base: Path) -> str:
     return f"note: no run is active, so the benchmark's guard hook was taken out of {LOCAL}"
 
 
-def active_runs(base: Path) -> list[Path]:
+def active_runs(base: Path, broken: Optional[list] = None) -> list[Path]:
+    """The run folders the registry files under ``base`` name; a file that cannot be read or has not the
+    registry's shape is skipped, and named in ``broken`` when given."""
     out = []
     for f in sorted(Path(base).glob(f"benchcore-*/{REGISTRY}")):
         try:
-            out.append(Path(json.loads(f.read_text(encoding="utf-8"))["run_dir"]))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
+            data = json.loads(f.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not isinstance(data.get("run_dir"), str) or not data["run_dir"]:
+                raise ValueError("not {\"run_dir\": <path>}")
+            out.append(Path(data["run_dir"]))
+        except (OSError, ValueError) as exc:
+            if broken is not None:
+                broken.append(f"{f} ({exc})")
     return out
 
 
-def _plans(base: Path) -> list[dict]:
+def _plans(base: Path, broken: Optional[list] = None) -> list[dict]:
     plans = []
-    for run_dir in active_runs(base):
+    for run_dir in active_runs(base, broken):
         try:
             plan = json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            if broken is not None and run_dir.exists():
+                broken.append(f"{run_dir / 'plan.json'} ({exc})")
             continue
         if isinstance(plan, dict):
             plan["_run_dir"] = str(run_dir)
             plans.append(plan)
+        elif broken is not None:
+            broken.append(f"{run_dir / 'plan.json'} (not an object)")
     return plans
 
 
@@ -102,7 +132,8 @@ def _texts(content) -> list[str]:
 
 
 def opening(transcript_path: str, agent_id: str, wait: float = WAIT_SECONDS) -> Optional[str]:
-    """The user records before a subagent's first answer, from its transcript (None when not found)."""
+    """The user records before a subagent's first answer, from its transcript (None when not found within
+    ``wait`` seconds: the guard polls as long as the subagent has produced nothing yet)."""
     if not transcript_path or not re.fullmatch(r"[A-Za-z0-9_-]{1,80}", agent_id or ""):
         return None
     session = Path(transcript_path[:-len(".jsonl")] if transcript_path.endswith(".jsonl") else transcript_path)
@@ -194,12 +225,18 @@ def git_unsafe(world: str) -> str:
     return ""
 
 
-def decide(tool: str, data: dict, world: str, copy: Optional[str]) -> Optional[Decision]:
-    """The decision for one arm's tool call (None: no decision, the user's rules apply)."""
+def decide(tool: str, data: dict, world: str, copy: Optional[str], arm_tools=()) -> Optional[Decision]:
+    """The parse-and-refuse decision for one arm's tool call (None: no decision, the user's rules apply):
+    an unsandboxed run's, and a sandboxed run's for every tool but Bash."""
     if tool in NO_TOOLS:
         return Decision(DENY, NO_TOOLS[tool])
-    if tool not in FILE_TOOLS and tool != "Bash":
+    if tool in HARMLESS:
         return None
+    if tool not in FILE_TOOLS and tool != "Bash":
+        if tool in arm_tools:
+            return None
+        return Decision(DENY, f"{tool} is not a tool the benchmark lets arms use (benchmark.yaml 'tools' can "
+                              "allow it)")
     command = data.get("command") if tool == "Bash" else ""
     links: tuple = ()
     if tool == "Bash" and isinstance(command, str) and re.search(r"(^|\s)(-\w*[RL]|--follow|--dereference|-follow)",
@@ -212,6 +249,27 @@ def decide(tool: str, data: dict, world: str, copy: Optional[str]) -> Optional[D
             return Decision(DENY, "an empty command")
         return rules.bash(command)
     return rules.file_tool(tool, data)
+
+
+def sandbox_of(plan: dict) -> Optional[Sandbox]:
+    """The plan's sandbox (None for an unsandboxed run, or one planned before the sandbox); a malformed entry
+    raises, so the guard refuses rather than guess."""
+    raw = plan.get("sandbox")
+    return None if raw is None else serde.load(Sandbox, raw, source=f"{plan.get('_run_dir')}/plan.json sandbox")
+
+
+def decide_arm(tool: str, data: dict, plan: dict, cell: dict) -> tuple[Optional[Decision], Optional[dict]]:
+    """(decision, updated input) for one arm's call: in a sandboxed run a Bash call is allowed with its command
+    replaced by the sandboxed one; everything else as :func:`decide`."""
+    box = sandbox_of(plan)
+    tools = tuple(t for t in plan.get("arm_tools") or () if isinstance(t, str))
+    if tool == "Bash" and box is not None:
+        command = data.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return Decision(DENY, "an empty command"), None
+        return (Decision(ALLOW, "runs in the arm's sandbox"),
+                dict(data, command=wrap(box, command, cell["world"], cell.get("skill_dir"))))
+    return decide(tool, data, cell["world"], cell.get("skill_dir"), tools), None
 
 
 # ---------------------------------------------------------------------- the hook
@@ -232,23 +290,49 @@ def _short(value, limit: int = 2000):
 
 
 def hook(payload: str, base: Path, wait: float = WAIT_SECONDS) -> str:
-    """What the hook prints for one tool call ("" for no decision)."""
+    """What the hook prints for one tool call ("" for no decision). Fails closed for an arm: whatever goes
+    wrong, a call whose agent type is an arm's is refused."""
     try:
         data = json.loads(payload)
     except ValueError:
         return ""
     if not isinstance(data, dict) or not data.get("agent_id"):
         return ""
-    plans = _plans(base)
+    agent_type = str(data.get("agent_type") or "")
+    try:
+        return _hook(data, base, wait)
+    except Exception as exc:  # noqa: BLE001: fail closed for an arm, neutral for anyone else
+        if not is_arm_type(agent_type):
+            return ""
+        return answer(Decision(DENY, f"the benchmark guard failed ({type(exc).__name__}: {exc}), so this arm "
+                                      "cannot be confined"))
+
+
+def answer(decision: Decision, updated: Optional[dict] = None) -> str:
+    out = {"hookEventName": "PreToolUse", "permissionDecision": decision.kind,
+           "permissionDecisionReason": f"benchmark guard: {decision.reason}"}
+    if updated is not None:
+        out["updatedInput"] = updated
+    return json.dumps({"hookSpecificOutput": out})
+
+
+def _hook(data: dict, base: Path, wait: float) -> str:
+    broken: list[str] = []
+    plans = _plans(base, broken)
+    agent_id, agent_type = str(data.get("agent_id")), str(data.get("agent_type") or "")
+    arm = is_arm_type(agent_type)
+    if broken and arm:
+        return answer(Decision(DENY, f"the benchmark's run registry cannot be read ({broken[0]}), so this arm "
+                                      "cannot be confined; run benchcore clean, or remove that file"))
     if not plans:
         return ""
-    agent_id, agent_type = str(data.get("agent_id")), str(data.get("agent_type") or "")
     tool, tool_input = str(data.get("tool_name") or ""), data.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
     text = opening(str(data.get("transcript_path") or ""), agent_id, wait) or ""
     found = find_cell(text, plans) if text else None
+    updated = None
     if found is None:
-        if not is_arm_type(agent_type):
+        if not arm:
             return ""
         decision, run_dir, cell_id, world = Decision(DENY, "this arm's planned task was not found, so the "
                                                            "benchmark cannot confine it"), plans[-1]["_run_dir"], None, None
@@ -256,7 +340,7 @@ def hook(payload: str, base: Path, wait: float = WAIT_SECONDS) -> str:
         plan, cell = found
         run_dir, cell_id, world = plan["_run_dir"], cell.get("id"), cell.get("world")
         try:
-            decision = decide(tool, tool_input, cell["world"], cell.get("skill_dir"))
+            decision, updated = decide_arm(tool, tool_input, plan, cell)
         except Exception as exc:  # fail closed for an arm
             decision = Decision(DENY, f"the benchmark guard failed ({type(exc).__name__}: {exc})")
         if decision is None:
@@ -269,9 +353,7 @@ def hook(payload: str, base: Path, wait: float = WAIT_SECONDS) -> str:
                              "input": _short(tool_input), "decision": decision.kind, "reason": decision.reason})
         except OSError:
             pass
-    return json.dumps({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": decision.kind,
-        "permissionDecisionReason": f"benchmark guard: {decision.reason}"}})
+    return answer(decision, updated)
 
 
 def read_log(run_dir: Path) -> list[dict]:

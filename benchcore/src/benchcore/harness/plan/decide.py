@@ -12,6 +12,7 @@ from ...errors import BenchError
 from ...model import Budget, Case
 from ..claude import agents
 from ..repo import git
+from ..store.planfile import Sandbox
 from ..repo.tree import SkillInfo, case_dirs, discover_skills, load_cases, load_options, validate_tree
 
 BASELINE_AGENT = agents.ARM_AGENT  # every arm runs as it, the baseline included
@@ -28,6 +29,14 @@ class Decision:
     models: tuple[Optional[str], ...] = (None,)
     judge_model: Optional[str] = None
     budget: Optional[Budget] = None
+    # benchmark.yaml ``network`` (arms' commands may reach the network in their sandbox) and ``tools`` (tools
+    # arms may use beyond the guard's table).
+    network: bool = False
+    tools: tuple[str, ...] = ()
+    # The OS sandbox the arms' commands run in (plan's smoke run found it; None when the user opted out), and
+    # it in words for run.json (NOT_SANDBOXED for the opt-out; None until plan chose).
+    sandbox: Optional[Sandbox] = None
+    sandbox_words: Optional[str] = None
 
 
 def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[SkillInfo], list[str]]:
@@ -119,7 +128,8 @@ def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch) -> Decision:
     if "budget_tokens" in opts or "budget_usd" in opts:
         budget = Budget(raw_tokens=opts.get("budget_tokens"), usd=opts.get("budget_usd"),
                         source=f"{skill.tests_path}/benchmark.yaml")
-    return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget)
+    return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget,
+                    bool(opts.get("network")), tuple(opts.get("tools") or ()))
 
 
 def baseline_agent(root: Path, override: Optional[str]) -> Optional[str]:

@@ -18,6 +18,7 @@ from .decide import Decision
 from ..claude.provenance import with_current
 from ..store.planfile import Cell, Plan, agent_tool_model, write_plan
 from ..fanout.prompts import Templates
+from ...environment import NOT_SANDBOXED
 from ..repo.tree import case_dirs, fixture_path, skill_ref, unproven_cases
 from ..worlds.temp import _make_writable, make_temp_root, make_world, new_nonce, run_setup, token
 
@@ -105,12 +106,13 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
                    default_branch=BranchRef(branch.name, branch.commit), cases=tuple(c.id for c in d.cases),
                    model=model, judge_model=d.judge_model, budget=d.budget,
-                   unproven=unproven_cases(case_dir_of, d.cases))
+                   unproven=unproven_cases(case_dir_of, d.cases), sandbox=d.sandbox_words)
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), temp_nonce=nonce, world_root=str(world_root),
                 skill_copies={k: str(v) for k, v in copies.items()}, baseline_agent_type=baseline_agent,
                 order_rule="outputs", judge_agent_type=judge_agent, planned_at=info.started_at,
-                model=model, judge_model=d.judge_model, budget=d.budget, sessions=with_current(()))
+                model=model, judge_model=d.judge_model, budget=d.budget, sessions=with_current(()),
+                sandbox=d.sandbox, unsandboxed=d.sandbox_words == NOT_SANDBOXED, arm_tools=d.tools)
     write_plan(run_dir, plan)
     return run_dir, plan

@@ -28,7 +28,9 @@ from ...model import Case, SkillRef
 from ..store.files import read_text
 from .roots import ROOTS_HELP, SkillRoot, has_skills_root, linked_folders, skill_roots
 
-OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models")
+OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models", "network", "tools")
+# What a tool name in benchmark.yaml ``tools`` looks like (WebFetch, mcp__server__tool).
+_TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,120}$")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
 
 
@@ -321,6 +323,18 @@ def load_options(root: Path, skill: SkillInfo) -> dict:
                                       "results would overwrite each other", line=_key_line(path, "models"),
                                  fix="benchmark one of them in a separate run, or name it by another spelling")
         opts["models"] = list(ms)
+    if "network" in data:
+        if not isinstance(data["network"], bool):
+            raise BenchError(rel, f"network {data['network']!r} is not true or false", line=_key_line(path, "network"),
+                             fix="write 'network: true' to let arms' commands reach the network in their sandbox")
+        opts["network"] = data["network"]
+    if "tools" in data:
+        ts = data["tools"]
+        if not isinstance(ts, list) or not all(isinstance(t, str) and _TOOL_NAME.match(t) for t in ts):
+            raise BenchError(rel, f"tools {ts!r} is not a list of tool names", line=_key_line(path, "tools"),
+                             fix="write e.g. 'tools: [WebFetch, mcp__docs__search]' (tools arms may use beyond "
+                                 "the file tools and Bash)")
+        opts["tools"] = list(ts)
     return opts
 
 

@@ -66,6 +66,25 @@ class Packet:
 
 
 @frozen
+class Sandbox:
+    """How every Bash call of an arm is wrapped (``harness/confine/sandbox.py``), fixed when plan runs so the
+    guard and collect build the same command line from plan.json alone.
+
+    ``kind``: "bwrap" (Linux) or "seatbelt" (macOS); ``program``: the bwrap or sandbox-exec that passed plan's
+    smoke run; ``args``: the part of the command line that is the same for every arm (system folders and the
+    toolchain read-only, no network, ...); ``readonly``: the toolchain folders (for the Seatbelt profile);
+    ``env``: the fixed environment inside; ``network``: benchmark.yaml ``network: true``."""
+
+    kind: str
+    program: str
+    args: tuple[str, ...] = ()
+    readonly: tuple[str, ...] = ()
+    env: dict[str, str] = field(factory=dict)
+    network: bool = False
+    shell: str = "/bin/bash"
+
+
+@frozen
 class Plan:
     run_dir: str
     cells: tuple[Cell, ...]
@@ -104,6 +123,12 @@ class Plan:
     # that resumes them ("/benchmark-skill greet"), which plan and collect print before every launch.
     group: tuple[str, ...] = ()
     resume_command: str = ""
+    # Extensions (issue 25): the OS sandbox each arm's Bash call runs in (None with ``unsandboxed``, the user's
+    # opt-out, and in runs planned before it: the guard then parses and refuses commands), and the tools
+    # beyond the guard's table that benchmark.yaml ``tools`` lets arms use (every other one is refused).
+    sandbox: Optional[Sandbox] = None
+    unsandboxed: bool = False
+    arm_tools: tuple[str, ...] = ()
 
     def cell_map(self) -> dict[str, Cell]:
         return {c.id: c for c in self.cells}

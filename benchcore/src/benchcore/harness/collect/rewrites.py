@@ -1,0 +1,81 @@
+"""Collect's sandbox check: every Bash call of an arm ran as the guard rewrote it (audit problems).
+
+In a sandboxed run the guard answers each arm's Bash call with "allow" and the
+command wrapped in the run's sandbox (``confine/sandbox.py``). Claude Code keeps
+the model's own command in the ``tool_use`` and records the hook's answer as a
+``hook_success`` attachment beside it (``toolUseID`` = the call's id, its
+``stdout`` the hook's JSON; measured on 2.1.328). A Bash call with no such
+record whose ``updatedInput.command`` is exactly the command :func:`wrap`
+gives from plan.json (or whose answer refused it) ran outside the sandbox: the
+guard was not in force, or the record was changed. Either makes the trial
+invalid, and the problem names the call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from ..claude.transcript import Transcript
+from ..confine.sandbox import wrap
+from ..store.planfile import Cell, Sandbox
+
+HOOK_RECORD = "hook_success"
+
+
+def _answers(t: Transcript) -> dict[str, list[dict]]:
+    """tool_use id -> the PreToolUse hooks' answers recorded beside it (parsed stdout)."""
+    out: dict[str, list[dict]] = {}
+    for r in t.records:
+        att = r.get("attachment") if r.get("type") == "attachment" else None
+        if not isinstance(att, dict) or att.get("type") != HOOK_RECORD or att.get("hookEvent") != "PreToolUse":
+            continue
+        try:
+            said = json.loads(att.get("stdout") or "")
+        except ValueError:
+            continue
+        spec = said.get("hookSpecificOutput") if isinstance(said, dict) else None
+        if isinstance(spec, dict):
+            out.setdefault(str(att.get("toolUseID")), []).append(spec)
+    return out
+
+
+def _bash_calls(t: Transcript) -> list[tuple[str, object]]:
+    calls = []
+    for r in t.records:
+        msg = r.get("message")
+        if r.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+            continue
+        for b in msg["content"]:
+            if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Bash":
+                inp = b.get("input") if isinstance(b.get("input"), dict) else {}
+                calls.append((str(b.get("id")), inp.get("command")))
+    return calls
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def unsandboxed_calls(t: Transcript, cell: Cell, sandbox: Optional[Sandbox]) -> list[str]:
+    """One problem per Bash call of the arm that did not run as the guard's sandboxed rewrite (none in an
+    unsandboxed run)."""
+    if sandbox is None:
+        return []
+    answers = _answers(t)
+    problems = []
+    for call_id, command in _bash_calls(t):
+        if not isinstance(command, str):
+            continue
+        expected = wrap(sandbox, command, cell.world, cell.skill_dir)
+        said = answers.get(call_id, [])
+        if any(a.get("permissionDecision") == "deny" for a in said):
+            continue  # refused: it never ran
+        if any(a.get("permissionDecision") == "allow" and isinstance(a.get("updatedInput"), dict)
+               and a["updatedInput"].get("command") == expected for a in said):
+            continue
+        why = ("the guard's answer rewrote it to another command" if said else
+               f"no {HOOK_RECORD} record of the guard's rewrite is beside it")
+        problems.append(f"its Bash call `{_short(command)}` did not run in the benchmark's sandbox ({why})")
+    return problems

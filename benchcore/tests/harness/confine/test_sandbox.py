@@ -1,0 +1,131 @@
+"""The OS sandbox around an arm's Bash call (harness/confine/sandbox.py): run for real with bubblewrap where it
+works here, and the macOS Seatbelt profile as text."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchcore.harness.confine import sandbox
+from places import REPO
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap is Linux's")
+
+
+@pytest.fixture(scope="module")
+def box():
+    found = sandbox.prepare(False, [str(REPO)], hidden=[str(REPO)])
+    if found.sandbox is None:
+        pytest.skip(f"no working bubblewrap here: {found.problem}")
+    return found.sandbox
+
+
+@pytest.fixture()
+def place(tmp_path):
+    world, copy, other = tmp_path / "world", tmp_path / "copy", tmp_path / "other-world"
+    for d in (world, copy, other):
+        d.mkdir()
+    (copy / "SKILL.md").write_text("skill\n")
+    (other / "answer.md").write_text("the other arm's work\n")
+    pkg = world / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("def add(a, b):\n    return a - b\n")
+    (world / "test_add.py").write_text("from pkg import add\n\ndef test_add():\n    assert add(2, 2) == 4\n")
+    return world, copy, other
+
+
+def run(box, command, world, copy, env=None):
+    return subprocess.run(["/bin/bash", "-c", sandbox.wrap(box, command, str(world), str(copy))],
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_an_arm_runs_code_in_its_world_and_edits_commit_and_tests_work(box, place):
+    world, copy, _ = place
+    p = run(box, "python3 -m pytest -q 2>&1 | tail -1; sed -i 's/a - b/a + b/' pkg/__init__.py && "
+                 "python3 -m pytest -q 2>&1 | tail -1; git init -q . && git add -A && git commit -qm fix && "
+                 "git log --format='%an <%ae>'; cat " + str(copy / "SKILL.md"), world, copy)
+    out = p.stdout.splitlines()
+    assert "1 failed" in out[0] and "1 passed" in out[1], p.stdout + p.stderr
+    assert out[2] == "Benchmark Arm <arm@benchmark.invalid>" and out[3] == "skill"
+    assert "a + b" in (world / "pkg" / "__init__.py").read_text()  # the edit landed in the real world
+
+
+def test_nothing_outside_is_reachable(box, place, tmp_path):
+    world, copy, other = place
+    home = os.path.expanduser("~")
+    probes = {"repo": str(REPO / "README.md"), "other world": str(other / "answer.md"),
+              "claude config": os.path.join(home, ".claude"), "home file": os.path.join(home, ".bashrc")}
+    for what, path in probes.items():
+        p = run(box, f"cat {path} || ls {path}", world, copy)
+        assert p.returncode != 0 and "other arm" not in p.stdout and "benchcore" not in p.stdout.lower(), what
+    assert run(box, f"echo x > {copy}/SKILL.md", world, copy).returncode != 0  # the copy is read-only
+    assert (copy / "SKILL.md").read_text() == "skill\n"
+    assert run(box, "echo x > /usr/evil", world, copy).returncode != 0
+    # a private /tmp: what it writes there is gone, and the host's /tmp is not seen
+    marker = Path("/tmp") / f"benchcore-sandbox-probe-{os.getpid()}"
+    marker.write_text("host")
+    try:
+        assert run(box, f"cat {marker}", world, copy).returncode != 0
+        assert run(box, "echo arm > /tmp/arm-wrote", world, copy).returncode == 0
+        assert not Path("/tmp/arm-wrote").exists()
+    finally:
+        marker.unlink()
+
+
+def test_no_network_and_no_session_secrets(box, place):
+    world, copy, _ = place
+    env = dict(os.environ, ANTHROPIC_API_KEY="sk-secret-123", GITHUB_TOKEN="ghp-secret")
+    p = run(box, "env; python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), 2)\" && echo NET",
+            world, copy, env=env)
+    assert "secret" not in p.stdout and "ANTHROPIC" not in p.stdout and "NET" not in p.stdout
+    assert "HOME=/tmp/home" in p.stdout
+
+
+def test_a_detached_process_does_not_outlive_the_command(box, place):
+    world, copy, _ = place
+    tag = f"benchcore-outlive-{os.getpid()}"
+    p = run(box, f"(setsid sh -c 'sleep 30; echo late > {tag}' &) ; nohup sleep 31 >/dev/null 2>&1 & echo started",
+            world, copy)
+    assert p.stdout.strip() == "started"
+    time.sleep(0.5)
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert "sleep 30" not in ps and "sleep 31" not in ps
+
+
+def test_a_bwrap_that_cannot_run_is_named_with_its_fix(tmp_path):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    found = sandbox.prepare(False, [], environ=dict(os.environ, **{sandbox.PROGRAM_KNOB: str(fake)}))
+    assert found.sandbox is None and "uid map: Permission denied" in found.problem
+    assert "apt-get install bubblewrap" in found.fix and "apparmor_restrict_unprivileged_userns" in found.fix
+
+
+def test_the_toolchain_on_path_is_bound_but_never_the_home_secrets_or_the_repository(tmp_path):
+    home = tmp_path / "home"
+    for d in (".pyenv/shims", ".ssh", ".local/bin", "proj/bin", ".claude/bin"):
+        (home / d).mkdir(parents=True)
+    path = os.pathsep.join(str(home / d) for d in (".pyenv/shims", ".local/bin", "proj/bin", ".claude/bin")) + ":/usr/bin"
+    binds, inside = sandbox.toolchain(path, str(home), [str(home / "proj")])
+    assert binds == [str(home / ".pyenv"), str(home / ".local/bin")]
+    assert str(home / "proj/bin") not in inside and inside[-1] == "/bin"
+
+
+def test_the_macos_profile_holds_the_same_boundaries():
+    box = sandbox.Sandbox(kind="seatbelt", program="/usr/bin/sandbox-exec", readonly=("/opt/tool",),
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/tmp/home"})
+    text = sandbox.seatbelt_profile(box, "/w/world", "/w/copy", "/w/.tmp-world")
+    assert text.startswith("(version 1)\n(deny default)\n")
+    assert '(allow file-read* file-write* (subpath "/w/world") (subpath "/w/.tmp-world"))' in text
+    assert '(allow file-read* (subpath "/w/copy"))' in text and '(subpath "/opt/tool")' in text
+    assert "(deny network*)" in text and "(allow network*)" not in text
+    assert "/Users" not in text and '"/w"' not in text
+    netted = sandbox.seatbelt_profile(sandbox.Sandbox(kind="seatbelt", program=box.program, network=True),
+                                      "/w/world", None, "/w/t")
+    assert "(allow network*)" in netted
+    cmd = sandbox.wrap(box, "make test", "/w/world", "/w/copy")
+    assert cmd.startswith("/usr/bin/sandbox-exec -p ") and "/usr/bin/env -i" in cmd and "'make test'" in cmd
