@@ -82,12 +82,16 @@ def toolchain(path_env: str, home: str, forbidden: Sequence[str]) -> tuple[list[
     forbidden = [os.path.realpath(f) for f in forbidden if f]
     binds: list[str] = []
     inside_path: list[str] = []
-    for entry in path_env.split(os.pathsep):
+    entries = [(e, True) for e in path_env.split(os.pathsep)]
+    # A Python venv's bin links to its base interpreter (pyvenv.cfg ``home``): bound too, not put on PATH, or
+    # the venv's python3 is a dangling link inside and bash runs the system's instead.
+    entries += [(h, False) for h in venv_homes([e for e, _ in entries])]
+    for entry, on_path in entries:
         if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
             continue
         real = os.path.realpath(entry)
         if any(_inside(real, d) for d in SYSTEM_DIRS + TOP_LINKS):
-            inside_path.append(entry)
+            inside_path.append(entry) if on_path else None
             continue
         if home and _inside(real, home):
             rest = os.path.relpath(real, home).split(os.sep)
@@ -104,11 +108,29 @@ def toolchain(path_env: str, home: str, forbidden: Sequence[str]) -> tuple[list[
                 continue
         if not any(_inside(root, b) for b in binds):
             binds = [b for b in binds if not _inside(b, root)] + [root]
-        inside_path.append(entry)
+        if on_path:
+            inside_path.append(entry)
     for std in ("/usr/local/bin", "/usr/bin", "/bin"):
         if std not in inside_path:
             inside_path.append(std)
     return binds, inside_path
+
+
+def venv_homes(entries: Sequence[str]) -> list[str]:
+    """The base interpreter folders (``home`` in pyvenv.cfg) of the Python venvs whose bin is in ``entries``."""
+    out = []
+    for entry in entries:
+        if not entry or not os.path.isabs(entry):
+            continue
+        try:
+            lines = (Path(entry).parent / "pyvenv.cfg").read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for line in lines:
+            key, eq, value = line.partition("=")
+            if eq and key.strip() == "home" and os.path.isabs(value.strip()) and value.strip() not in out:
+                out.append(value.strip())
+    return out
 
 
 def _environment(path_inside: list[str], binds: list[str], environ: dict) -> dict[str, str]:
