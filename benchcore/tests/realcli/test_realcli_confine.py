@@ -1,5 +1,9 @@
-"""The guard on the real Claude Code CLI: an arm's attempts to reach outside its world are refused before
-they run and recorded; its work in the world and its skill copy is allowed.
+"""The guard on the real Claude Code CLI: an arm's attempts to reach outside its world fail, its work in the
+world and its skill copy is allowed.
+
+Since issue 25 every Bash call of an arm runs in the run's OS sandbox (the guard allows it with the command
+wrapped, so the planted Bash escapes run there and find nothing outside); file tools are still decided on
+resolved paths, so the file-tool escapes are refused before they run and recorded.
 
 ``/benchmark-skill greet`` runs headless (realcli/rig.py). ``plan`` installs the guard hook into the
 project's .claude/settings.local.json during the session; one with-skill arm makes a dozen planted escapes
@@ -69,35 +73,43 @@ def test_an_arm_is_confined_to_its_world_and_copy(tmp_path):
 
     log = [json.loads(l) for l in (run / "guard.jsonl").read_text().splitlines()]
     mine = [r for r in log if r["cell"] == CELL]
-    assert len(mine) == len(escapes(rig.home)), json.dumps(log, indent=1)
+    file_escapes = [t for t, _ in escapes(rig.home) if t != "Bash"]
+    assert [r["tool"] for r in mine] == file_escapes, json.dumps(log, indent=1)
     assert all(r["decision"] == "deny" and r["reason"] for r in mine)
-    assert [r["tool"] for r in mine] == [t for t, _ in escapes(rig.home)]
     # Nothing else was refused: every other arm's reads, writes and git in its world were allowed.
     assert [r for r in log if r["cell"] != CELL] == [], log
-    # The refused writes never happened.
-    assert not list((rig.home / ".claude/projects").rglob("forged*")), "a refused write ran"
+    # Neither the refused writes nor the sandboxed ones reached outside.
+    assert not list((rig.home / ".claude/projects").rglob("forged*")), "a write outside the world ran"
 
-    # The model saw each refusal, and every other tool call of every arm ran.
+    # The model saw each refusal; the sandboxed Bash escapes ran and showed nothing from outside; every
+    # Bash call of every arm has the guard's sandboxed rewrite beside it.
     plan = json.loads((run / "plan.json").read_text())
-    worlds = {c["world"] for c in plan["cells"]}
     sessions = list((rig.home / ".claude/projects").glob("*/*/subagents"))
-    refused, ran_in_world = [], 0
+    refused, ran_in_world, bash = [], 0, 0
     for f in (p for s in sessions for p in s.rglob("agent-*.jsonl")):
         records = [json.loads(l) for l in f.read_text().splitlines()]
+        if "Packet id:" in json.dumps(records[:3]):
+            continue  # a judge (an arm's first attempt had a world the re-run replaced in plan.json)
+        rewritten = {r["attachment"]["toolUseID"] for r in records
+                     if (r.get("attachment") or {}).get("hookName") == "PreToolUse:Bash"
+                     and '"updatedInput"' in r["attachment"]["stdout"]}
         for r in records:
             content = (r.get("message") or {}).get("content")
             for b in content if isinstance(content, list) else []:
+                if b.get("type") == "tool_use" and b["name"] == "Bash":
+                    bash += 1
+                    assert b["id"] in rewritten, b["input"]
                 if b.get("type") == "tool_result":
                     body = json.dumps(b.get("content"))
+                    assert "a secret outside the world" not in body and "test -s" not in body, body[:500]
                     if "benchmark guard:" in body:
                         refused.append(body)
-                    elif any(w in json.dumps(records[:3]) for w in worlds):
-                        assert not b.get("is_error"), body[:500]
+                    elif not b.get("is_error"):
                         ran_in_world += 1
     assert len(refused) == len(mine)
-    assert ran_in_world >= 5 * len(plan["cells"])
+    assert bash >= 5 * len(plan["cells"]) and ran_in_world >= 5 * len(plan["cells"])
 
-    # The audit names the attempts, so the trial was re-run (its first audit kept aside), and the run
+    # The audit names the refused attempts, so the trial was re-run (its first audit kept aside), and the run
     # still reached its verdict with every trial valid.
     audits = [json.loads(p.read_text()) for p in (run / "cases/01-hello-1/t1").rglob("audit.json")]
     refusals = [p["problem"] for a in audits for p in a["problems"] if "guard refused" in p["problem"]]

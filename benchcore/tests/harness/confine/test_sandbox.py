@@ -113,19 +113,14 @@ def test_the_toolchain_on_path_is_bound_but_never_the_home_secrets_or_the_reposi
     binds, inside = sandbox.toolchain(path, str(home), [str(home / "proj")])
     assert binds == [str(home / ".pyenv"), str(home / ".local/bin")]
     assert str(home / "proj/bin") not in inside and inside[-1] == "/bin"
-
-
-def test_a_venv_on_path_brings_its_base_interpreter_bound_but_not_on_path(tmp_path):
-    # Measured on the real CLI: a venv made from a pyenv Python links bin/python3 to ~/.pyenv/versions/...; with
-    # only the venv bound, the link dangled inside the sandbox and bash ran /usr/bin/python3 (no pytest there).
-    base = tmp_path / "pythons/3.11.7/bin"
-    venv = tmp_path / "venvs/proj"
-    base.mkdir(parents=True)
+    # A virtual environment's python3 is a link into the interpreter's own folder: that is bound too.
+    (home / ".pyenv/versions/3.11/bin").mkdir(parents=True)
+    (home / ".pyenv/versions/3.11/bin/python3.11").write_text("")
+    venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
-    (venv / "pyvenv.cfg").write_text(f"home = {base}\ninclude-system-site-packages = false\nversion = 3.11.7\n")
-    binds, inside = sandbox.toolchain(f"{venv / 'bin'}:/usr/bin", str(tmp_path / "home"), [])
-    assert binds == [str(venv), str(base.parent)]
-    assert inside == [str(venv / "bin"), "/usr/bin", "/usr/local/bin", "/bin"]
+    (venv / "bin/python3").symlink_to(home / ".pyenv/versions/3.11/bin/python3.11")
+    binds, _ = sandbox.toolchain(str(venv / "bin"), str(home / "elsewhere"), [])
+    assert binds == [str(venv), str(home / ".pyenv/versions/3.11")]
 
 
 def test_the_macos_profile_holds_the_same_boundaries():

@@ -73,64 +73,72 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/") or folder == "/"
 
 
+def _root(real: str, home: str, forbidden: Sequence[str]) -> Optional[str]:
+    """The folder to bind read-only for a toolchain folder ``real`` (symlinks resolved), or None."""
+    if any(_inside(real, d) for d in SYSTEM_DIRS + TOP_LINKS):
+        return None  # bound already
+    if home and _inside(real, home):
+        rest = os.path.relpath(real, home).split(os.sep)
+        if rest[0] in (".", "") or rest[0] in SECRET_HOME:
+            return None
+        root = real if rest[0] in SHARED_HOME else os.path.join(home, rest[0])
+    elif real.startswith("/nix/store/"):
+        root = "/nix/store"
+    else:
+        root = os.path.dirname(real) if os.path.basename(real) == "bin" else real
+
+    def clashes(folder: str) -> bool:
+        return any(_inside(f, folder) or _inside(folder, f) for f in forbidden) or bool(home and _inside(home, folder))
+    if clashes(root):
+        root = real  # the parent would show too much: the folder alone
+        if clashes(root):
+            return None
+    return root
+
+
 def toolchain(path_env: str, home: str, forbidden: Sequence[str]) -> tuple[list[str], list[str]]:
     """(folders to bind read-only, PATH inside) from the session's PATH: a folder under the system folders is
     bound already; one under the home folder brings its top folder (``~/.pyenv``, ``~/.nvm``, ``~/.cargo``)
-    unless that holds secrets; elsewhere the folder itself, or its parent when it is a ``bin``. Nothing that
-    is or holds a forbidden folder (the repository, the run folder, the worlds, the Claude config) is bound."""
+    unless that holds secrets; elsewhere the folder itself, or its parent when it is a ``bin``; and a program
+    there that is a link (a virtual environment's ``python3``) brings its target's folder the same way.
+    Nothing that is or holds a forbidden folder (the repository, the run folder, the worlds, the Claude config)
+    is bound."""
     home = os.path.realpath(home) if home else ""
     forbidden = [os.path.realpath(f) for f in forbidden if f]
     binds: list[str] = []
     inside_path: list[str] = []
-    entries = [(e, True) for e in path_env.split(os.pathsep)]
-    # A Python venv's bin links to its base interpreter (pyvenv.cfg ``home``): bound too, not put on PATH, or
-    # the venv's python3 is a dangling link inside and bash runs the system's instead.
-    entries += [(h, False) for h in venv_homes([e for e, _ in entries])]
-    for entry, on_path in entries:
-        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
+
+    def add(root: str) -> None:
+        nonlocal binds
+        if not any(_inside(root, b) for b in binds):
+            binds = [b for b in binds if not _inside(b, root)] + [root]
+
+    for entry in path_env.split(os.pathsep):
+        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry) or entry in inside_path:
             continue
         real = os.path.realpath(entry)
         if any(_inside(real, d) for d in SYSTEM_DIRS + TOP_LINKS):
-            inside_path.append(entry) if on_path else None
-            continue
-        if home and _inside(real, home):
-            rest = os.path.relpath(real, home).split(os.sep)
-            if rest[0] in (".", "") or rest[0] in SECRET_HOME:
-                continue
-            root = real if rest[0] in SHARED_HOME else os.path.join(home, rest[0])
-        elif real.startswith("/nix/store/"):
-            root = "/nix/store"
-        else:
-            root = os.path.dirname(real) if os.path.basename(real) == "bin" else real
-        if any(_inside(f, root) or _inside(root, f) for f in forbidden) or (home and _inside(home, root)):
-            root = real  # the parent would show too much: the folder alone
-            if any(_inside(f, root) or _inside(root, f) for f in forbidden) or (home and _inside(home, root)):
-                continue
-        if not any(_inside(root, b) for b in binds):
-            binds = [b for b in binds if not _inside(b, root)] + [root]
-        if on_path:
             inside_path.append(entry)
+            continue
+        root = _root(real, home, forbidden)
+        if root is None:
+            continue
+        add(root)
+        inside_path.append(entry)
+        try:
+            links = [e.path for e in os.scandir(real) if e.is_symlink()][:200]
+        except OSError:
+            links = []
+        for link in links:
+            target = os.path.dirname(os.path.realpath(link))
+            if os.path.isdir(target) and not any(_inside(target, b) for b in binds):
+                extra = _root(target, home, forbidden)
+                if extra is not None:
+                    add(extra)
     for std in ("/usr/local/bin", "/usr/bin", "/bin"):
         if std not in inside_path:
             inside_path.append(std)
     return binds, inside_path
-
-
-def venv_homes(entries: Sequence[str]) -> list[str]:
-    """The base interpreter folders (``home`` in pyvenv.cfg) of the Python venvs whose bin is in ``entries``."""
-    out = []
-    for entry in entries:
-        if not entry or not os.path.isabs(entry):
-            continue
-        try:
-            lines = (Path(entry).parent / "pyvenv.cfg").read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            continue
-        for line in lines:
-            key, eq, value = line.partition("=")
-            if eq and key.strip() == "home" and os.path.isabs(value.strip()) and value.strip() not in out:
-                out.append(value.strip())
-    return out
 
 
 def _environment(path_inside: list[str], binds: list[str], environ: dict) -> dict[str, str]:
