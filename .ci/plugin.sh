@@ -13,9 +13,13 @@
 #   3. the installed skill's wrapper with no benchcore on PATH: it installs
 #      benchcore from the plugin's copy into the plugin's data folder (pip,
 #      the exact versions of benchcore/requirements.lock, from PyPI) and says
-#      so, `validate` checks a repository's cases, and `plan` there gives
+#      so; the marketplace's plugin folder run in place (links into the
+#      marketplace) uses the same environment; `validate` checks a
+#      repository's cases, and `plan` there gives
 #      every arm's cells the plugin's sealed agent type, benchmark-skill:bench-arm
-#      (plan's JSON still names it baseline_agent_type, its old key).
+#      (plan's JSON still names it baseline_agent_type, its old key);
+#   4. a plugin copy missing its lock file: the wrapper's fix line, run as
+#      printed (uninstall and install with the CLI), repairs it.
 # The CLI: $BENCH_CLAUDE_BIN, else what benchcore/tests/realcli/install-cli.sh
 # installs (the version is pinned there, in CLI_VERSION).
 set -euo pipefail
@@ -121,6 +125,12 @@ ls -d "$data"/benchcore-venv-* || fail "no environment in the plugin's data fold
 second=$(PATH=$clean_path "$wrapper" --version 2>&1)
 grep -q "installing" <<<"$second" && fail "the second call installed again: $second"
 echo "ok   reused: $second"
+# The marketplace's own plugin folder, run in place as Claude Code runs a directory marketplace's plugin (its
+# benchcore/ is relative links into the marketplace): the same content, so the same environment, no install.
+inplace=$(PATH=$clean_path "$market/plugins/benchmark-skill/skills/benchmark-skill/scripts/benchcore" --version 2>&1)
+grep -q "installing" <<<"$inplace" && fail "the plugin folder run in place installed again: $inplace"
+[ "$(ls -d "$data"/benchcore-venv-* | wc -l)" -eq 1 ] || fail "more than one environment in $data: $(ls "$data")"
+echo "ok   in place: $inplace, from the same environment"
 
 step "validate, then plan in a repository: every arm's cells get the plugin's agent type"
 proj="$T/project"
@@ -139,5 +149,16 @@ types=$(cd "$proj" && python3 -c 'import json,sys; print(sorted({c["agent_type"]
 [ "$types" = "['benchmark-skill:bench-arm']" ] || fail "plan.json's cells run as $types"
 echo "ok   every cell's agent type = $agent"
 (cd "$proj" && PATH=$clean_path "$wrapper" clean "$run_dir" >/dev/null)
+
+step "a damaged plugin copy: the wrapper's fix line, run as printed, repairs it"
+rm "$installed/benchcore/requirements.lock"
+said=$(PATH=$clean_path "$wrapper" --version 2>&1) && fail "the wrapper ran without its lock file: $said"
+fix=$(sed -n 's/.*  fix: //p' <<<"$said")
+echo "fix: $fix"
+shim="$T/shim"
+mkdir -p "$shim" && ln -sf "$claude" "$shim/claude"
+(cd "$T" && PATH="$shim:$clean_path" sh -c "$fix") || fail "the fix line failed: $fix"
+again=$(PATH=$clean_path "$wrapper" --version 2>&1) || fail "after the fix: $again"
+echo "ok   repaired: $again"
 
 step "plugin steps passed"

@@ -118,6 +118,42 @@ def test_plan_gives_every_arm_cell_the_installed_plugins_sealed_agent_type(tmp_p
     assert "note: the 'bench-arm' agent type is not installed, so arm cells run as the default type" in out
 
 
+def test_a_benchcore_typed_by_hand_plans_renders_and_cleans_with_the_installed_plugins_skill(tmp_path, monkeypatch):
+    # A plugin user's own benchcore (pip, Nix, or the plugin's environment run directly): no wrapper, so no
+    # BENCHMARK_SKILL_DIR; the templates and the guard come from the plugin Claude Code installed.
+    for k, v in R.env_for(tmp_path).items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("BENCHMARK_SKILL_DIR")
+    monkeypatch.delenv("BENCHCORE_COMMAND", raising=False)
+    installed = tmp_path / "claude/plugins/cache/claude-skills/benchmark-skill" / VERSION
+    import shutil
+    shutil.copytree(REPO / "plugins" / "benchmark-skill", installed, symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    (tmp_path / "claude/plugins/installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "benchmark-skill@claude-skills": [{"scope": "user", "installPath": str(installed), "version": VERSION}]}}))
+    (tmp_path / "claude/settings.json").write_text(json.dumps({"enabledPlugins": {"benchmark-skill@claude-skills": True}}))
+    repo = tmp_path / "repo"
+    R.init(repo, "main")
+    R.skill(repo, "greet")
+    R.case(repo, "greet", "01-hello")
+    R.commit_all(repo)
+    monkeypatch.chdir(repo)
+    assert run("validate")[0] == 0
+    rc, out = run("plan", "greet", "--seed", "1", "--json")
+    assert rc == 0, out
+    run_dir = Path(json.loads(out)["runs"][0]["run_dir"])
+    plan = json.loads((run_dir / "plan.json").read_text())
+    arm = (installed / "skills/benchmark-skill/templates/arm-baseline.md").read_text().split("{{")[0].strip()
+    assert arm and all(arm.splitlines()[0] in c["prompt"] for c in plan["cells"] if c["arm"] == "baseline")
+    settings = json.loads((repo / ".claude/settings.local.json").read_text())
+    hooks = [h["command"] for e in settings["hooks"]["PreToolUse"] for h in e["hooks"]]
+    assert len(hooks) == 1 and hooks[0].startswith(f"sh {installed.resolve()}/skills/benchmark-skill/scripts/guard ")
+    rc, out = run("clean", str(run_dir))
+    assert rc == 0, out
+    assert "guard hook was taken out" in out
+    assert "hooks" not in json.loads((repo / ".claude/settings.local.json").read_text())
+
+
 # ----------------------------------------------------------------------------- the skill's wrapper, first use
 # Offline: a fake benchcore source (its own in-tree build backend, so the build needs nothing from an index) and a
 # lock naming one locally built wheel by its hash; pip reads only a local folder (PIP_NO_INDEX, PIP_FIND_LINKS).

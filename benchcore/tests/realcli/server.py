@@ -93,8 +93,16 @@ def _sse(event: str, data: dict) -> bytes:
 class MessagesServer:
     """``with MessagesServer(brain) as srv: srv.url``: a server on a free loopback port."""
 
-    def __init__(self, brain: Brain, *, log_requests: str | None = None):
+    def __init__(self, brain: Brain, *, log_requests: str | None = None,
+                 classifier: Callable[[str, dict], str] | None = None):
+        # classifier: auto mode's server-side safety check. A request in auto mode carries a ``safeguards``
+        # entry of type dangerous_tool_use; the real API answers it in message_delta's ``safeguard_results``,
+        # one verdict per tool_use id. This one answers (tool name, input) -> "not_flagged" (the default: every
+        # call allowed) or "flagged"; without an answer Claude Code 2.1.328 refuses every call that needs the
+        # check ("Auto mode is unavailable: its safety check does not run for this session").
         self.brain = brain
+        self.classifier = classifier or (lambda name, tool_input: "not_flagged")
+        self.classified: list[tuple[str, str, str]] = []  # (tool_use id, tool name, outcome), in order
         self.oracle = Oracle()
         self.log_requests = log_requests
         self._n = itertools.count(1)
@@ -162,6 +170,9 @@ class MessagesServer:
                     "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
                     "stop_reason": None, "stop_sequence": None, "usage": start_usage}})]
                 stop = "end_turn"
+                checked = {}
+                wants_check = any(isinstance(g, dict) and g.get("type") == "dangerous_tool_use"
+                                  for g in body.get("safeguards") or [])
                 for i, block in enumerate(reply.blocks):
                     if isinstance(block, Text):
                         chunks.append(_sse("content_block_start", {"type": "content_block_start", "index": i,
@@ -171,6 +182,11 @@ class MessagesServer:
                     else:
                         stop = "tool_use"
                         tid = block.id or f"toolu_scripted{next(outer._tool_n):06d}"
+                        if wants_check:
+                            outcome = outer.classifier(block.name, block.input)
+                            checked[tid] = {"type": "evaluated", "outcome": outcome}
+                            with outer.oracle.lock:
+                                outer.classified.append((tid, block.name, outcome))
                         chunks.append(_sse("content_block_start", {"type": "content_block_start", "index": i,
                                                                    "content_block": {"type": "tool_use", "id": tid,
                                                                                      "name": block.name, "input": {}}}))
@@ -178,8 +194,11 @@ class MessagesServer:
                                                                    "delta": {"type": "input_json_delta",
                                                                              "partial_json": json.dumps(block.input)}}))
                     chunks.append(_sse("content_block_stop", {"type": "content_block_stop", "index": i}))
-                chunks.append(_sse("message_delta", {"type": "message_delta",
-                                                     "delta": {"stop_reason": stop, "stop_sequence": None},
+                delta = {"stop_reason": stop, "stop_sequence": None}
+                if wants_check:
+                    delta["safeguard_results"] = [{"type": "dangerous_tool_use",
+                                                   "status": {"type": "available", "tool_uses": checked}}]
+                chunks.append(_sse("message_delta", {"type": "message_delta", "delta": delta,
                                                      "usage": {"output_tokens": usage["output_tokens"]}}))
                 chunks.append(_sse("message_stop", {"type": "message_stop"}))
                 data = b"".join(chunks)

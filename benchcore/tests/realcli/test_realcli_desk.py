@@ -17,8 +17,13 @@ started with ``--disallowedTools Workflow``), where plan decides before
 launch that the run does not fit one conversation: it runs in parts, /clear
 and the command typed again between them, each part within plan's budget.
 The dialogs of the whole run are counted in default mode on both paths, and
-in acceptEdits and bypassPermissions (as root, IS_SANDBOX=1) on the Workflow
-path; auto mode's check is server-side and cannot be reached offline.
+in acceptEdits, bypassPermissions (as root, IS_SANDBOX=1) and auto on the Workflow
+path. Auto mode (a new user's default in Claude Code 2.1.328) asks the API's
+server-side safety check about each tool call: the request carries a
+``safeguards`` entry and the answer comes back in the response's
+``safeguard_results``; the scripted server answers it (every call
+``not_flagged``), so auto mode runs offline as it does online when the check
+allows the benchmark's calls.
 """
 
 from __future__ import annotations
@@ -111,7 +116,8 @@ def requests_by_role(log: Path, cells: list) -> dict:
 # What each permission mode asks in a whole run (no re-run or escalation): (benchcore commands, workflow
 # dialogs). Measured here; docs/permissions.md gives these counts.
 ASKS = {("workflow", "default"): (1, 2), ("agent-tool", "default"): (1, 0),
-        ("workflow", "acceptEdits"): (1, 2), ("workflow", "bypassPermissions"): (0, 0)}
+        ("workflow", "acceptEdits"): (1, 2), ("workflow", "bypassPermissions"): (0, 0),
+        ("workflow", "auto"): (0, 1)}
 
 
 @pytest.mark.parametrize("path,mode", list(ASKS))
@@ -176,3 +182,8 @@ def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
           f"{len(workflows)} workflow), {session.seconds:.0f} s; {len(growth)} conversation(s), the orchestrator's "
           f"requests {sizes[0][0]:,} B first, grew by {', '.join(f'{g:,}' for g in growth)} B; "
           f"{launches} launches in the last")
+    if mode == "auto":
+        # Every tool call of the run went through auto mode's server-side check (and it allowed them).
+        checked = session.server.classified
+        print(f"desk {path} auto: {len(checked)} tool calls checked by the (scripted) safety check")
+        assert checked and all(outcome == "not_flagged" for _, _, outcome in checked)

@@ -136,3 +136,34 @@ def test_claude_plugin_install_copies_only_what_the_plugin_runs_under_2_mb(tmp_p
                                      capture_output=True).stdout.decode().split("\0")
             want.update({f"{rel}/{f}": (real / f).read_bytes() for f in filter(None, tracked)})
     assert got == want
+
+
+def test_a_plugin_skills_bash_gets_no_plugin_data_folder_so_the_wrapper_works_it_out(tmp_path):
+    # Where the wrapper puts benchcore's environment rests on this: Claude Code 2.1.328 runs a directory
+    # marketplace's plugin in place and sets no CLAUDE_PLUGIN_DATA (nor CLAUDE_PLUGIN_ROOT) in its skill's Bash,
+    # so the wrapper derives the plugin's data folder from where it runs (skills/benchmark-skill/scripts/benchcore).
+    from server import MessagesServer, Reply, Text, ToolUse
+    from rig import cli_binary
+    rig = Rig(tmp_path, edited=False, install="plugin")
+    rig.install_plugin()
+    env_file = tmp_path / "bash-env.txt"
+    bodies: list[str] = []
+
+    def brain(body: dict) -> Reply:
+        bodies.append(json.dumps(body))
+        answered = any(isinstance(b, dict) and b.get("type") == "tool_result" for m in body["messages"]
+                       for b in (m.get("content") if isinstance(m.get("content"), list) else []))
+        if not answered and body.get("tools"):
+            return Reply([ToolUse("Bash", {"command": f"env > {env_file}", "description": "env"})], who="orchestrator")
+        return Reply([Text("done")], who="orchestrator")
+
+    with MessagesServer(brain) as srv:
+        p = subprocess.run([str(cli_binary()), "-p", "/benchmark-skill:benchmark-skill greet", "--output-format",
+                            "stream-json", "--verbose", "--dangerously-skip-permissions"], cwd=rig.repo,
+                           env=dict(rig.env, ANTHROPIC_BASE_URL=srv.url), capture_output=True, text=True,
+                           timeout=300, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr[-2000:]
+    names = {line.split("=", 1)[0] for line in env_file.read_text().splitlines() if "=" in line}
+    assert "CLAUDECODE" in names and "CLAUDE_PLUGIN_DATA" not in names and "CLAUDE_PLUGIN_ROOT" not in names
+    in_place = rig.tmp / "marketplace" / "plugins" / "benchmark-skill" / "skills" / "benchmark-skill"
+    assert any(f"Base directory for this skill: {in_place}" in b for b in bodies)

@@ -30,7 +30,7 @@ from ..errors import BenchError
 from ..model import Budget, TRIALS
 from ..harness.repo import git
 from ..harness.claude.settings import LOCAL, allow_benchmark, git_status_reaches_subagents, guard_command
-from ..harness.confine.guard import register_runs
+from ..harness.confine.guard import benchmark_skill_dir, register_runs
 from ..harness.store.files import shown_path
 from ..harness.plan.decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
 from ..harness.plan.estimate import arms_phrase, budget_phrase, estimate_line
@@ -104,7 +104,7 @@ def run(args) -> int:
     grants = [base] if args.temp_dir is None else [Path(read_plan(r).temp_root) for _, r, _ in runs]
     settings_note = "" if args.keep_settings else allow_benchmark(
         root, grants, os.environ.get("BENCHCORE_COMMAND"),
-        guard=guard_command(os.environ.get("BENCHMARK_SKILL_DIR"), base))
+        guard=guard_command(benchmark_skill_dir(root), base))
     if args.json:
         print(json.dumps({
             "runs": [{"run_dir": str(r), "skill": d.skill.name, "shape": d.shape, "why": d.why,

@@ -102,3 +102,20 @@ def test_every_output_of_a_run_gets_the_same_redaction():
     old = redact("read /t/r/skills/22/greet/SKILL.md in /t/r/worlds/bb", repl)
     assert new == old == "read $SKILL/SKILL.md in $WORLD"
     assert redact("ls /t/r/skills/22 /t/r/worlds", repl) == "ls $SKILL $TEMP/worlds"
+
+
+def test_a_benchcore_typed_by_hand_finds_the_templates_of_the_installed_plugin(tmp_path, monkeypatch):
+    # A plugin user's benchcore (pip, Nix, or the plugin's own environment run directly) in a project that holds
+    # nothing of the benchmark: the skill is the one Claude Code's installed_plugins.json names.
+    import json
+    import shutil
+    monkeypatch.delenv("BENCHMARK_SKILL_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+    installed = tmp_path / "config/plugins/cache/claude-skills/benchmark-skill/0.1.0"
+    shutil.copytree(SKILL_DIR, installed / "skills/benchmark-skill")
+    (tmp_path / "config/plugins/installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "example-skills@claude-skills": [{"installPath": str(tmp_path / "elsewhere")}],
+        "benchmark-skill@claude-skills": [{"scope": "user", "installPath": str(installed)}]}}))
+    (tmp_path / "project").mkdir()
+    assert find_skill_dir(tmp_path / "project") == (installed / "skills/benchmark-skill").resolve()

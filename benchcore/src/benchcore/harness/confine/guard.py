@@ -76,12 +76,26 @@ def register_runs(run_dirs) -> None:
             register(Path(plan["temp_root"]), Path(run_dir))
 
 
+def benchmark_skill_dir(repo_root: Optional[Path]) -> Optional[str]:
+    """The skill folder whose scripts/guard the hook runs: the wrapper's ($BENCHMARK_SKILL_DIR), else the one a
+    ``benchcore`` typed by hand finds (fanout.prompts.find_skill_dir), else None."""
+    from ...errors import BenchError
+    from ..fanout.prompts import find_skill_dir
+
+    if os.environ.get("BENCHMARK_SKILL_DIR"):
+        return os.environ["BENCHMARK_SKILL_DIR"]
+    try:
+        return str(find_skill_dir(repo_root))
+    except BenchError:
+        return None
+
+
 def release(repo_root: Path, base: Path) -> str:
     """After ``clean``: when no run under ``base`` is active any more, take the guard hook plan added out of
     ``.claude/settings.local.json``; the line to print ("" when nothing was removed)."""
     from ..claude.settings import LOCAL, guard_command, remove_guard
 
-    if active_runs(base) or not remove_guard(repo_root, guard_command(os.environ.get("BENCHMARK_SKILL_DIR"), base)):
+    if active_runs(base) or not remove_guard(repo_root, guard_command(benchmark_skill_dir(repo_root), base)):
         return ""
     return f"note: no run is active, so the benchmark's guard hook was taken out of {LOCAL}"
 

@@ -2,9 +2,15 @@
 
 The wording lives in one place, the ``templates/`` folder of the
 ``benchmark-skill`` skill; this module only fills in ``{{name}}`` slots.
-The folder is found, in order, from ``$BENCHMARK_SKILL_DIR``, from the skill
-folder around the running program (``<skill>/bin/benchcore`` when installed
-by Nix), and from the repository's ``skills/benchmark-skill``.
+The folder is found, in order, from ``$BENCHMARK_SKILL_DIR`` (the skill's
+wrapper sets it), from the skill folder around the running program
+(``<skill>/bin/benchcore`` when installed by Nix), from the repository's
+``skills/benchmark-skill`` (or ``.claude/skills/``), from the personal
+``~/.claude/skills/benchmark-skill`` (``$CLAUDE_CONFIG_DIR`` when set), and from
+the benchmark-skill plugin Claude Code has installed (its
+``plugins/installed_plugins.json``): so a ``benchcore`` typed by hand, whatever
+installed it (pip, Nix, the plugin), finds the templates of the skill the user
+runs.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from ...errors import BenchError
+from ..claude.agents import config_dir
 from ...model import Case, Turn
 
 TEMPLATE_FILES = ("arm-with-skill.md", "arm-baseline.md", "seed.md", "judge-prompt.md", "judge-prompt-inline.md",
@@ -36,13 +43,31 @@ def find_skill_dir(repo_root: Optional[Path]) -> Path:
     if repo_root is not None:
         candidates.append(repo_root / "skills" / "benchmark-skill")
         candidates.append(repo_root / ".claude" / "skills" / "benchmark-skill")  # the Nix dev shell's link
-    candidates.append(Path.home() / ".claude" / "skills" / "benchmark-skill")  # a personal install
+    candidates.append(config_dir() / "skills" / "benchmark-skill")  # a personal install
+    candidates.extend(_plugin_skill_dirs())
     for c in candidates:
         if (c / "templates" / "arm-baseline.md").is_file():
             return c.resolve()
     raise BenchError(None, "cannot find the benchmark-skill templates (templates/arm-baseline.md)",
                      fix="install the benchmark-skill skill (.claude/skills/ or ~/.claude/skills/), or set "
                          "BENCHMARK_SKILL_DIR to its folder (the one holding SKILL.md and templates/)")
+
+
+def _plugin_skill_dirs() -> list[Path]:
+    """The skill folder of each benchmark-skill plugin in Claude Code's installed_plugins.json."""
+    try:
+        data = json.loads((config_dir() / "plugins" / "installed_plugins.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    out = []
+    for key, installs in (plugins.items() if isinstance(plugins, dict) else []):
+        if not key.startswith("benchmark-skill@") or not isinstance(installs, list):
+            continue
+        for one in installs:
+            if isinstance(one, dict) and isinstance(one.get("installPath"), str):
+                out.append(Path(one["installPath"]) / "skills" / "benchmark-skill")
+    return out
 
 
 class Templates:
