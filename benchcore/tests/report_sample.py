@@ -116,8 +116,7 @@ def failing_three_arm():
                                    position_bias=PositionBias(3, 5), sign_test_p=0.375)),
         # The sentence headline() writes for these cases, with this sample's badge nets (+6, -3).
         headline=("Not final: 03-hostile efficacy (no judgment yet for trial 5); already failing: efficacy on "
-                  "02-breaking-change (a hard assertion failed on trial 2); regression on 02-breaking-change (the new "
-                  "version failed a hard assertion on trial 2); efficacy net +6, regression net -3 so far."),
+                  "02-breaking-change (a hard assertion failed on trial 2); efficacy net +6, regression net -3 so far."),
         cases=(c1, c2, c3),
         arms={"new": usage(61, 1_234_567, 180_000.4, 1.2345),
               "baseline": usage(48, 900_000, 100_000.0, 0.75),

@@ -106,17 +106,38 @@ def _load_yaml(text: str, path: str, first_line: int) -> dict:
         raise CaseError(path, "the frontmatter is nested too deeply to read", line=first_line,
                         fix="write flat 'key: value' lines (description, fixture, setup)") from None
     except yaml.YAMLError as exc:
-        line = first_line
-        mark = getattr(exc, "problem_mark", None)
-        if mark is not None:
-            line = first_line + mark.line
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise CaseError(path, f"the frontmatter is not valid YAML: {problem}", line=line,
-                        fix="quote values that contain ':' or '#', e.g. description: \"a: b\"") from None
+        line, problem, fix = _yaml_problem(exc)
+        raise CaseError(path, f"the frontmatter is not valid YAML: {problem}", line=first_line + line,
+                        fix=fix) from None
     if not isinstance(data, dict):
         raise CaseError(path, "the frontmatter is not a mapping of keys to values", line=first_line,
                         fix="write 'key: value' lines between the two '---' lines")
     return data
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> tuple[int, str, str]:
+    """(the line of the mistake, counted from the YAML's first line; what is wrong; the advice that fits it).
+    PyYAML marks where it gave up, which for an unclosed quote or bracket is the end of the text, so the
+    line is the one where the quote or bracket was opened (its ``context_mark``)."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None) or ""
+    mark = getattr(exc, "problem_mark", None)
+    opened = getattr(exc, "context_mark", None)
+    line = mark.line if mark is not None else 0
+    if "quoted scalar" in context and opened is not None:
+        return (opened.line, "a quoted value is never closed",
+                "close the quote on the same line, e.g. description: \"a: b\", or remove the opening quote")
+    if "flow sequence" in context or "flow mapping" in context:
+        bracket = "[" if "sequence" in context else "{"
+        return (opened.line if opened is not None else line, f"a '{bracket}' is never closed",
+                f"close the '{bracket}' on the same line, or quote the value if it is text starting with '{bracket}'")
+    if "'\\t'" in problem or "\\t" in problem:
+        return line, problem, "indent with spaces, not tabs"
+    if "mapping values are not allowed" in problem:
+        return (line, problem + " (a ':' inside a value)",
+                "quote a value that contains ': ', e.g. description: \"a: b\"")
+    return (line, problem,
+            "write one 'key: value' per line with no indentation; quote a value that contains ': ' or ' #'")
 
 
 def _frontmatter(lines: list[str], path: str) -> tuple[dict, int]:

@@ -221,6 +221,36 @@ def _git_paths(status: str) -> list[str]:
     return [line[3:].strip() for line in status.splitlines() if len(line) > 3 and line[2] == " "]
 
 
+def git_status_lines(text: str) -> str:
+    """The "Status:" lines of Claude Code's gitStatus text (``session_context``), as the card shows them."""
+    return _git_status_lines(text)
+
+
+def paths_naming_skill(status: str, skill_path: str) -> list[str]:
+    """The paths of git status lines (the "Status:" section) that lie in the skill's folder, so name it."""
+    prefix = skill_path.rstrip("/") + "/"
+    return sorted({p for p in _git_paths(status) if p.rstrip("/") == skill_path.rstrip("/") or p.startswith(prefix)})
+
+
+def baseline_caveats(evidence: Optional["EnvironmentEvidence"], skill_path: str, planned: Iterable[str],
+                     baseline_types: Iterable[str]) -> tuple[str, ...]:
+    """Why the baseline arm may not have been blind to the skill under test, in words: its transcripts' git
+    status named the skill's files (else what plan found before launch, ``planned``), or it ran as an agent
+    type that is not the benchmark's (which keeps the Skill tool and the user's CLAUDE.md)."""
+    out: list[str] = []
+    seen = sorted({p for c in (evidence.cells if evidence else ()) if c.arm == "baseline" and c.git_status
+                   for p in paths_naming_skill(c.git_status, skill_path)})
+    if seen:
+        out.append(f"the baseline's git status named {_listed(seen)}")
+    else:
+        out.extend(planned)
+    other = sorted({t for t in baseline_types if t != "unknown" and not t.rsplit(":", 1)[-1].startswith("bench-")})
+    if other:
+        out.append(f"the baseline ran as {', '.join(other)}, not the benchmark's agent type (so with the Skill "
+                   f"tool and CLAUDE.md)")
+    return tuple(out)
+
+
 def _git_value(cells, skill_path: str) -> str:
     shown = [c for c in cells if c.git_status is not None]
     if not shown:

@@ -92,6 +92,7 @@ def headline(shape: str, cases: Sequence[CaseResult], gated_trials: dict[str, tu
     awaiting = {(e.case, e.comparison): e for e in escs}
     failed: dict[str, list[str]] = {"efficacy": [], "regression": []}
     waiting: list[str] = []
+    unjudged_by_gate: list[str] = []  # cases whose regression fails only by the gate: never "regressed"
     for c in cases:
         for key, axis in (("efficacy", c.efficacy), ("regression", c.regression)):
             if axis is None or (key == "regression" and not three):
@@ -103,6 +104,10 @@ def headline(shape: str, cases: Sequence[CaseResult], gated_trials: dict[str, tu
                 # The judges split: the panel may turn any judged trial, so the case is not decided either way.
                 waiting.append(f"{c.id} {key} (the judges split; {trials_phrase(esc.trials)} "
                                f"{'awaits' if len(esc.trials) == 1 else 'await'} two more judges)")
+            elif not axis.passed and key == "regression" and axis.gated:
+                # The new version failed a hard assertion: the trial is a loss on both axes without being compared
+                # with the previous version, so the edit is not said to have regressed (efficacy names the gate).
+                unjudged_by_gate.append(c.id)
             elif not axis.passed:
                 failed[key].append(f"{c.id} ({why_fails(key, axis, gated_trials.get(c.id, ()))})")
     nets = f"efficacy net {_signed(scoring.net(o for c in cases for o in c.efficacy.outcomes))}"
@@ -112,6 +117,8 @@ def headline(shape: str, cases: Sequence[CaseResult], gated_trials: dict[str, tu
     n = len(cases)
     every = "its 1 case" if n == 1 else f"all {n} cases"
     eff, reg = failed["efficacy"], failed["regression"]
+    where = (f" where compared ({_named(unjudged_by_gate)} {'was' if len(unjudged_by_gate) == 1 else 'were'} not: "
+             f"the new version failed a hard assertion)" if unjudged_by_gate else "")
     if waiting:
         decided = "; ".join(f"{key} on {_named(failed[key])}" for key in ("efficacy", "regression") if failed[key])
         return (f"Not final: {_named(waiting, ('more', 'more'))}"
@@ -125,7 +132,7 @@ def headline(shape: str, cases: Sequence[CaseResult], gated_trials: dict[str, tu
     if not eff:
         return f"Still valuable, but this edit regressed {_n(len(reg), 'case')}: {_named(reg)}; {nets}."
     if not reg:
-        return (f"Does not beat no skill on {len(eff)} of {_n(n, 'case')}, though this edit regressed none: "
+        return (f"Does not beat no skill on {len(eff)} of {_n(n, 'case')}, though this edit regressed none{where}: "
                 f"{_named(eff)}; {nets}.")
     return (f"Does not beat no skill on {len(eff)} of {_n(n, 'case')}, and this edit regressed "
-            f"{_n(len(reg), 'case')}: efficacy on {_named(eff)}; regression on {_named(reg)}; {nets}.")
+            f"{_n(len(reg), 'case')}{where}: efficacy on {_named(eff)}; regression on {_named(reg)}; {nets}.")

@@ -90,7 +90,11 @@ class Temperature:
 @frozen
 class BranchRef:
     name: str
-    commit: str
+    commit: str  # the local branch's HEAD: the previous version's commit
+    # Extension (issue 26): the remote's branch of that name ("origin/main") and its commit, when the
+    # remote's differs from the local branch's (an edit committed locally and not pushed, or not pulled yet).
+    remote: Optional[str] = None
+    remote_commit: Optional[str] = None
 
 
 @frozen
@@ -129,6 +133,9 @@ class RunInfo:
     # Extension (issue 25): the OS sandbox each arm's commands ran in, in words ("bubblewrap (/usr/bin/bwrap),
     # no network"), or NOT_SANDBOXED when the user opted out (plan --no-sandbox); None for runs planned before.
     sandbox: Optional[str] = None
+    # Extension (issue 26): what plan found, before launch, that shows the skill under test to the baseline
+    # arm (the session's git status naming it), in words; the verdict carries it as a caveat.
+    baseline_sees: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------
@@ -402,6 +409,9 @@ class SkillResult:
     environment: Optional[EnvironmentCard] = None
     # Extension (issue 25): whether every arm's commands ran in an OS sandbox (None: a run planned before it).
     sandboxed: Optional[bool] = None
+    # Extension (issue 26): why the baseline may not have been blind to the skill (its git status named the
+    # skill, it ran as a type with the Skill tool); the headline ends with them as a caveat.
+    caveats: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------

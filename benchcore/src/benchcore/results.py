@@ -12,7 +12,7 @@ from attrs import evolve, field, frozen
 
 from . import scoring
 from .model import LOSS, NOT_SANDBOXED, ArmUsage, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
-from .environment import environment_card, sandbox_card
+from .environment import baseline_caveats, environment_card, sandbox_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage
 
@@ -248,6 +248,7 @@ def build_results(data: RunData) -> SkillResult:
         efficacy = evolve(efficacy, incomplete=True)
     if regression.status == "fail" and not_final("regression", cases, escs):
         regression = evolve(regression, incomplete=True)
+    caveats = baseline_caveats(data.environment, run.skill.path, run.baseline_sees, run.agent_types.get("baseline", ()))
     gated_trials = {case.id: _gated_trials([tm.get((case.id, n)) for n in range(1, run.trials + 1)])
                     for case in data.cases}
     return SkillResult(
@@ -255,7 +256,9 @@ def build_results(data: RunData) -> SkillResult:
         skill=run.skill.name,
         shape=run.shape,
         verdicts=Verdicts(efficacy=efficacy, regression=regression),
-        headline=headline(run.shape, cases, gated_trials, escs) + _unsandboxed_note(run.sandbox),
+        headline=headline(run.shape, cases, gated_trials, escs) + _unsandboxed_note(run.sandbox) + (
+            f" Caveat: the baseline may have known of the skill: {'; '.join(caveats)}." if caveats else ""),
+        caveats=caveats,
         cases=tuple(cases),
         arms=arms,
         ratios=ratios,

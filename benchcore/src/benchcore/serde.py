@@ -173,9 +173,11 @@ def _omit_when_empty(cls, keys: tuple[str, ...]) -> None:
 
 
 _omit_when_empty(m.SkillRef, ("tests",))
-_omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven", "sandbox"))
+_omit_when_empty(m.BranchRef, ("remote", "remote_commit"))
+_omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven", "sandbox",
+                             "baseline_sees"))
 _omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "budget", "not_run", "environment",
-                                   "sandboxed"))
+                                 "sandboxed", "caveats"))
 _omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate"))
 _omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", "cost_usd"))
 _omit_when_empty(m.Budget, ("raw_tokens", "usd"))

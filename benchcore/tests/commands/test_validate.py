@@ -167,6 +167,25 @@ def test_a_broken_skill_md_does_not_blame_its_good_tests(repo, capsys):
                                                            "tests/git/commit-message/02-big/case.md"]
 
 
+def test_a_frontmatter_mistake_is_reported_on_its_line_with_advice_that_fits_it(repo, capsys):
+    # Bug: an unclosed quote was reported at the end of the frontmatter, with advice about ':' or '#'.
+    case = repo / "tests/git/commit-message/02-big/case.md"
+    body = "---\n{}\n---\n## Prompt\nhi\n## Criteria\n- says hi\n"
+    seen = {}
+    for name, front in {"quote": 'description: "unclosed\nfixture: x\nsetup: true',
+                        "colon": "fixture: x\ndescription: a: b",
+                        "bracket": "description: [a, b\nsetup: true",
+                        "tab": "description: ok\n\tfixture: x"}.items():
+        case.write_text(body.format(front))
+        [p] = _problems(repo, capsys)
+        seen[name] = (p["line"], p["message"].split(": ", 1)[1], p["fix"])
+    assert seen["quote"][:2] == (2, "a quoted value is never closed")
+    assert "close the quote" in seen["quote"][2] and "'#'" not in seen["quote"][2]
+    assert seen["colon"][0] == 3 and "quote a value that contains ': '" in seen["colon"][2]
+    assert seen["bracket"][:2] == (2, "a '[' is never closed")
+    assert seen["tab"][0] == 3 and seen["tab"][2] == "indent with spaces, not tabs"
+
+
 def test_an_empty_case_folder_is_one_problem_not_a_skill_folder(repo, capsys):
     # Bug: it was also reported as "maps to no skill (there is no skills/solo/02-empty/SKILL.md)".
     (repo / "tests/git/commit-message/03-empty").mkdir()

@@ -42,13 +42,19 @@ GOLDEN = {
     "efficacy-red": ("three-arm", [case("01-a", "WWTTT", "TTTTT"), case("02-b", "WWWWW", "TTTWT")], {}, (),
                      "Does not beat no skill on 1 of 2 cases, though this edit regressed none: 01-a (2 wins, 3 "
                      "ties, 0 losses: needs at least 3 wins); efficacy net +7, regression net +1."),
-    # The gate fails a case on both axes; its regression half names the gate, not a win of the previous version.
+    # The gate fails a case on both axes; efficacy names the gate, and the edit is not said to have regressed a
+    # case it never compared with the previous version (bug: "this edit regressed 2 cases", one of them gated).
     "both-red": ("three-arm", [case("01-a", "WWWWW", "TTTTT"), case("02-b", "WWLWT", "TTLTT", gated=True),
                                case("03-c", "WWWWT", "TLTLW")], {"02-b": (3,)}, (),
-                 "Does not beat no skill on 1 of 3 cases, and this edit regressed 2 cases: efficacy on 02-b (a hard "
-                 "assertion failed on trial 3); regression on 02-b (the new version failed a hard assertion on "
-                 "trial 3) and 03-c (2 losses to the previous version: allows at most 1); efficacy net +11, "
+                 "Does not beat no skill on 1 of 3 cases, and this edit regressed 1 case where compared (02-b was "
+                 "not: the new version failed a hard assertion): efficacy on 02-b (a hard assertion failed on trial "
+                 "3); regression on 03-c (2 losses to the previous version: allows at most 1); efficacy net +11, "
                  "regression net -2."),
+    "gated-only": ("three-arm", [case("01-a", "WWWWW", "TTTTT"), case("02-b", "WWLWT", "TTLTT", gated=True)],
+                   {"02-b": (3,)}, (),
+                   "Does not beat no skill on 1 of 2 cases, though this edit regressed none where compared (02-b "
+                   "was not: the new version failed a hard assertion): 02-b (a hard assertion failed on trial 3); "
+                   "efficacy net +7, regression net -1."),
     "one-case": ("three-arm", [case("01-a", "WWWTT", "TTTTL")], {}, (),
                  "Safe and valuable: the skill beats no skill on its 1 case and this edit regressed none; efficacy "
                  "net +3, regression net -1."),
@@ -82,8 +88,7 @@ GOLDEN = {
         "three-arm", [case("01-a", "WWLLW", "TTTTT"), case("02-b", "WWLWT", "TTLTT", gated=True)], {"02-b": (3,)},
         (Escalation("01-a", "efficacy", (1, 2, 3, 4, 5)),),
         "Not final: 01-a efficacy (the judges split; trials 1, 2, 3, 4, 5 await two more judges); already failing: "
-        "efficacy on 02-b (a hard assertion failed on trial 3); regression on 02-b (the new version failed a hard "
-        "assertion on trial 3); efficacy net +3, regression net -1 so far."),
+        "efficacy on 02-b (a hard assertion failed on trial 3); efficacy net +3, regression net -1 so far."),
 }
 
 

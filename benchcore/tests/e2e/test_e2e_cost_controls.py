@@ -152,8 +152,8 @@ def test_a_ceiling_stops_the_launches_and_the_report_says_so(bench):
 def test_each_model_gets_its_own_run_verdicts_ribbons_and_cost_rows_in_one_report(bench):
     R.write(bench.repo / "tests" / GREET / "benchmark.yaml",
             "models: [claude-haiku-4-5, claude-opus-4-6]\njudge_model: claude-sonnet-4-6\n")
-    R.commit_all(bench.repo, "two models")
-    R.skill(bench.repo, GREET, "Greet the reader by name, warmly.")
+    R.commit_all(bench.repo, "two models")  # the default branch's HEAD: the previous version (not origin's)
+    R.skill(bench.repo, GREET, "Greet the reader by name, warmly and briefly.")
     rc, out, err = bench.plan("greet", "--seed", "11")
     assert rc == 0, err
     assert "greet on claude-haiku-4-5: three-arm" in out and "greet on claude-opus-4-6: three-arm" in out

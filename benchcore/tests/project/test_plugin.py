@@ -115,7 +115,8 @@ def test_plan_gives_every_arm_cell_the_installed_plugins_sealed_agent_type(tmp_p
     (config / "settings.json").write_text(json.dumps({"enabledPlugins": {"benchmark-skill@claude-skills": False}}))
     rc, out = run("plan", "greet", "--seed", "1", "--temp-dir", str(tmp_path / "t2"))
     assert rc == 0
-    assert "note: the 'bench-arm' agent type is not installed, so arm cells run as the default type" in out
+    assert "warning: the 'bench-arm' agent type is not installed, so arm cells run as the default type" in out
+    assert "mkdir -p .claude/agents && cp " in out
 
 
 def test_a_benchcore_typed_by_hand_plans_renders_and_cleans_with_the_installed_plugins_skill(tmp_path, monkeypatch):

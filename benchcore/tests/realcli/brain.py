@@ -63,6 +63,13 @@ def rewriter_command(cell: str) -> str:
     return f"echo {base64.b64encode(code.encode()).decode()} | base64 -d | python3 - {shlex.quote(cell)}"
 
 
+def fill_in(text: str, places: dict) -> str:
+    """``text`` with each ``{name}`` of ``places`` replaced; every other brace stays (bash's own braces)."""
+    for name, value in places.items():
+        text = text.replace("{" + name + "}", str(value))
+    return text
+
+
 def text_of(content) -> str:
     """All text in a message's content (strings, text blocks, tool_result contents)."""
     if isinstance(content, str):
@@ -144,6 +151,12 @@ class Scenario:
     # Cell id -> tool calls an arm makes on its first attempt before its work: (tool name, input), every
     # string in the input formatted with {world} and {repo} (attempts to reach outside, for the guard).
     escapes: dict = field(default_factory=dict)
+    # More places an escape's strings may name, beside {world}, {repo}, {other} (the world of the same trial's
+    # other arm), {run} (the run folder) and {base} (the temp base holding the run's registry): e.g. {home}.
+    places: dict = field(default_factory=dict)
+    # Called as (cell id, step, world) before an arm's response: planted outside events (a registry file
+    # appearing while an arm runs). The brain runs in the test's process, so this is the test acting.
+    on_step: Optional[Callable[[str, int, str], None]] = None
     use_workflow: bool = True
     # Seconds the orchestrator "thinks" before each response, as a real model takes time.
     think: float = 0.0
@@ -207,6 +220,17 @@ class Brain:
                     return c
         return None
 
+    def places_of(self, cid: str) -> dict:
+        """{other}, {run} and {base} for a cell: the newest plan that holds it."""
+        for plan in reversed(self.plans()):
+            cells = {c["id"]: c for c in plan.get("cells", [])}
+            if cid in cells:
+                twin = next((c for c in plan["cells"] if c["id"].rsplit("/", 1)[0] == cid.rsplit("/", 1)[0]
+                             and c["id"] != cid), cells[cid])
+                return {"other": twin["world"], "run": plan["run_dir"],
+                        "base": str(Path(plan.get("temp_root") or plan["run_dir"]).parent)}
+        return {}
+
     # ------------------------------------------------------------------ arms
     def first_attempt(self, cid: str, world: str) -> bool:
         """A cell's first attempt is the first world seen for it; a re-run gets a fresh world."""
@@ -244,7 +268,8 @@ class Brain:
             if planted(self.s.baseline_calls_skill):
                 steps.append(ToolUse("Skill", {"skill": self.skill}))
         if planted(self.s.escapes):
-            fill = lambda v: v.format(world=world, repo=self.repo) if isinstance(v, str) else v
+            where = dict(self.s.places, world=world, repo=str(self.repo), **self.places_of(cid))
+            fill = lambda v: fill_in(v, where) if isinstance(v, str) else v
             steps += [ToolUse(name, {k: fill(v) for k, v in data.items()}) for name, data in self.s.escapes[cid]]
         if self.s.arm_steps is not None:
             steps += [ToolUse("Bash", {"command": c, "description": "Work in the world"}) if isinstance(c, str)
@@ -257,6 +282,8 @@ class Brain:
             writes = " && ".join(f"printf %s {shlex.quote(v)} > {shlex.quote(k)}" for k, v in self.s.files.items())
             steps.append(ToolUse("Bash", {"command": f"cd {world} && {writes}", "description": "Write the answer files"}))
         step = sum(1 for m in body["messages"] if m.get("role") == "assistant" and tool_uses(m))
+        if self.s.on_step is not None:
+            self.s.on_step(cid, step, world)
         if step < len(steps):
             return Reply([steps[step]], who=f"{cid}@{world}")
         arm = cid.rsplit("/", 1)[-1]
@@ -366,8 +393,13 @@ class Brain:
         if nxt.startswith("nothing"):
             return Reply([Text(self._final(msgs))], who="orchestrator")
         if "benchcore clean" in nxt or nxt.startswith("open "):
-            return Reply([ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
-                                           "description": "clean"})], who="orchestrator")
+            # SKILL.md step 4: the verdict and the report path at once, and in that same message clean in the
+            # background (the answer never waits for it); once it has run, the benchmark is finished.
+            if any(u.get("name") == "Bash" and " clean " in str(u.get("input", {}).get("command")) for u in launched):
+                return Reply([Text(self._final(msgs))], who="orchestrator")
+            return Reply([Text(self._final(msgs).replace("Benchmark finished.", "The verdict:", 1)),
+                          ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
+                                           "description": "clean", "run_in_background": True})], who="orchestrator")
         return Reply([Text(f"I do not know how to follow: {nxt}")], who="orchestrator")
 
     def _plan(self, msgs, wrapper: str, args: str) -> Reply:

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from attrs import evolve
 
 
 from interactive import InteractiveRig  # noqa: E402
@@ -89,3 +90,26 @@ def test_the_dialog_approves_benchmarks_scripts_and_refuses_past_the_budget(tmp_
         assert approvable(options) == bound.fits(text), (name, options, reason)
     assert seen["judges-60-one-line"] and seen["chars-over"] and seen["long-lines-9"]  # a dialog, "No" only
     assert not seen["file-over"]  # no dialog: the tool refused the file
+
+
+def test_each_fan_out_dialog_names_the_skill_the_phase_and_the_count_and_shows_no_code(tmp_path):
+    # Issue 26.4: the arms' and the judges' dialogs were identical, with the code "promptOf(task)" in them.
+    cells, packets = plan_of(n_cases=2, trials=5)
+    schema = Templates(SKILL_DIR).answer_schema
+    panel = [evolve(p, id=p.id + "#2", round=2) for p in packets[:4]]
+    cases = {
+        "arms": (fanout.bound_script(TEMPLATE, "Arms", fanout.arm_tasks(cells), about=("greet", "arms")),
+                 "benchmark-skill greet: arms, 30 agents", "Arms — 30 agents for greet: one fresh subagent per case"),
+        "judges": (fanout.bound_script(TEMPLATE, "Judges", fanout.judge_tasks(packets), schema,
+                                       about=("greet", "judges")),
+                   "benchmark-skill greet: judges, 20 agents", "Judges — 20 agents for greet: one blind judge per"),
+        "panel": (fanout.bound_script(TEMPLATE, "Judges", fanout.judge_tasks(panel), schema, about=("greet", "panel")),
+                  "benchmark-skill greet: panel, 4 agents", "Judges — 4 agents for greet: two more blind judges"),
+    }
+    for name, (text, description, phase) in cases.items():
+        options, screen, _ = dialog(tmp_path, name, text)
+        print(f"\n{name}:\n" + "\n".join(l for l in screen.splitlines() if l.strip())[:1500])
+        flat = " ".join(screen.split())
+        assert approvable(options), (name, options)
+        assert description in flat and phase in flat, (name, flat)
+        assert "promptOf" not in flat and "(task)" not in flat, (name, flat)

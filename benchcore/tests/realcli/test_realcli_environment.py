@@ -65,6 +65,13 @@ def test_card_reads_what_the_session_shared_with_each_arm(tmp_path):
     assert lines["git_status"]["status"] == "shared"
     assert lines["git_status"]["value"].endswith("naming the edited skill (skills/text/greet/SKILL.md)")
     assert lines["git_status"]["source"] == "transcripts: 15 of 15 cells"
+    # Issue 26.3: plan read the git status from the session's own transcript before launch, and the verdict
+    # carries the caveat (from the baseline's transcripts).
+    assert info["baseline_sees"] == ["this session's git status, which Claude Code gives every subagent, names "
+                                     "skills/text/greet/SKILL.md"], info.get("baseline_sees")
+    assert results["caveats"][0] == "the baseline's git status named skills/text/greet/SKILL.md", results["caveats"]
+    assert results["headline"].endswith(" Caveat: the baseline may have known of the skill: the baseline's git "
+                                        "status named skills/text/greet/SKILL.md."), results["headline"]
 
 
 def test_permission_mode_no_arm_records_comes_from_the_session(tmp_path):

@@ -122,6 +122,14 @@ def test_meta_names_branch_commit_trials_and_models():
     assert meta["Model"].value == "claude-sonnet-4-6 (every arm)"
 
 
+def test_meta_says_when_the_remote_branch_differs_from_the_local_one_used():
+    result, run, history = failing_three_arm()
+    branch = evolve(run.run.default_branch, remote="origin/trunk", remote_commit="fedcba9876543210" * 2 + "fedcba98")
+    run = evolve(run, run=evolve(run.run, default_branch=branch))
+    meta = {m.label: m for m in build_report_view(result, run, history, generated_at=GENERATED_AT).meta}
+    assert meta["Default branch"].value == "trunk @ 0123456789 (the local branch; origin/trunk is at fedcba9876)"
+
+
 def test_models_per_arm_when_they_differ():
     result, run, history = clean_two_arm()
     run = evolve(run, run=evolve(run.run, resolved_models={

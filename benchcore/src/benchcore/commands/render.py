@@ -53,7 +53,8 @@ def run(args) -> int:
                           "next": f"benchcore clean {' '.join(str(d) for d in dirs)}"}, indent=2))
     else:
         print(f"next: benchcore clean {' '.join(str(d) for d in dirs)}   "
-              "(removes these runs' temp worlds and skill copies)")
+              "(in the background, once the user has the verdicts and the report paths: it removes these runs' "
+              "temp worlds and skill copies)")
     return code
 
 

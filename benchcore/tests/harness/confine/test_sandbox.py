@@ -123,6 +123,13 @@ def test_the_toolchain_on_path_is_bound_but_never_the_home_secrets_or_the_reposi
     assert binds == [str(venv), str(home / ".pyenv/versions/3.11")]
 
 
+def test_the_network_is_shared_only_when_benchmark_yaml_allows_it(box):
+    off = sandbox.build("bwrap", box.program, False, [])
+    on = sandbox.build("bwrap", box.program, True, [])
+    assert "--unshare-all" in off.args and "--share-net" not in off.args
+    assert on.args[:4] == ("--die-with-parent", "--new-session", "--unshare-all", "--share-net") and on.network
+
+
 def test_the_macos_profile_holds_the_same_boundaries():
     box = sandbox.Sandbox(kind="seatbelt", program="/usr/bin/sandbox-exec", readonly=("/opt/tool",),
                           env={"PATH": "/usr/bin:/bin", "HOME": "/tmp/home"})

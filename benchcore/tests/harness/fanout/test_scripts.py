@@ -105,3 +105,26 @@ def test_a_script_without_the_bound_line_is_refused(tmp_path):
     (tmp_path / "workflow/bench-fanout.js").write_text("export const meta = {name: 'x', description: 'y'}\n")
     with pytest.raises(BenchError, match="const BOUND = null"):
         fanout.write_bound_script(tmp_path, tmp_path / "out.js", "Arms", [])
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_each_bound_script_says_in_its_meta_what_the_dialog_approves(tmp_path):
+    # The arms' and the judges' dialogs were identical: no skill, no phase, no count (issue 26.4).
+    tasks = fanout.arm_tasks(cells())
+    script = fanout.write_bound_script(SKILL_DIR, tmp_path / "bench-fanout.js", "Arms", tasks,
+                                       about=("greet, it's", "re-runs"), part=(2, 3))
+    text = script.read_text()
+    meta = text[text.index("export const meta"):text.index("\n}\n") + 2]
+    assert "description: 'benchmark-skill greet, it\\'s: re-runs, 4 agents, script 2 of 3'," in meta
+    assert "phases: [{ title: 'Arms', detail: '4 agents for greet, it\\'s: a fresh subagent and world for each" in meta
+    assert text.count("export const meta") == 1 and "agent(promptOf" not in text
+    out = run_in_node(script)  # the meta is a literal and the script still launches every task
+    meta_value = json.loads(subprocess.run([NODE, "-e", meta.replace("export const meta =", "console.log(JSON.stringify(")
+                                            + "))"], capture_output=True, text=True, check=True).stdout)
+    assert meta_value["phases"][0]["title"] == "Arms" and len(out["calls"]) == 4
+    # Several scripts for one fan-out: each names its part; judges of a split are the panel.
+    packets = [Packet(id=f"01-a/t{n}/efficacy#2", case="01-a", trial=n, comparison="efficacy", path="/x", prompt="p",
+                      ref=f"r{n}", round=2) for n in (1, 2)]
+    [judges] = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "judges", "Judges", fanout.judge_tasks(packets),
+                                          Templates(SKILL_DIR).answer_schema, about=("greet", "panel"))
+    assert "description: 'benchmark-skill greet: panel, 2 agents'," in judges.read_text()

@@ -103,7 +103,10 @@ def test_a_run_whose_skill_changed_is_not_resumed_and_clean_removes_it(bench):
     assert f"would remove: {old_temp}" in out and f"stale: {new.relative_to(bench.repo)}" in out
     assert old_temp.is_dir() and new_temp.is_dir()  # only listed
     rc, out, _ = bench.run("clean")
-    assert rc == 0 and f"removed: {old_temp}" in out and out.strip().endswith("next: nothing")
+    assert rc == 0 and f"removed: {old_temp}" in out
+    assert f"unfinished: {newest.relative_to(bench.repo)} (greet; planned " in out
+    assert out.strip().endswith("next: nothing; to give up that run now: benchcore clean --stale --older-than 0 "
+                                "(or benchcore clean <run-dir>)")
     assert not old_temp.exists() and not new_temp.exists()
     assert Path(bench.plan_json(newest)["temp_root"]).is_dir()  # the newest run can still be resumed: kept
     assert (old / "plan.json").is_file() and (old / "run.json").is_file()  # results and plan stay

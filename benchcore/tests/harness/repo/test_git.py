@@ -25,8 +25,26 @@ def test_the_remote_head_wins(repo, tmp_path):
     R.add_remote_head(repo, tmp_path / "origin.git", "trunk")
     R.git(repo, "config", "init.defaultBranch", "main")
     b = git.resolve_default_branch(repo)
-    assert (b.name, b.ref) == ("trunk", "refs/remotes/origin/trunk")
-    assert b.commit == R.git(repo, "rev-parse", "trunk").strip()
+    assert (b.name, b.ref, b.remote_ref) == ("trunk", "refs/heads/trunk", "refs/remotes/origin/trunk")
+    assert b.commit == R.git(repo, "rev-parse", "trunk").strip() and b.remote_commit is None
+
+
+def test_the_previous_version_is_the_local_branch_even_when_not_pushed(repo, tmp_path):
+    R.add_remote_head(repo, tmp_path / "origin.git", "trunk")
+    pushed = R.git(repo, "rev-parse", "trunk").strip()
+    R.skill(repo, "git/greet", "v2")
+    R.commit_all(repo, "v2, committed and not pushed")
+    b = git.resolve_default_branch(repo)
+    assert b.name == "trunk" and b.commit == R.git(repo, "rev-parse", "trunk").strip() != pushed
+    assert (b.remote_name, b.remote_commit) == ("origin/trunk", pushed)
+
+
+def test_the_remote_branch_when_no_local_branch_has_its_name(repo, tmp_path):
+    R.add_remote_head(repo, tmp_path / "origin.git", "trunk")
+    R.git(repo, "checkout", "-q", "-b", "work")
+    R.git(repo, "branch", "-D", "trunk")
+    b = git.resolve_default_branch(repo)
+    assert (b.name, b.ref, b.remote_commit) == ("trunk", "refs/remotes/origin/trunk", None)
 
 
 def test_then_init_default_branch_when_that_branch_exists(repo):

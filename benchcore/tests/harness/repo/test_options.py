@@ -27,3 +27,20 @@ def test_distinct_models_are_kept(tmp_path: Path):
     (tmp_path / "tests" / "solo" / "benchmark.yaml").write_text("models: [claude-haiku-4-5, claude-sonnet-4-6]\n")
     skill = SkillInfo(name="solo", path="skills/solo", tests_path="tests/solo")
     assert load_options(tmp_path, skill)["models"] == ["claude-haiku-4-5", "claude-sonnet-4-6"]
+
+
+def _options(tmp_path: Path, text: str) -> dict:
+    (tmp_path / "tests" / "solo").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "tests" / "solo" / "benchmark.yaml").write_text(text)
+    return load_options(tmp_path, SkillInfo(name="solo", path="skills/solo", tests_path="tests/solo"))
+
+
+def test_network_and_tools_for_the_arms_sandbox_are_read_and_checked(tmp_path: Path):
+    opts = _options(tmp_path, "network: true\ntools: [WebFetch, mcp__docs__search]\n")
+    assert opts["network"] is True and opts["tools"] == ["WebFetch", "mcp__docs__search"]
+    for text, line, words in (("temperature: 0\nnetwork: yes please\n", 2, "is not true or false"),
+                              ("tools: WebFetch\n", 1, "is not a list of tool names"),
+                              ("tools: ['Bash(rm -rf /)']\n", 1, "is not a list of tool names")):
+        with pytest.raises(BenchError) as err:
+            _options(tmp_path, text)
+        assert err.value.line == line and words in err.value.message and err.value.fix

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ...errors import BenchError
 from .agents import config_dir
 from ..store.files import read_json_object as _load, write_atomic
 
@@ -114,6 +115,17 @@ def _add_hook(data: dict, command: str) -> bool:
         return False
     hooks["PreToolUse"].append({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]})
     return True
+
+
+def guard_hooks(repo_root: Path, base: Path) -> list[str]:
+    """The benchmark's guard hooks for ``base`` in ``.claude/settings.local.json``, whatever install's
+    ``scripts/guard`` they run (``clean`` run from a shell, or from another install, still finds them)."""
+    target = repo_root / LOCAL
+    if target.is_symlink() or not target.is_file():
+        return []
+    tail = f"/scripts/guard {shlex.quote(str(Path(base).resolve()))}"
+    return [c for c in _hook_commands(_load(target)) if c.startswith("sh ") and
+            (c.endswith(tail) or c.replace("'", "").endswith(tail.replace("'", "")))]
 
 
 def remove_guard(repo_root: Path, command: Optional[str]) -> bool:
@@ -231,3 +243,19 @@ def git_status_reaches_subagents(repo_root: Path, config: Optional[Path] = None)
         if isinstance(value, bool):
             return value
     return True
+
+
+def hide_git_status(repo_root: Path) -> str:
+    """Set ``"includeGitInstructions": false`` in ``.claude/settings.local.json`` (every other setting kept), so a
+    session started afterwards gives no subagent the git status; the line to print."""
+    target = repo_root / LOCAL
+    if target.is_symlink():
+        raise BenchError(str(target), "is a link; benchcore does not write through it",
+                         fix='add "includeGitInstructions": false to the file it points to by hand')
+    data = _load(target) if target.is_file() else {}
+    if data.get("includeGitInstructions") is False:
+        return f'{LOCAL} already has "includeGitInstructions": false'
+    data["includeGitInstructions"] = False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _write(target, json.dumps(data, indent=2) + "\n")
+    return f'wrote "includeGitInstructions": false to {LOCAL}'

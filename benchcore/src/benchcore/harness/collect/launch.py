@@ -33,6 +33,7 @@ def write_launch_scripts(runs: list[RunState], statuses: list[Status], run_dirs:
     answer, held to the budget. A cell cut off mid-way is not launched again in its used world; --rerun
     gives it a fresh one."""
     skill_dir = templates.dir.parent
+    skills = ", ".join(dict.fromkeys(c.plan.skill for c in runs))  # named in each fan-out's approval dialog
     launch_cells = [cell for c, s in zip(runs, statuses) for cell in c.plan.cells if cell.id in s.not_started]
     pending = [p for c, s in zip(runs, statuses) for p in c.plan.packets if p.id in s.pending_packets]
     judge_costs = None
@@ -50,8 +51,11 @@ def write_launch_scripts(runs: list[RunState], statuses: list[Status], run_dirs:
             for t, cost in zip(tasks, task_costs):
                 if cost is not None:
                     t["cost"] = cost
+        reruns = sum(c.attempt > 1 for c in launch_cells)
+        what = "re-runs" if reruns == len(launch_cells) else "arms and re-runs" if reruns else "arms"
         arms_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "arms"), "Arms", tasks,
-                                                  ceilings=arm_ceilings[0] if arm_ceilings else None)
+                                                  ceilings=arm_ceilings[0] if arm_ceilings else None,
+                                                  about=(skills, what))
     if pending:
         tasks = fanout.judge_tasks(pending)
         ceilings = None
@@ -60,8 +64,10 @@ def write_launch_scripts(runs: list[RunState], statuses: list[Status], run_dirs:
             for t, cost in zip(tasks, judge_task_costs):
                 if cost is not None:
                     t["cost"] = cost
+        panel = sum(p.round > 1 for p in pending)
+        what = "panel" if panel == len(pending) else "judges and panel" if panel else "judges"
         judges_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "judges"), "Judges",
-                                                    tasks, templates.answer_schema, ceilings)
+                                                    tasks, templates.answer_schema, ceilings, about=(skills, what))
     return Launches(tuple(launch_cells), tuple(pending), tuple(arms_scripts), tuple(judges_scripts), tuple(statuses))
 
 

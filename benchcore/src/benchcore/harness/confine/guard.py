@@ -91,13 +91,19 @@ def benchmark_skill_dir(repo_root: Optional[Path]) -> Optional[str]:
 
 
 def release(repo_root: Path, base: Path) -> str:
-    """After ``clean``: when no run under ``base`` is active any more, take the guard hook plan added out of
-    ``.claude/settings.local.json``; the line to print ("" when nothing was removed)."""
-    from ..claude.settings import LOCAL, guard_command, remove_guard
+    """After ``clean``: when no run of this repository under ``base`` is active any more (another repository's
+    runs in the same temp folder do not count), take the guard hook plan added out of
+    ``.claude/settings.local.json``, whichever install's guard script it names; the line to print ("" when
+    nothing was removed)."""
+    from ..claude.settings import LOCAL, guard_command, guard_hooks, remove_guard
 
-    if active_runs(base) or not remove_guard(repo_root, guard_command(benchmark_skill_dir(repo_root), base)):
+    mine = Path(repo_root).resolve()
+    if any(r.resolve() == mine or mine in r.resolve().parents for r in active_runs(base)):
         return ""
-    return f"note: no run is active, so the benchmark's guard hook was taken out of {LOCAL}"
+    commands = {guard_command(benchmark_skill_dir(repo_root), base), *guard_hooks(repo_root, base)}
+    if not any([remove_guard(repo_root, c) for c in commands if c]):
+        return ""
+    return f"note: no run is active in this repository, so the benchmark's guard hook was taken out of {LOCAL}"
 
 
 def active_runs(base: Path, broken: Optional[list] = None) -> list[Path]:
@@ -335,17 +341,21 @@ def _hook(data: dict, base: Path, wait: float) -> str:
     plans = _plans(base, broken)
     agent_id, agent_type = str(data.get("agent_id")), str(data.get("agent_type") or "")
     arm = is_arm_type(agent_type)
-    if broken and arm:
-        return answer(Decision(DENY, f"the benchmark's run registry cannot be read ({broken[0]}), so this arm "
-                                      "cannot be confined; run benchcore clean, or remove that file"))
-    if not plans:
+    if not plans and not (broken and arm):
         return ""
     tool, tool_input = str(data.get("tool_name") or ""), data.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
-    text = opening(str(data.get("transcript_path") or ""), agent_id, wait) or ""
+    text = (opening(str(data.get("transcript_path") or ""), agent_id, wait) or "") if plans else ""
     found = find_cell(text, plans) if text else None
     updated = None
-    if found is None:
+    if broken and arm:
+        # Refused whatever it is; named in the run it belongs to when the readable registry entries find it.
+        decision = Decision(DENY, f"the benchmark's run registry cannot be read ({broken[0]}), so this arm "
+                                  "cannot be confined; run benchcore clean, or remove that file")
+        if found is None:
+            return answer(decision)
+        run_dir, cell_id, world = found[0]["_run_dir"], found[1].get("id"), found[1].get("world")
+    elif found is None:
         if not arm:
             return ""
         decision, run_dir, cell_id, world = Decision(DENY, "this arm's planned task was not found, so the "

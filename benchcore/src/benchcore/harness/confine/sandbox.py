@@ -153,7 +153,10 @@ def _environment(path_inside: list[str], binds: list[str], environ: dict) -> dic
 
 def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool) -> list[str]:
     """The part of every arm's bwrap command line that does not depend on the arm."""
-    args = ["--die-with-parent", "--new-session", "--unshare-all"] + (["--share-net"] if network else [])
+    # --as-pid-1: the command is pid 1 inside, not a bwrap init process, whose environment is the session's
+    # (--clearenv cleans only the command's) and was readable there as /proc/1/environ.
+    args = ["--die-with-parent", "--new-session", "--unshare-all", "--as-pid-1"] + \
+        (["--share-net"] if network else [])
     for d in SYSTEM_DIRS:
         args += ["--ro-bind", d, d]
     for d in TOP_LINKS:
@@ -166,8 +169,6 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool) -> list
             args += ["--tmpfs", m]
         elif os.path.exists(m):
             args += ["--ro-bind", "/dev/null", m]
-    if network and os.path.exists("/etc/resolv.conf"):
-        pass  # /etc is bound whole: name resolution works with the network shared
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", HOME_INSIDE]
     for b in binds:
         args += ["--ro-bind", b, b]

@@ -8,6 +8,10 @@ prompt into its tool call. Instead ``plan`` and ``collect`` write a copy whose
 ``Workflow({scriptPath})``: what it writes stays the same size however many
 cells or packets there are. The bound data is written in short lines (harness/fanout/bound.py), so Claude
 Code's approval dialog can show it in full and offer "Yes".
+
+The copy's ``meta`` is rewritten too: Claude Code's "Run a dynamic workflow?" dialog shows its
+description and phases, so each bound script names the skills, the phase (arms, re-runs, judges,
+panel), the number of agents and, for a fan-out in several scripts, which one it is (:func:`meta_block`).
 """
 
 from __future__ import annotations
@@ -81,34 +85,78 @@ def _template(skill_dir: Path) -> str:
     return text
 
 
+# What each kind of fan-out is, as its approval dialog says it.
+WHAT = {
+    "arms": "one fresh subagent per case x trial x arm, each in its own world",
+    "re-runs": "a fresh subagent and world for each trial being re-run",
+    "arms and re-runs": "one fresh subagent per cell not run yet, a fresh world for each re-run",
+    "judges": "one blind judge per packet, answering through the schema",
+    "panel": "two more blind judges for each trial whose judges split",
+    "judges and panel": "one blind judge per packet; two more where the judges split",
+}
+META_START = "export const meta = {"
+
+
+def _js(text: str) -> str:
+    """A JavaScript single-quoted string literal of ``text`` (one line)."""
+    return "'" + " ".join(text.split()).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def meta_block(about: tuple[str, str], phase: str, n: int, part: tuple[int, int] = (1, 1)) -> str:
+    """The ``meta`` of a bound script: ``about`` is (the skills, the kind of fan-out: a key of WHAT)."""
+    skills, what = about
+    of = f", script {part[0]} of {part[1]}" if part[1] > 1 else ""
+    count = f"{n} agent{'s' if n != 1 else ''}"
+    return (f"{META_START}\n  name: 'bench-fanout',\n"
+            f"  description: {_js(f'benchmark-skill {skills}: {what}, {count}{of}')},\n"
+            f"  whenToUse: 'Only from the benchmark-skill protocol, with the script path benchcore printed.',\n"
+            f"  phases: [{{ title: {_js(phase)}, detail: {_js(f'{count} for {skills}: {WHAT.get(what, what)}')} }}],\n"
+            f"}}\n")
+
+
+def _with_meta(template: str, meta: str) -> str:
+    start = template.find(META_START)
+    end = template.find("\n}\n", start)
+    if start < 0 or end < 0:
+        return template
+    return template[:start] + meta + template[end + 3:]
+
+
 def bound_script(template: str, phase: str, tasks: list[dict], schema: Optional[dict] = None,
-                 ceilings: Optional[dict] = None) -> str:
-    """The script text with the tasks bound in, every prompt as short pieces and shared text written once."""
+                 ceilings: Optional[dict] = None, about: Optional[tuple[str, str]] = None,
+                 part: tuple[int, int] = (1, 1)) -> str:
+    """The script text with the tasks bound in, every prompt as short pieces and shared text written once;
+    with ``about`` (the skills, the kind of fan-out), a ``meta`` that says what the dialog approves."""
     texts, encoded = bound.encode_tasks(tasks)
     data: dict = {"phase": phase, "texts": texts, "tasks": encoded}
     if schema is not None:
         data["schema"] = schema
     if ceilings:
         data["ceilings"] = ceilings
+    if about is not None:
+        template = _with_meta(template, meta_block(about, phase, len(tasks), part))
     return template.replace(BOUND_LINE, f"const BOUND = {bound.render(data)}")
 
 
 def write_bound_script(skill_dir: Path, dest: Path, phase: str, tasks: list[dict],
-                       schema: Optional[dict] = None, ceilings: Optional[dict] = None) -> Path:
+                       schema: Optional[dict] = None, ceilings: Optional[dict] = None,
+                       about: Optional[tuple[str, str]] = None, part: tuple[int, int] = (1, 1)) -> Path:
     """Write ``dest`` (…/bench-fanout.js) with the tasks bound in; returns its path."""
-    new = bound_script(_template(skill_dir), phase, tasks, schema, ceilings)
+    new = bound_script(_template(skill_dir), phase, tasks, schema, ceilings, about, part)
     if not (dest.is_file() and dest.read_text(encoding="utf-8") == new):
         write_atomic(dest, new)
     return dest
 
 
 def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional[dict] = None,
-                  ceilings: Optional[dict] = None) -> list[list[dict]]:
+                  ceilings: Optional[dict] = None, about: Optional[tuple[str, str]] = None) -> list[list[dict]]:
     """``tasks`` in order, in as few runs as may be: each the longest that has at most MAX_AGENTS tasks and
     whose script the Workflow tool reads and its approval dialog can show in full (one task alone is never
     split)."""
     def figures(start: int, k: int) -> tuple[int, int, int]:
-        return bound.measure(bound_script(template, phase, tasks[start:start + k], schema, ceilings))
+        # Measured with the meta the script gets (its part numbers at their widest).
+        return bound.measure(bound_script(template, phase, tasks[start:start + k], schema, ceilings, about,
+                                          (MAX_AGENTS, MAX_AGENTS)))
 
     def longest(start: int, guess: int) -> int:
         # The longest prefix from ``start`` whose script fits (one task alone always goes): lo fits (0: none
@@ -141,16 +189,18 @@ def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional
 
 
 def write_bound_scripts(skill_dir: Path, kind_dir: Path, phase: str, tasks: list[dict],
-                        schema: Optional[dict] = None, ceilings: Optional[dict] = None) -> list[Path]:
+                        schema: Optional[dict] = None, ceilings: Optional[dict] = None,
+                        about: Optional[tuple[str, str]] = None) -> list[Path]:
     """Bound scripts for ``tasks`` (see fitted_chunks): ``<kind_dir>/bench-fanout.js``, then
     ``<kind_dir>-2/bench-fanout.js`` ... (the file stem stays the workflow's name). Chunk folders left
     from an earlier, larger fan-out are removed, so no stale script lies beside the current ones."""
-    chunks = fitted_chunks(_template(skill_dir), phase, tasks, schema, ceilings)
+    chunks = fitted_chunks(_template(skill_dir), phase, tasks, schema, ceilings, about)
     first_ceilings = ceilings
     out = []
     for n, chunk in enumerate(chunks, 1):
         folder = kind_dir if n == 1 else kind_dir.with_name(f"{kind_dir.name}-{n}")
-        out.append(write_bound_script(skill_dir, folder / "bench-fanout.js", phase, chunk, schema, ceilings))
+        out.append(write_bound_script(skill_dir, folder / "bench-fanout.js", phase, chunk, schema, ceilings,
+                                      about, (n, len(chunks))))
         if ceilings:  # the next script starts from what this one reserved, and stays stopped once stopped
             _, after = launches(chunk, ceilings)
             ceilings = {pool: {**ce, **after[pool]} for pool, ce in ceilings.items()}

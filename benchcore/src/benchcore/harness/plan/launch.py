@@ -28,7 +28,9 @@ def write_arm_scripts(runs: list, skill_dir: Path, created: list[Path]) -> tuple
     if len(runs) > 1:
         created.append(kind_dir.parent)
     note = fanout.write_agent_path(kind_dir, [(r, p) for _, r, p in runs], tasks, skill_ceilings(runs))
-    scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=skill_ceilings(runs))
+    skills = ", ".join(dict.fromkeys(d.skill.name for d, _, _ in runs))
+    scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=skill_ceilings(runs),
+                                         about=(skills, "arms"))
     return runs, scripts, note
 
 

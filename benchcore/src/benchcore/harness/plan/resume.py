@@ -20,10 +20,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Optional
 
 from attrs import frozen
+
+from ...errors import BenchError
 
 from ..worlds import assertions as hard
 from .. import fanout
@@ -44,7 +47,19 @@ def slash_command(invoked_as: Optional[str], names: list[str]) -> str:
     command = (invoked_as or "").strip() or _installed_command()
     if not command.startswith("/"):
         command = "/" + command
+    if invoked_as and invoked_as.strip() and not _is_benchmark_command(command):
+        raise BenchError(None, f"--invoked-as {invoked_as.strip()!r} is not a benchmark-skill command (plan names it "
+                               f"in the line that says how to resume, so the user would be told to type it)",
+                         fix="pass the slash command that started this run, e.g. --invoked-as /benchmark-skill or "
+                             "--invoked-as /benchmark-skill:benchmark-skill, or leave --invoked-as out")
     return " ".join([command, *names])
+
+
+def _is_benchmark_command(command: str) -> bool:
+    """``/benchmark-skill`` or ``/<plugin>:benchmark-skill`` (or the installed skill folder's own name)."""
+    skill = _installed_command().rsplit(":", 1)[-1].lstrip("/")
+    return re.fullmatch(r"/(?:[A-Za-z0-9][A-Za-z0-9._-]*:)?([A-Za-z0-9._-]+)", command) is not None and \
+        command.rsplit(":", 1)[-1].lstrip("/") in {"benchmark-skill", skill}
 
 
 def _installed_command() -> str:

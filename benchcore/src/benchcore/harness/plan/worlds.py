@@ -104,7 +104,8 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
     info = RunInfo(run_id=run_id, skill=skill_ref(d.skill), started_at=now.isoformat().replace("+00:00", "Z"),
                    shape=d.shape, arms=arms, comparisons=comparisons, trials=TRIALS,
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
-                   default_branch=BranchRef(branch.name, branch.commit), cases=tuple(c.id for c in d.cases),
+                   default_branch=BranchRef(branch.name, branch.commit, branch.remote_name if branch.remote_commit else None,
+                                             branch.remote_commit), cases=tuple(c.id for c in d.cases),
                    model=model, judge_model=d.judge_model, budget=d.budget,
                    unproven=unproven_cases(case_dir_of, d.cases), sandbox=d.sandbox_words)
     write_atomic(run_dir / "run.json", serde.dumps(info))

@@ -1,7 +1,10 @@
 """Git, as the planner needs it: the default branch, and a skill folder at two points in time.
 
-- The default branch is resolved, never assumed to be named main (docs/run-format.md): a remote's HEAD (origin first), then ``init.defaultBranch`` when
-  that branch exists, then whichever of main/master exists.
+- The default branch is resolved, never assumed to be named main (docs/run-format.md): its name from a
+  remote's HEAD (origin first), then ``init.defaultBranch`` when that branch exists, then whichever of
+  main/master exists. The previous version is the *local* branch of that name (a commit not yet pushed
+  counts); only when no local branch has the name is the remote's used. When the two differ, the remote's
+  commit is kept so the report can say so.
 - The ``new`` copy is the working tree's skill folder: tracked files as they
   are on disk plus untracked files that are not ignored (``git ls-files -co
   --exclude-standard``). The ``previous`` copy is the folder in the default
@@ -23,6 +26,7 @@ from typing import Optional
 from attrs import frozen
 
 from ...errors import BenchError
+from ..store.files import write_atomic
 
 
 @frozen
@@ -31,6 +35,13 @@ class DefaultBranch:
     ref: str  # the ref whose commit is used, e.g. refs/remotes/origin/trunk or refs/heads/trunk
     commit: str
     how: str  # how it was resolved, in words
+    remote_ref: Optional[str] = None  # the remote's branch of that name (refs/remotes/origin/trunk), when one exists
+    remote_commit: Optional[str] = None  # its commit, when it differs from ``commit``
+
+    @property
+    def remote_name(self) -> Optional[str]:
+        """The remote's branch as git shows it (origin/trunk), or None."""
+        return self.remote_ref[len("refs/remotes/"):] if self.remote_ref else None
 
 
 def _git(root: Path, *args: str, check: bool = True, input: Optional[bytes] = None) -> subprocess.CompletedProcess:
@@ -69,9 +80,15 @@ def resolve_default_branch(root: Path) -> DefaultBranch:
         head = _out(root, "symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD")
         if head and head.startswith(f"refs/remotes/{remote}/"):
             name = head[len(f"refs/remotes/{remote}/"):]
-            commit = _commit(root, head)
-            if commit:
-                return DefaultBranch(name, head, commit, f"the HEAD of remote {remote!r}")
+            remote_commit = _commit(root, head)
+            local = _commit(root, f"refs/heads/{name}")
+            if local:
+                return DefaultBranch(name, f"refs/heads/{name}", local, f"named by the HEAD of remote {remote!r}",
+                                     head if remote_commit else None,
+                                     remote_commit if remote_commit and remote_commit != local else None)
+            if remote_commit:
+                return DefaultBranch(name, head, remote_commit, f"the HEAD of remote {remote!r} (no local branch {name!r})",
+                                     head, None)
     configured = _out(root, "config", "--get", "init.defaultBranch")
     if configured:
         commit = _commit(root, f"refs/heads/{configured}")
@@ -183,3 +200,24 @@ def extract_at(root: Path, commit: str, rel: str, dest: Path) -> int:
                 os.chmod(target, member.mode & 0o777)
                 n += 1
     return n
+
+
+def keep_out_of_git(root: Path, folder: str) -> Optional[str]:
+    """Have git ignore ``folder`` (e.g. ``tests/.reports/``) in this clone only, through ``.git/info/exclude``
+    (no tracked file of the user's is edited); the exclude file's path when a line was added, None when git
+    already ignored the folder (a .gitignore, an earlier plan) or the repository has no exclude file to write."""
+    probe = folder.rstrip("/") + "/.probe"
+    if _git(root, "check-ignore", "-q", "--no-index", probe, check=False).returncode == 0:
+        return None
+    where = _out(root, "rev-parse", "--git-path", "info/exclude")
+    if not where:
+        return None
+    path = Path(where) if Path(where).is_absolute() else root / where
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sep = "" if not old or old.endswith("\n") else "\n"
+        write_atomic(path, f"{old}{sep}# benchmark-skill: its reports and history stay out of git\n/{folder.strip('/')}/\n")
+    except OSError:
+        return None
+    return str(path)

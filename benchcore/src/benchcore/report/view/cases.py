@@ -101,6 +101,10 @@ def _axis_finding(key: str, axis: AxisResult, passed: str, failed: str, gated_tr
         return passed, "pass"
     if undecided(key, axis):
         return f"{key} not final: {why_fails(key, axis)}", "incomplete"
+    if key == "regression" and axis.gated:
+        # A gated trial is a loss on both axes without a judge: the previous version was never compared there.
+        on = f" on {fmt.trials_phrase(gated_trials)}" if gated_trials else ""
+        return f"not compared with the previous version{on}: the new version failed a hard assertion", "fail"
     return f"{failed}: {why_fails(key, axis, tuple(gated_trials))}", "fail"
 
 

@@ -89,7 +89,9 @@ def header_meta(result: SkillResult, run: RunData) -> tuple[MetaItem, ...]:
     if info.default_branch is not None:
         items.append(MetaItem(
             "Default branch",
-            f"{info.default_branch.name} @ {fmt.short_commit(info.default_branch.commit)}",
+            f"{info.default_branch.name} @ {fmt.short_commit(info.default_branch.commit)}"
+            + (f" (the local branch; {info.default_branch.remote} is at "
+               f"{fmt.short_commit(info.default_branch.remote_commit)})" if info.default_branch.remote_commit else ""),
             title=info.default_branch.commit))
     else:
         items.append(MetaItem("Default branch", "not resolved"))
