@@ -1,6 +1,6 @@
 """Collect at scale with the stand-in: time and peak memory of each collect, from a few cases to many (a script).
 
-    python benchcore/bench/collect_scale.py [--cases 20,50,200] [--mb 0] [--repeat 1]
+    python benchcore/bench/collect_scale.py [--cases 20,50,200] [--mb 0] [--tools] [--repeat 1]
 
 For each case count it builds a temp repository with one edited, released
 skill (a three-arm run of 5 trials), plans it, plays the arms with the stand-in
@@ -8,7 +8,17 @@ skill (a three-arm run of 5 trials), plans it, plays the arms with the stand-in
 ``first`` (every transcript new), ``again`` (nothing new) and ``judged``
 (after the stand-in judges answered). ``--mb`` pads every arm transcript to
 about that many MB with a tool result, to measure memory against transcript
-size. Model time is excluded: the stand-in writes transcripts directly.
+size. ``--tools`` pads instead with what a coding agent's tool calls bring
+back: Bash calls whose output is this repository's ``git log --stat``,
+``ls -lR`` and ``grep -rn`` listings, and Read calls of its Python sources
+and Markdown (numbered lines, as Claude Code shows a read), 30 KB a result
+at most, each result owned by its tool call, so the audit reads every one.
+Model time is excluded: the stand-in writes transcripts directly.
+
+With ``--mb``, the first collect is set beside ``plain``: the same
+transcripts read and every line parsed with ``json.loads`` in a fresh
+process (the least a collect can do), and the audit's own rate is reported
+(MB of transcripts over the CPU seconds spent in ``audit_cell``).
 
 Prints per collect: seconds, seconds per cell, peak RSS (MB), and between the
 smallest and the largest case count the growth exponent
@@ -39,11 +49,35 @@ _CHILD = ("import resource, sys\nfrom benchcore.cli import main\n"
           "except (OSError, StopIteration):\n"
           "    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
           "print('maxrss', kb, rc, file=sys.stderr)\n")
+# The audit's CPU seconds inside a collect: audit_cell timed where the trial audit calls it.
+_AUDITED = ("import time, atexit, sys\n"
+            "import benchcore.harness.collect.audit as _a\n"
+            "_spent = [0.0]\n"
+            "_cell = _a.audit_cell\n"
+            "def _timed(*args, **kw):\n"
+            "    t = time.process_time()\n"
+            "    try:\n"
+            "        return _cell(*args, **kw)\n"
+            "    finally:\n"
+            "        _spent[0] += time.process_time() - t\n"
+            "_a.audit_cell = _timed\n"
+            "atexit.register(lambda: print('audit', _spent[0], file=sys.stderr))\n")
+# Plain reading: every transcript read and each line parsed, nothing else (the floor a collect stands on).
+_PLAIN = ("import json, sys, time\nfrom pathlib import Path\n"
+          "t = time.process_time()\n"
+          "for p in Path(sys.argv[1]).rglob('*.jsonl'):\n"
+          "    with open(p, 'rb') as fh:\n"
+          "        for line in fh:\n"
+          "            if line.strip():\n"
+          "                json.loads(line)\n"
+          "print('maxrss 0 0', file=sys.stderr)\n"
+          "print('cpu', time.process_time() - t, file=sys.stderr)\n")
 
 
 def _standin():
-    if str(TESTS) not in sys.path:
-        sys.path.insert(0, str(TESTS))
+    for folder in (TESTS, TESTS / "e2e"):  # the stand-in, and the e2e helpers (next_scripts)
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     from standin import agent, repo
     return agent, repo
 
@@ -64,20 +98,28 @@ def build_repo(root: Path, cases: int) -> dict:
 
 
 PROFILE: list[Path] = []  # with --py-spy: the folder for each collect's collapsed stacks
+AGAINST: list[Path] = []  # with --against: another version's src folder, its first collect run on the same files
 
 
-def _run(env: dict, cwd: Path, *argv: str, name: str = "") -> tuple[float, float, str]:
-    """(seconds, peak RSS in MB, stdout) of one benchcore command in a fresh process."""
-    cmd = [sys.executable, "-c", _CHILD, *argv]
+def _run(env: dict, cwd: Path, *argv: str, name: str = "", code: str = "") -> tuple[float, float, str, dict]:
+    """(seconds, peak RSS in MB, stdout, {"cpu": CPU seconds, "audit": audit CPU seconds}) of one benchcore
+    command in a fresh process (``code``: another child program than the benchcore command)."""
+    cmd = [sys.executable, "-c", code or (_AUDITED + _CHILD), *argv]
     if PROFILE and name:
         cmd = ["py-spy", "record", "-f", "raw", "-r", "200", "-o", str(PROFILE[0] / f"{name}.txt"), "--"] + cmd
+    before = os.times()
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = os.times()
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("maxrss ")]
     if not line:
         raise SystemExit(f"benchcore {' '.join(argv)} failed:\n{proc.stderr}")
-    return elapsed, int(line[-1].split()[1]) / 1024, proc.stdout
+    extra = {"cpu": (after.children_user - before.children_user) + (after.children_system - before.children_system)}
+    for ln in proc.stderr.splitlines():
+        if ln.startswith(("audit ", "cpu ")):
+            extra[ln.split()[0]] = float(ln.split()[1])
+    return elapsed, int(line[-1].split()[1]) / 1024, proc.stdout, extra
 
 
 def pad(config: Path, mb: float) -> float:
@@ -97,14 +139,92 @@ def pad(config: Path, mb: float) -> float:
     return total / 1e6
 
 
-def one_size(cases: int, mb: float) -> dict:
+_POOL: list[tuple[str, dict, str]] = []
+
+
+def _pool() -> list[tuple[str, dict, str]]:
+    """(tool name, input, result) of the realistic tool calls the ``--tools`` padding repeats: Bash listings
+    and searches of Python's standard library, Read of its sources and of this repository's Markdown skills
+    (not benchcore's own files: those hold the run folder's formats, which the audit rightly flags); 30 KB a
+    result at most."""
+    if _POOL:
+        return _POOL
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    cut = 30000
+    for command in ("ls -lR email json http", "grep -rn 'def ' email json", "grep -rn 'import' http",
+                    "wc -l email/*.py json/*.py http/*.py"):
+        out = subprocess.run(["bash", "-c", command], cwd=stdlib, capture_output=True, text=True).stdout
+        for i in range(0, min(len(out), 20 * cut), cut):
+            _POOL.append(("Bash", {"command": f"cd {stdlib} && {command}", "description": "look around"},
+                          out[i:i + cut]))
+    repo = TESTS.parents[1]
+    files = sorted(stdlib.glob("email/*.py")) + sorted(stdlib.glob("json/*.py")) + \
+        sorted(stdlib.glob("http/*.py")) + \
+        sorted(f for f in repo.glob("skills/**/*.md") if "benchmark-skill" not in f.parts)
+    for f in files:
+        lines = f.read_text(encoding="utf-8").splitlines()
+        text = "\n".join(f"{n:6}\t{line}" for n, line in enumerate(lines, 1))[:cut]
+        if len(text) > 2000:
+            # A world's own file: the Markdown is the skills', read under a name of the arm's world.
+            shown = f if f.suffix == ".py" else Path("notes") / f"{f.parent.name}-{f.stem.lower()}.md"
+            _POOL.append(("Read", {"file_path": str(shown)}, text))
+    return _POOL
+
+
+def pad_tools(config: Path, mb: float) -> float:
+    """Pad every arm transcript to about ``mb`` MB with realistic tool calls and their results (``_pool``),
+    each pair a copy of the arm's own Bash call and result, inserted before them; the MB read."""
+    pool = _pool()
+    total = 0
+    for path in sorted(config.rglob("agent-*.jsonl")):
+        lines = path.read_bytes().splitlines(keepends=True)
+        recs = [json.loads(ln) for ln in lines]
+        at = next((i for i, r in enumerate(recs) if r.get("type") == "assistant" and any(
+            isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Bash"
+            for b in r["message"]["content"])), None)
+        want = int(mb * 1_000_000) - sum(map(len, lines))
+        if at is None or want <= 0:
+            total += path.stat().st_size
+            continue
+        use_rec = recs[at]
+        use_id = next(b["id"] for b in use_rec["message"]["content"] if b.get("type") == "tool_use")
+        res_at = next(i for i, r in enumerate(recs) if r.get("type") == "user" and isinstance(
+            r["message"]["content"], list) and any(isinstance(b, dict) and b.get("tool_use_id") == use_id
+                                                   for b in r["message"]["content"]))
+        res_rec = recs[res_at]
+        added, n = [], 0
+        while want > 0:
+            name, inp, text = pool[n % len(pool)]
+            tid = f"toolu_pad{n:05d}"
+            u = json.loads(json.dumps(use_rec))
+            u["uuid"] = f"{use_rec['uuid'][:-8]}{n:08d}"
+            u["message"]["content"] = [{"type": "tool_use", "id": tid, "name": name, "input": inp}]
+            r = json.loads(json.dumps(res_rec))
+            r["uuid"] = f"{res_rec['uuid'][:-8]}{n:08d}"
+            r["sourceToolAssistantUUID"] = u["uuid"]
+            r["message"]["content"] = [{"tool_use_id": tid, "type": "tool_result", "content": text,
+                                        "is_error": False}]
+            r.pop("toolUseResult", None)
+            pair = [(json.dumps(u) + "\n").encode(), (json.dumps(r) + "\n").encode()]
+            added += pair
+            want -= sum(map(len, pair))
+            n += 1
+        lines[at:at] = added
+        path.write_bytes(b"".join(lines))
+        total += path.stat().st_size
+    return total / 1e6
+
+
+def one_size(cases: int, mb: float, tools: bool = False) -> dict:
     """Plan, play the arms, collect three times; the figures of each collect."""
     agent, _ = _standin()
     with tempfile.TemporaryDirectory(prefix="benchcore-scale-") as tmp:
         root = Path(tmp)
         env = build_repo(root, cases)
         repo = root / "repo"
-        _, _, out = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
+        plan_s, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
         [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
         script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
                               tiny=False)
@@ -112,13 +232,33 @@ def one_size(cases: int, mb: float) -> dict:
 
         for path in next_scripts(out):
             agent.run_script(path, root / "claude", script, repo)
-        read_mb = pad(root / "claude", mb) if mb else 0.0
+        read_mb = (pad_tools if tools else pad)(root / "claude", mb) if mb else 0.0
         cells = len(json.loads((run_dir / "plan.json").read_text())["cells"])
-        figures = {"cells": cells, "transcripts_mb": read_mb}
+        figures = {"cells": cells, "transcripts_mb": read_mb, "plan_s": plan_s}
+        if mb:
+            plain = _run(env, repo, str(root / "claude"), code=_PLAIN)
+            figures["plain"] = (plain[0], plain[1], plain[3]["cpu"])
+        if AGAINST:  # the other version's first collect on the same files, then the run folder as it was
+            import shutil
+
+            keep = root / "run-before-collect"
+            shutil.copytree(run_dir, keep, symlinks=True)
+            sec, rss, _, extra = _run(dict(env, PYTHONPATH=str(AGAINST[0])), repo, "collect", str(run_dir))
+            figures["against"] = (sec, rss, extra["cpu"])
+            figures["against_audit"] = extra.get("audit", 0.0)
+            shutil.rmtree(run_dir)
+            shutil.copytree(keep, run_dir, symlinks=True)
+        first_out = ""
         for key in COLLECTS:
-            if key == "judged":
-                agent.run_script(run_dir / "workflows/judges/bench-fanout.js", root / "claude", script, repo)
-            figures[key] = _run(env, repo, "collect", str(run_dir), name=f"{cases}-{key}")[:2]
+            if key == "judged":  # the judges the first collect asked for (in parts, at many cases)
+                for path in next_scripts(first_out):
+                    agent.run_script(path, root / "claude", script, repo)
+            sec, rss, out, extra = _run(env, repo, "collect", str(run_dir), name=f"{cases}-{key}")
+            first_out = out if key == "first" else first_out
+            figures[key] = (sec, rss, extra["cpu"])
+            if key == "first":
+                figures["audit_cpu"] = extra.get("audit", 0.0)
+                figures["invalid"] = len(json.loads((run_dir / "collect.json").read_text()).get("invalid_trials", []))
         return figures
 
 
@@ -130,29 +270,48 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default="20,50,200", help="case counts, comma-separated")
     parser.add_argument("--mb", type=float, default=0.0, help="pad each transcript to about this many MB")
+    parser.add_argument("--tools", action="store_true",
+                        help="pad with realistic tool calls and results (Bash output, file reads) instead")
     parser.add_argument("--repeat", type=int, default=1, help="runs per size; medians are reported")
     parser.add_argument("--src", type=Path, default=None,
                         help="run the collects with the benchcore package under this src folder (another version)")
+    parser.add_argument("--against", type=Path, default=None,
+                        help="also time another version's first collect (its src folder) on the same files")
     parser.add_argument("--py-spy", type=Path, default=None, dest="py_spy",
                         help="profile each collect with py-spy into this folder (<cases>-<collect>.txt)")
     args = parser.parse_args(argv)
     if args.py_spy is not None:
         args.py_spy.mkdir(parents=True, exist_ok=True)
         PROFILE.append(args.py_spy.resolve())
+    if args.against is not None:
+        AGAINST.append(args.against.resolve())
     if args.src is not None:
         os.environ["PYTHONPATH"] = str(args.src.resolve())
     sizes = [int(c) for c in args.cases.split(",")]
     results = {}
     for n in sizes:
-        runs = [one_size(n, args.mb) for _ in range(args.repeat)]
+        runs = [one_size(n, args.mb, args.tools) for _ in range(args.repeat)]
         med = {"cells": runs[0]["cells"], "transcripts_mb": runs[0]["transcripts_mb"]}
-        for key in COLLECTS:
-            med[key] = (statistics.median(r[key][0] for r in runs), statistics.median(r[key][1] for r in runs))
+        for key in COLLECTS + (("plain",) if args.mb else ()):
+            med[key] = tuple(statistics.median(r[key][i] for r in runs) for i in range(3))
         results[n] = med
         print(f"{n} cases ({med['cells']} cells"
               + (f", {med['transcripts_mb']:.0f} MB of transcripts" if args.mb else "") + "): "
-              + "; ".join(f"{k} {med[k][0]:.2f} s ({med[k][0] / med['cells'] * 1000:.1f} ms/cell, "
-                          f"peak {med[k][1]:.0f} MB)" for k in COLLECTS), flush=True)
+              + "; ".join(f"{k} {med[k][0]:.2f} s, {med[k][2]:.2f} s CPU ({med[k][0] / med['cells'] * 1000:.1f} "
+                          f"ms/cell, peak {med[k][1]:.0f} MB)" for k in COLLECTS), flush=True)
+        if args.mb:
+            audit = statistics.median(r["audit_cpu"] for r in runs)
+            print(f"  plain reading + json.loads {med['plain'][2]:.2f} s CPU; first collect / plain "
+                  f"{med['first'][2] / med['plain'][2]:.2f}x (CPU); audit {audit:.2f} s CPU, "
+                  f"{med['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s; "
+                  f"invalid trials {runs[0]['invalid']}", flush=True)
+        if AGAINST:
+            cpu = statistics.median(r["against"][2] for r in runs)
+            audit = statistics.median(r["against_audit"] for r in runs)
+            print(f"  against {AGAINST[0]}: first {statistics.median(r['against'][0] for r in runs):.2f} s, "
+                  f"{cpu:.2f} s CPU, peak {statistics.median(r['against'][1] for r in runs):.0f} MB; "
+                  f"first collect / plain {cpu / med['plain'][2]:.2f}x (CPU); audit {audit:.2f} s CPU, "
+                  f"{med['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s", flush=True)
     if len(sizes) > 1:
         small, large = results[sizes[0]], results[sizes[-1]]
         print(f"growth exponent {sizes[0]} -> {sizes[-1]} cases: "

@@ -27,15 +27,41 @@ print(totals)
 """
 
 
-def _best(cmd: list[str], runs: int, env: dict | None = None) -> tuple[float, str]:
-    """Best wall time of ``cmd`` over ``runs`` runs, and its last output."""
-    times, out = [], ""
+def native_ccusage(given: str | None) -> tuple[str | None, str]:
+    """The ccusage program to time, and what it is. ccusage's npm package starts through a JavaScript launcher
+    (``node_modules/.bin/ccusage`` -> ``ccusage/src/cli.js``) that runs its platform's native binary, from
+    ``@ccusage/ccusage-<os>-<arch>/bin/ccusage``, adding node's start-up (about 80 ms); the binary is the
+    anchor. Given the launcher (or its node_modules folder), the native binary beside it is used."""
+    if not given:
+        return None, "not found"
+    path = Path(given).resolve()
+    if path.is_file() and path.read_bytes()[:4] == b"\x7fELF" or path.suffix == ".exe":
+        return str(path), f"native binary {path}"
+    import platform
+
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(), "")
+    system = {"linux": "linux", "darwin": "darwin", "win32": "win32"}.get(sys.platform, sys.platform)
+    for folder in [path, *path.parents]:
+        for modules in (folder / "node_modules", folder) if folder.name != "node_modules" else (folder,):
+            native = modules / "@ccusage" / f"ccusage-{system}-{arch}" / "bin" / "ccusage"
+            if native.is_file():
+                return str(native), f"native binary {native} (found beside the launcher {given})"
+    return str(path), f"the launcher {given} (no native binary found beside it: node start-up included)"
+
+
+def _best(cmd: list[str], runs: int, env: dict | None = None) -> tuple[float, str, float]:
+    """Best wall time of ``cmd`` over ``runs`` runs, its last output, and its best CPU time (user + system:
+    what a loaded, shared machine does not inflate)."""
+    times, cpus, out = [], [], ""
     for _ in range(runs):
+        before = os.times()
         start = time.perf_counter()
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         times.append(time.perf_counter() - start)
+        after = os.times()
+        cpus.append(after.children_user - before.children_user + after.children_system - before.children_system)
         out = proc.stdout
-    return min(times), out
+    return min(times), out, min(cpus)
 
 
 def measure_usage_ratios(paths: list[Path], root: Path, ccusage: str | None, benchcore: list[str],
@@ -44,10 +70,12 @@ def measure_usage_ratios(paths: list[Path], root: Path, ccusage: str | None, ben
     four token kinds, nothing else) and, when given, ccusage's single-thread mode on the same files, best of
     ``runs`` each, interleaved; checks that the tokens and dollars agree with ccusage's."""
     size = sum(p.stat().st_size for p in paths) / 1e6
-    bench_s, bench_out = _best(benchcore + ["usage", "--json", *map(str, paths)], runs)
-    floor_s, _ = _best([sys.executable, "-c", _FLOOR, *map(str, paths)], runs)
+    bench_s, bench_out, bench_cpu = _best(benchcore + ["usage", "--json", *map(str, paths)], runs)
+    floor_s, _, floor_cpu = _best([sys.executable, "-c", _FLOOR, *map(str, paths)], runs)
     line = (f"usage over {len(paths)} files ({size:.0f} MB), best of {runs}, process start included: benchcore "
-            f"{bench_s:.2f} s; plain-Python floor {floor_s:.2f} s (benchcore / floor = {bench_s / floor_s:.2f})")
+            f"{bench_s:.2f} s ({bench_cpu:.2f} s CPU); plain-Python floor {floor_s:.2f} s ({floor_cpu:.2f} s CPU) "
+            f"(benchcore / floor = {bench_s / floor_s:.2f}, CPU {bench_cpu / floor_cpu:.2f})")
+    ccusage, which = native_ccusage(ccusage)
     if ccusage:
         projects = root / "ccusage-config" / "projects" / "bench"
         projects.mkdir(parents=True)
@@ -55,8 +83,10 @@ def measure_usage_ratios(paths: list[Path], root: Path, ccusage: str | None, ben
             os.link(p, projects / f"session-{i:05d}.jsonl")
         env = dict(os.environ, CLAUDE_CONFIG_DIR=str(root / "ccusage-config"))
         cmd = [ccusage, "claude", "daily", "--json", "--offline", "--single-thread", "--mode", "calculate"]
-        cc_s, cc_out = _best(cmd, runs, env)
-        line += f"; ccusage --single-thread {cc_s:.2f} s (benchcore / ccusage = {bench_s / cc_s:.2f})"
+        cc_s, cc_out, cc_cpu = _best(cmd, runs, env)
+        line += (f"; ccusage --single-thread {cc_s:.2f} s ({cc_cpu:.2f} s CPU) (benchcore / ccusage = "
+                 f"{bench_s / cc_s:.2f}, CPU {bench_cpu / cc_cpu:.2f}; "
+                 f"timed: {which})")
         mine = json.loads(bench_out)["total"]
         theirs = json.loads(cc_out)["totals"]
         same = ((mine["input"], mine["output"], mine["cache_write_5m"] + mine["cache_write_1h"], mine["cache_read"])
@@ -84,7 +114,23 @@ def measure_collect(collect_cases: list[int]) -> None:
         print(f"collect time per cell, {b} cases / {a} cases: "
               + ", ".join(f"{k} {per_cell[b][k] / per_cell[a][k]:.2f}" for k in collect_scale.COLLECTS)
               + " (1.0 = linear in cells)")
+    print(f"plan at {collect_cases[-1]} cases: {f['plan_s']:.2f} s, process start included (no fixed wait)")
     f = collect_scale.one_size(collect_cases[0], 1.0)
     print(f"collect peak memory at {collect_cases[0]} cases with ~1 MB transcripts ({f['transcripts_mb']:.0f} MB): "
           + ", ".join(f"{k} {f[k][1]:.0f} MB ({f[k][1] / f['transcripts_mb']:.2f} MB per MB read)"
                       for k in collect_scale.COLLECTS))
+
+
+def measure_collect_tools(cases: int, mb: float) -> None:
+    """The first collect over tool-heavy transcripts (collect_scale.py --tools: Bash output, file reads,
+    Markdown and source, each result owned by its tool call) against plain reading plus ``json.loads`` of
+    the same files in a fresh process, CPU time; and the audit's rate."""
+    import collect_scale
+
+    f = collect_scale.one_size(cases, mb, tools=True)
+    first, plain, audit = f["first"], f["plain"], f["audit_cpu"]
+    print(f"first collect over {f['transcripts_mb']:.0f} MB of tool-heavy transcripts ({f['cells']} cells): "
+          f"{first[2]:.2f} s CPU against plain reading + json.loads {plain[2]:.2f} s CPU "
+          f"(collect / plain = {first[2] / plain[2]:.2f}); audit {audit:.2f} s CPU "
+          f"({f['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s); peak {first[1]:.0f} MB; "
+          f"invalid trials {f['invalid']}", flush=True)

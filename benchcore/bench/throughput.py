@@ -22,9 +22,19 @@ but the last), then measures and prints:
   with the totals checked against ccusage's;
 - render time of that run, excluding reading (results, history, report view,
   HTML, index; in process), and ``benchcore render`` end to end;
+- the same usage ratios on a second corpus of the same size whose user records
+  have their type last (first with ``--type-last``);
 - collect (bench/collect_scale.py, the stand-in playing Claude Code): time per
-  cell at each of ``--collect-cases`` and their ratio, and peak memory per MB
-  of transcripts read at the first count with ~1 MB transcripts.
+  cell at each of ``--collect-cases`` and their ratio, peak memory per MB
+  of transcripts read at the first count with ~1 MB transcripts, and plan's
+  time;
+- the first collect over ~400 MB of tool-heavy transcripts (``--tools-cases``,
+  ``--tools-mb``: Bash output and file reads owned by tool calls) against
+  plain reading plus ``json.loads`` of the same files, CPU time, and the
+  audit's MB/s.
+
+ccusage is timed as its native binary (``ratios.native_ccusage``: given the
+npm launcher, the ``@ccusage/ccusage-<os>-<arch>`` binary beside it).
 
 Nothing is written outside the temporary directory, which is removed at the end.
 """
@@ -43,7 +53,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ratios import measure_collect, measure_usage_ratios  # beside this script
+from ratios import measure_collect, measure_collect_tools, measure_usage_ratios  # beside this script
 
 ARMS = ("new", "baseline", "previous")
 MODEL = "claude-sonnet-4-6"
@@ -325,6 +335,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the ccusage program to compare 'benchcore usage' with (default: on PATH)")
     parser.add_argument("--collect-cases", default="20,200",
                         help="case counts for collect's time per cell, comma-separated ('' to skip collect)")
+    parser.add_argument("--tools-cases", type=int, default=4,
+                        help="case counts for the tool-heavy first collect (collect_scale.py --tools)")
+    parser.add_argument("--tools-mb", type=float, default=6.5,
+                        help="MB per arm transcript of the tool-heavy collect (0 to skip); 4 cases x 6.5 MB ~ 400 MB")
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
@@ -338,6 +352,13 @@ def main(argv: list[str] | None = None) -> int:
         measure_throughput(paths, expected, args.passes)
         measure_usage_cli(paths)
         measure_usage_ratios(paths, Path(tmp), args.ccusage, _benchcore_cmd())
+        # A second corpus: the same shape with every user record's type written last (or first, with
+        # --type-last), so the head shortcut works on one and on the other every byte is scanned.
+        second = Path(tmp) / "second"
+        second.mkdir()
+        paths2, _ = generate_run(second, args.cases, args.trials, args.mb, type_last=not args.type_last, seed=2)
+        print(f"second corpus: user records with type {'first' if args.type_last else 'last'}")
+        measure_usage_ratios(paths2, second, args.ccusage, _benchcore_cmd())
         measure_render_core(Path(tmp))
         measure_render(Path(tmp))
     measure_startup()
@@ -345,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
         measure_render(args.render_run_dir)
     if args.collect_cases:
         measure_collect([int(n) for n in args.collect_cases.split(",")])
+    if args.tools_mb:
+        measure_collect_tools(args.tools_cases, args.tools_mb)
     return 0
 
 

@@ -9,6 +9,7 @@ from the work tree, and the flake's ``benchmark-core`` check renders the same
 fixture runs with the built package.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -63,6 +64,11 @@ NEEDS_REPO = [
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
+
+# Tests run outside any Claude Code session even when pytest is started from one: plan waits for a running
+# session to re-read its settings only where ``CLAUDECODE`` says one is there (the real CLI sets it again for
+# the commands it runs in the real-CLI tests).
+os.environ.pop("CLAUDECODE", None)
 
 
 def pytest_configure(config):

@@ -153,6 +153,9 @@ class Reducer:
             if not (buf.startswith(assistant, v) or buf.startswith(result_marker, v)):
                 self.last_unparsed = (buf, start, stop)
                 return
+        elif buf.__class__ is bytes and _user_by_tail(buf, start, stop, self.needles):
+            self.last_unparsed = (buf, start, stop)  # its type written last: a user record, seen from its end
+            return
         if buf.find(usage_key, start, stop) < 0 or (buf.find(assistant, start, stop) < 0
                                                     and buf.find(result_marker, start, stop) < 0):
             self.last_unparsed = (buf, start, stop)
@@ -212,6 +215,30 @@ class Reducer:
         return _finish(self.groups, self.result, self.skipped)
 
 
+def _user_by_tail(buf: bytes, start: int, stop: int, needles) -> bool:
+    """Whether a framed line whose head holds no "type" key ends with its top-level type, and that type
+    cannot carry usage: the last '"type":' in its last bytes, a plain string value other than "assistant"
+    or "result", and after it nothing that opens or closes an object or array but the record's own final
+    '}' (so it is the record's key, the one json.loads keeps). Anything else: False, and the line is
+    scanned whole, as before."""
+    _, _, _, assistant, result_marker, type_key, space = needles
+    t = buf.rfind(type_key, max(start, stop - _TAIL), stop)
+    if t == -1:
+        return False
+    v = t + len(type_key)
+    if buf.startswith(space, v):
+        v += 1
+    if buf[v:v + 1] != b'"' or buf.startswith(assistant, v) or buf.startswith(result_marker, v):
+        return False
+    end = buf.find(b'"', v + 1, stop)
+    close = buf.rfind(b"}", start, stop)
+    if end == -1 or b"\\" in buf[v:end] or close <= end:
+        return False
+    return not any(buf.find(c, end + 1, close) != -1 for c in (b"{", b"}", b"[", b"]")) and \
+        not buf[close + 1:stop].strip()
+
+
+_TAIL = 1024  # how far from a line's end to look for a top-level "type" written last
 _SCAN = json.scanner.make_scanner(json.JSONDecoder())
 _SPACE = " \t\n\r"  # what json.loads allows after a value
 _LINE_BREAKS = (b"\n", "\n")

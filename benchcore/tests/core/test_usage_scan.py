@@ -87,3 +87,27 @@ def test_a_cut_last_line_is_skipped_and_a_whole_one_is_not_parsed_again():
     for data, skipped in (((cut + "\n").encode(), 0), (cut.encode(), 1), (whole, 0), (whole[:-1], 0)):
         assert read_usage_chunks([data]).skipped_lines == skipped, data[-20:]
         assert usage.read_usage(_lines_of(data)).skipped_lines == skipped
+
+
+def test_records_with_their_type_last_count_as_when_parsed_whole():
+    # The reader tells a user record whose "type" comes last from its end, without scanning the tool result;
+    # what it counts must equal the text reader's (which parses every line that can carry usage).
+    u = {"input_tokens": 3, "output_tokens": 40, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 7}
+    big = "x" * 20000 + ' "usage" "assistant" {"type":"assistant"} '
+    lines = [
+        {"message": {"role": "user", "content": [{"type": "tool_result", "content": big}]}, "uuid": "u1",
+         "type": "user"},
+        {"message": {"model": "claude-sonnet-4-6", "id": "m1", "usage": u}, "uuid": "a1", "type": "assistant"},
+        # the last "type" is the message's, not the record's: the record's (first) type is assistant
+        {"type": "assistant", "message": {"model": "claude-sonnet-4-6", "id": "m2", "usage": u,
+                                          "content": big, "type": "user"}},
+        # a type after a nested value's end, with the record's own type nowhere else
+        {"message": {"model": "claude-opus-4-6", "id": "m3", "usage": u, "content": [big]}, "type": "assistant"},
+        {"message": {"role": "user", "content": big}, "type": "user", "timestamp": "2026-12-04T00:00:00Z"},
+        {"message": {"role": "user", "content": big}, "type": "us\\u0065r"},
+    ]
+    data = "".join(json.dumps(rec) + "\n" for rec in lines).replace('"us\\\\u0065r"', '"us\\u0065r"').encode()
+    as_text = usage.read_usage([line.decode() for line in _lines_of(data)])
+    assert as_text.turns == 3
+    assert usage.read_usage(_lines_of(data)) == as_text
+    assert read_usage_chunks([data]) == as_text

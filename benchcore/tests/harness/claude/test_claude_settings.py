@@ -111,3 +111,40 @@ def test_plan_under_a_temp_dir_of_the_users_grants_only_the_runs_own_folder_and_
     assert rc == 0, err
     assert local(b.repo)["permissions"]["additionalDirectories"] == []
     assert (tmp_path / "t" / "private.txt").is_file()
+
+
+def test_plan_waits_for_claude_code_to_reread_the_settings_and_no_longer(tmp_path, monkeypatch):
+    # Inside Claude Code the next tool call runs unguarded until the session re-reads the changed file (about
+    # 1.2 s on 2.1.328); plan returns as soon as the re-read is seen, here a reader 0.3 s after the write.
+    import threading
+    import time as clock
+
+    from benchcore.harness.claude.settings import UNSEEN_READ, _atime_moves, await_reread
+
+    target = tmp_path / "settings.local.json"
+    target.write_text('{"hooks": {}}\n')
+    monkeypatch.setenv("CLAUDECODE", "1")
+    observable = _atime_moves(tmp_path)
+    reader = threading.Timer(0.3, target.read_bytes)
+    reader.start()
+    started = clock.monotonic()
+    waited = await_reread(target, within=5.0)
+    reader.join()
+    if observable:
+        assert waited is not None and 0.25 <= waited < 2.0
+        assert clock.monotonic() - started < 2.0
+    else:  # a noatime filesystem: the read cannot be seen, so plan waits the fixed bound
+        assert waited is None and clock.monotonic() - started >= UNSEEN_READ
+
+
+def test_plan_outside_claude_code_waits_for_nothing(tmp_path, monkeypatch):
+    import time as clock
+
+    from benchcore.harness.claude.settings import await_reread
+
+    target = tmp_path / "settings.local.json"
+    target.write_text('{"hooks": {}}\n')
+    monkeypatch.delenv("CLAUDECODE", raising=False)
+    started = clock.monotonic()
+    assert await_reread(target, within=5.0) is None
+    assert clock.monotonic() - started < 0.1

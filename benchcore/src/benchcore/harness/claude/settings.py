@@ -39,7 +39,8 @@ from .agents import config_dir
 from ..store.files import read_json_object as _load, write_atomic
 
 LOCAL = Path(".claude") / "settings.local.json"
-GUARD_SETTLE = float(os.environ.get("BENCHCORE_GUARD_SETTLE", "3"))
+GUARD_READ_WITHIN = 5.0  # seconds: the longest plan waits to see Claude Code read the settings file
+UNSEEN_READ = 3.0  # seconds: where a read cannot be seen (noatime), over twice the 1.0-1.2 s measured
 COMMANDS = ("plan", "collect", "render", "clean")
 # The guard hook's timeout in its settings entry, seconds: past it Claude Code would run the call undecided, so
 # the guard's own deadline (guard.WAIT_SECONDS, waiting for a subagent's transcript under load) stays inside it.
@@ -218,9 +219,7 @@ def allow_benchmark(repo_root: Path, folder: Path | Sequence[Path], command: Opt
         return f"note: {LOCAL} has \"hooks\" of a shape Claude Code does not read, so benchcore left it alone; {by_hand}"
     _write(target, json.dumps(data, indent=2) + "\n")
     if need_guard:
-        # Claude Code loads a changed settings file about 1.5 s after the write (measured on 2.1.328: an arm's
-        # calls in that window ran unguarded); plan returns only once the hook is in force.
-        time.sleep(GUARD_SETTLE)
+        await_reread(target)
     what = ([f"the worlds folder{'s' if len(need_dirs) > 1 else ''} {', '.join(map(str, need_dirs))} to "
               "additionalDirectories"] if need_dir else []) + \
            ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else []) + \
@@ -228,6 +227,58 @@ def allow_benchmark(repo_root: Path, folder: Path | Sequence[Path], command: Opt
             if need_guard else [])
     return (f"note: added {' and '.join(what)} in {LOCAL}, so a run asks no permission per cell "
             "(plan --keep-settings leaves the file alone)")
+
+
+def _atime_moves(folder: Path) -> bool:
+    """Whether reading a file just written here moves its access time (relatime and strictatime mounts do;
+    noatime does not), so a reader's visit can be seen without being one."""
+    probe = folder / f".benchcore-atime-{os.getpid()}"
+    try:
+        probe.write_bytes(b"x")
+        before = probe.stat().st_atime_ns
+        os.utime(probe, ns=(before - 10_000_000_000, probe.stat().st_mtime_ns))  # atime well before mtime
+        before = probe.stat().st_atime_ns
+        probe.read_bytes()
+        return probe.stat().st_atime_ns != before
+    except OSError:
+        return False
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+
+
+def await_reread(target: Path, within: float = GUARD_READ_WITHIN) -> Optional[float]:
+    """Return once the running Claude Code session has read ``target`` again after plan changed it, so the
+    guard hook is in force before plan's output lets any arm start; the seconds waited, or None when there
+    was nothing to wait for or nothing to observe.
+
+    Measured on the real CLI (2.1.328): a hook added to ``.claude/settings.local.json`` mid-session does not
+    apply at once; Claude Code re-reads the changed file 1.0-1.2 s after the write, and tool calls made
+    before that ran unguarded. The re-read is observed as the file's access time moving past the write
+    (the first read after a write moves it on relatime mounts, Linux's default), polled every 20 ms.
+    Outside Claude Code (no ``CLAUDECODE`` in the environment: a terminal, a test) no session will read the
+    file, so nothing is waited for. Where access times do not move (a noatime mount) the re-read cannot be
+    seen, and plan waits ``UNSEEN_READ`` seconds, over twice the measured delay."""
+    if not os.environ.get("CLAUDECODE"):
+        return None
+    start = time.monotonic()
+    if not _atime_moves(target.parent):
+        time.sleep(UNSEEN_READ)
+        return None
+    try:
+        st = target.stat()
+        if st.st_atime_ns > st.st_mtime_ns:  # a write leaves the access time at or before it: read already
+            return time.monotonic() - start
+        seen = st.st_atime_ns
+        while time.monotonic() - start < within:
+            if target.stat().st_atime_ns != seen:
+                return time.monotonic() - start
+            time.sleep(0.02)
+    except OSError:
+        return None
+    return None
 
 
 def git_status_reaches_subagents(repo_root: Path, config: Optional[Path] = None) -> bool:

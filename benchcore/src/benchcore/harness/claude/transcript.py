@@ -141,7 +141,7 @@ class Transcript:
                     continue
                 tid = str(b.get("id", ""))
                 text, error = results.get(tid, ("", True))
-                refused = any(p in text for p in REFUSALS) and (error or len(text) < 600)
+                refused = (error or len(text) < 600) and any(p in text for p in REFUSALS)  # no scan of long output
                 out.append(ToolCall(name=str(b.get("name", "")),
                                     input=b.get("input") if isinstance(b.get("input"), dict) else {},
                                     agent_id=str(r.get("agentId", self.main_id)), id=tid, result=text,

@@ -34,7 +34,6 @@ Claude Code copies it from the parent's turn (every subagent launched during
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 from functools import lru_cache
 from typing import Iterable
@@ -110,63 +109,115 @@ def _names_relative(blob: str, rel: str) -> bool:
 
 
 _SPACE = re.compile(r"\s+")
-# A run of base64 (as `base64 -w N` prints it: groups of four, lines broken anywhere): at least 40 characters.
-_BASE64_RUN = re.compile(r"(?:[A-Za-z0-9+/](?:\s*[A-Za-z0-9+/]){39,}(?:\s*=){0,2})")
+_WHITE = b" \t\n\r\x0b\x0c"
+_GRAM = 8  # bytes: the window the prefilter compares, as one 64-bit integer
+_STRIDES = (32, 8)  # a result's windows every 32 bytes for long needles, every 8 for shorter ones
 
 
-def _decoded_runs(result: str) -> list[str]:
-    """The text inside ``result``'s base64 runs (each tried at the four alignments its start may have)."""
-    out = []
-    for m in _BASE64_RUN.finditer(result):
-        run = _SPACE.sub("", m.group(0))
-        for skip in range(4):
-            body = run[skip:]
-            body = body[: len(body) - len(body) % 4]
-            try:
-                data = base64.b64decode(body, validate=True)
-            except (binascii.Error, ValueError):
-                continue
-            text = data.decode("utf-8", errors="ignore")
-            if text.isprintable() or "\n" in text:
-                out.append(text)
-    return out
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _folded(data: bytes) -> bytes:
+    """``data`` without white space (line breaks, blanks, tabs): what ``fold``, a wrapped terminal or
+    ``base64 -w N`` changed is undone, at C speed."""
+    return data.translate(None, _WHITE)
+
+
+def _grams(data: bytes, stride: int) -> list[int]:
+    """``data``'s 8-byte windows at every multiple of ``stride``, as integers (one C pass)."""
+    return memoryview(data[: len(data) - len(data) % _GRAM]).cast("Q")[::stride // _GRAM].tolist()
+
+
+def _needles(line: str) -> tuple[bytes, ...]:
+    """What shows ``line`` in a folded result: the line without white space, and the base64 of the line
+    at each of the three byte alignments it may have in an encoded file (the whole 3-byte groups inside
+    it, so the encoding does not depend on its neighbours)."""
+    data = _bytes(line)
+    out = [_folded(data)]
+    for skip in range(3):
+        body = data[skip:]
+        body = body[: len(body) - len(body) % 3]
+        if len(body) >= 6:
+            out.append(base64.b64encode(body))
+    return tuple(out)
+
+
+class _Index:
+    """Fingerprint lines prepared once for many results: each line's needles, and a prefilter of 8-byte
+    windows. A needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
+    starts at a multiple of ``stride``, so a result sharing no such window with a line cannot show it;
+    needles too short for the smallest stride are always searched."""
+
+    def __init__(self, lines: tuple[str, ...]):
+        self.lines = lines
+        self.needles = [_needles(line) for line in lines]
+        self.by_gram: dict[int, dict[int, set[int]]] = {stride: {} for stride in _STRIDES}
+        self.always: set[int] = set()
+        for i, needles in enumerate(self.needles):
+            for needle in needles:
+                stride = next((st for st in _STRIDES if len(needle) >= st + _GRAM - 1), None)
+                if stride is None:
+                    self.always.add(i)
+                    continue
+                for j in range(stride):
+                    gram = memoryview(needle[j:j + _GRAM]).cast("Q")[0]
+                    self.by_gram[stride].setdefault(gram, set()).add(i)
+        self.keys = {stride: frozenset(grams) for stride, grams in self.by_gram.items() if grams}
+
+    def candidates(self, shown: "Shown") -> list[int]:
+        hit = set(self.always)
+        for stride, keys in self.keys.items():
+            for gram in keys & shown.grams(stride):  # a set each: the smaller one is walked
+                hit |= self.by_gram[stride][gram]
+        return sorted(hit)
+
+
+@lru_cache(maxsize=64)
+def _index(lines: tuple[str, ...]) -> _Index:
+    return _Index(lines)
 
 
 class Shown:
     """What one tool result showed, in every form the audit compares: the text as it came, the text with all
-    white space and line breaks removed (``fold -w 15``, a wrapped terminal), and the text inside its base64
-    runs (``base64 -w 76``), so a reshaped read of a file is caught as the plain one is."""
+    white space and line breaks removed (``fold -w 15``, a wrapped terminal), and base64 (``base64 -w 76``),
+    so a reshaped read of a file is caught as the plain one is.
+
+    Rather than decoding every run of letters that could be base64, each fingerprint line is encoded (at
+    its three alignments) and looked for in the folded result; a prefilter of 8-byte windows leaves the
+    substring searches to the few lines that share one with the result. Every step is a C pass over the
+    result (encode, delete white space, windows as integers, set lookups)."""
 
     def __init__(self, result: str):
         self.result = result
-        self._forms: list[str] | None = None
+        self._folded: bytes | None = None
+        self._grams: dict[int, set[int]] = {}
 
-    def forms(self) -> list[str]:
-        if self._forms is None:
-            decoded = _decoded_runs(self.result) if len(self.result) >= 40 else []
-            self._forms = [_SPACE.sub("", self.result)] + decoded + [_SPACE.sub("", d) for d in decoded]
-        return self._forms
+    def folded(self) -> bytes:
+        if self._folded is None:
+            self._folded = _folded(_bytes(self.result))
+        return self._folded
+
+    def grams(self, stride: int) -> set[int]:
+        if stride not in self._grams:
+            self._grams[stride] = set(_grams(self.folded(), stride))
+        return self._grams[stride]
 
     def first(self, lines: Iterable[str]) -> str | None:
         """The first of ``lines`` this result shows in any form, or None."""
         lines = tuple(lines)
-        for line in lines:
-            if line in self.result:
-                return line
-        if not lines:
+        if not lines or not self.result:
             return None
-        # One text of every form: a compacted line holds no white space, so it cannot match across the "\n".
-        forms = "\n".join(self.forms())
-        for line in lines:
-            if _compact(line) in forms:
-                return line
+        index = _index(lines)
+        found = index.candidates(self)
+        for i in found:  # as it came first, then reshaped, as a reader would name it
+            if lines[i] in self.result:
+                return lines[i]
+        folded = self.folded()
+        for i in found:
+            if any(needle in folded for needle in index.needles[i]):
+                return lines[i]
         return None
-
-
-@lru_cache(maxsize=1 << 16)
-def _compact(line: str) -> str:
-    """``line`` without white space: a fingerprint line is checked against many results, compacted once."""
-    return _SPACE.sub("", line)
 
 
 def _shown(result: str | Shown, lines: Iterable[str]) -> str | None:
