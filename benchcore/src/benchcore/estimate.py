@@ -59,7 +59,7 @@ def _figures_for(entries: Sequence[HistoryEntry], arms: Iterable[str]) -> Option
     out = {}
     for key in (*arms, JUDGES):
         cell = _per_cell(entries, key)
-        if cell is None and key == "previous":
+        if cell is None and key in ("previous", "twin"):
             cell = _per_cell(entries, "new")
         if cell is None:
             return None

@@ -35,7 +35,47 @@ def entry_for(result: SkillResult, run: RunInfo, usage: Optional[dict] = None) -
     return HistoryEntry(run_id=result.run_id, at=run.started_at, shape=result.shape,
                         default_branch_commit=run.default_branch.commit if run.default_branch else None,
                         efficacy=eff, regression=reg, model=run.model, usage=dict(usage or {}),
-                        estimate=_estimate_totals(run.estimate))
+                        estimate=_estimate_totals(run.estimate), claude_code=result.claude_code,
+                        served=dict(result.served))
+
+
+def served_change(before: HistoryEntry, after: HistoryEntry) -> str:
+    """What changed in what served the run from ``before`` to ``after``: Claude Code's version, a model an arm
+    or the judges ran on ("" when nothing did, or a line has no record of it: older history lines)."""
+    said = []
+    if before.claude_code and after.claude_code and before.claude_code != after.claude_code:
+        said.append(f"Claude Code {', '.join(before.claude_code)} -> {', '.join(after.claude_code)}")
+    for who in sorted(set(before.served) & set(after.served)):
+        if before.served[who] != after.served[who]:
+            name = "the judges' model" if who == "judges" else f"the {who} arm's model"
+            said.append(f"{name} {', '.join(before.served[who])} -> {', '.join(after.served[who])}")
+    return "; ".join(said)
+
+
+def _green(e: HistoryEntry) -> Optional[bool]:
+    """Whether a run was green on every axis it has (None: not final, awaiting judgments)."""
+    axes = [a for a in (e.efficacy, e.regression) if a is not None]
+    if any(a.incomplete for a in axes):
+        return None
+    return all(a.passed for a in axes)
+
+
+def served_note(entries: Sequence[HistoryEntry], run_id: str) -> str:
+    """The headline's sentence when the verdict changed across a run where Claude Code or a served model
+    changed: "the model changed since the last green run (...)"; "" otherwise."""
+    at = next((i for i in range(len(entries) - 1, -1, -1) if entries[i].run_id == run_id), None)
+    if at is None or (now := _green(entries[at])) is None:
+        return ""
+    last = next((i for i in range(at - 1, -1, -1) if _green(entries[i]) is (not now)), None)
+    if last is None:
+        return ""
+    changes = [c for i in range(last + 1, at + 1) if (c := served_change(entries[i - 1], entries[i]))]
+    if not changes:
+        return ""
+    text = "; ".join(changes)
+    what = " and ".join(w for w, hit in (("Claude Code", "Claude Code" in text), ("the model", "model" in text)) if hit)
+    return (f"{what[0].upper()}{what[1:]} changed since the last {'red' if now else 'green'} run ({text}): the "
+            f"verdict may have changed with {'them' if ' and ' in what else 'it'}, not with the skill.")
 
 
 def _estimate_totals(est):

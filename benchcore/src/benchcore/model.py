@@ -21,8 +21,8 @@ TIE = "TIE"
 LOSS = "LOSS"
 Outcome = Literal["WIN", "TIE", "LOSS"]
 
-ARMS = ("new", "baseline", "previous")
-COMPARISONS = ("efficacy", "regression")
+ARMS = ("new", "baseline", "previous", "twin")  # twin: the second new-skill arm of a calibration
+COMPARISONS = ("efficacy", "regression", "calibration")
 TRIALS = 5
 
 # --------------------------------------------------------------------------
@@ -104,7 +104,7 @@ class RunInfo:
     run_id: str
     skill: SkillRef
     started_at: str
-    shape: Literal["three-arm", "two-arm"]
+    shape: Literal["three-arm", "two-arm", "calibration"]
     arms: tuple[str, ...]
     comparisons: dict[str, tuple[str, str]]
     trials: int
@@ -136,6 +136,9 @@ class RunInfo:
     # Extension (issue 26): what plan found, before launch, that shows the skill under test to the baseline
     # arm (the session's git status naming it), in words; the verdict carries it as a caveat.
     baseline_sees: tuple[str, ...] = ()
+    # Extension (issue 28): every decisive judgment is read again with the order swapped by a fresh judge; a
+    # trial whose two readings disagree is a TIE (benchmark.yaml confirm_judgments). Left out when false.
+    confirm_judgments: bool = False
 
 
 # --------------------------------------------------------------------------
@@ -162,6 +165,10 @@ class ComparisonRecord:
     judgments: tuple[Judgment, ...] = ()
     # Extension: arm -> sha256 of the output.md bytes the judges read; a judgment of other bytes is stale.
     outputs_sha256: Optional[dict[str, str]] = None
+    # Extension (issue 28, benchmark.yaml confirm_judgments): index i is the swapped second reading of
+    # judgments[i] by a fresh judge (its letters name the order swapped), None while unanswered or when
+    # judgments[i] is a TIE (nothing to confirm). Left out when empty.
+    confirmations: tuple[Optional[Judgment], ...] = ()
 
 
 @frozen
@@ -222,6 +229,9 @@ class TrialData:
     # Extension (issue 18): what collect refused for this trial (refused.json): transcripts no session of the
     # run launched, tool calls Claude Code refused; one line each.
     refused: tuple[str, ...] = ()
+    # Extension (issue 27): judge answers collect ignored as duplicates from the run's own sessions
+    # (ignored.json); one line each.
+    ignored: tuple[str, ...] = ()
 
 
 @frozen
@@ -382,6 +392,63 @@ class Escalation:
 
 
 @frozen
+class NoiseCount:
+    """Judgments on equal pairs of one case (or of all, ``case`` "all"): how many were decisive, how many of
+    those named the output shown first, and the decisive rate with its 95% Wilson interval."""
+
+    case: str
+    judgments: int
+    decisive: int
+    first_shown_won: int
+    decisive_rate: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+
+
+@frozen
+class Calibration:
+    """``<skill>.calibration.json`` beside the history: the judges' noise floor measured by a calibration run
+    (two independent new-skill arms per trial, judged blind). It holds for this judge model and these cases."""
+
+    skill: str
+    run_id: str
+    at: str
+    judge_model: Optional[str]
+    cases_key: str
+    cases: tuple[NoiseCount, ...]
+    pooled: NoiseCount
+    first_shown_share: Optional[float] = None
+    first_shown_low: Optional[float] = None
+    first_shown_high: Optional[float] = None
+    interval: str = "Wilson score, 95%"
+    schema: int = 1
+
+
+@frozen
+class NoiseFloor:
+    """results.json ``noise``: the calibration this run is read against (or why there is none), and the chance
+    the pass rules give an unchanged skill a red regression verdict at that floor (and a useless one a green
+    efficacy verdict)."""
+
+    status: Literal["calibrated", "none", "void"]
+    sentence: str
+    calibration_run: Optional[str] = None
+    decisive_rate: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    first_shown_share: Optional[float] = None
+    confirmed: bool = False
+    false_alarm_p: Optional[float] = None
+    false_alarm_p_high: Optional[float] = None
+    false_pass_p: Optional[float] = None
+    cases: tuple[NoiseCount, ...] = ()
+    flipped: Optional[int] = None
+    confirmations: Optional[int] = None
+    cost_usd: Optional[float] = None
+    cost_equivalent_tokens: Optional[float] = None
+
+
+@frozen
 class SkillResult:
     """``<skill>.results.json``."""
 
@@ -412,6 +479,12 @@ class SkillResult:
     # Extension (issue 26): why the baseline may not have been blind to the skill (its git status named the
     # skill, it ran as a type with the Skill tool); the headline ends with them as a caveat.
     caveats: tuple[str, ...] = ()
+    # Extensions (issue 27): the Claude Code versions the arms' transcripts record, and per arm and for the
+    # judges ("judges") the models actually served, from the transcripts.
+    claude_code: tuple[str, ...] = ()
+    served: dict[str, tuple[str, ...]] = field(factory=dict)
+    # Extension (issue 28): the judges' noise floor beside the verdicts.
+    noise: Optional[NoiseFloor] = None
 
 
 # --------------------------------------------------------------------------
@@ -444,6 +517,10 @@ class HistoryEntry:
     model: Optional[str] = None
     usage: dict[str, UsageSummary] = field(factory=dict)
     estimate: Optional[Estimate] = None
+    # Extensions (issue 27): the Claude Code versions the arms' transcripts record, and per arm and for the
+    # judges ("judges") the models actually served (assistant records' model); older lines have neither.
+    claude_code: tuple[str, ...] = ()
+    served: dict[str, tuple[str, ...]] = field(factory=dict)
 
 
 def evolve(inst, **changes):

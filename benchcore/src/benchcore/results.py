@@ -11,7 +11,8 @@ from typing import Optional
 from attrs import evolve, field, frozen
 
 from . import scoring
-from .model import LOSS, NOT_SANDBOXED, ArmUsage, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
+from .calibration import floor
+from .model import LOSS, NOT_SANDBOXED, ArmUsage, Calibration, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
 from .environment import baseline_caveats, environment_card, sandbox_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage
@@ -46,7 +47,7 @@ class _Trials:
 
 
 def _walk(trials: list[Optional[TrialData]], comparison: str,
-          not_run: Optional[dict[int, str]] = None) -> _Trials:
+          not_run: Optional[dict[int, str]] = None, confirm: bool = False) -> _Trials:
     """Outcomes of one comparison: invalid trials unjudged, gated trials LOSS (on both axes), else the judges'.
     ``not_run``: trial -> why it (or its judge) was never launched (the budget)."""
     t = _Trials()
@@ -67,7 +68,7 @@ def _walk(trials: list[Optional[TrialData]], comparison: str,
             t.gate_notes.append(f"trial {n}: {_describe_failures(failed)}")
             continue
         record = td.comparisons.get(comparison) if td else None
-        outcome = scoring.trial_outcome(record)
+        outcome = scoring.trial_outcome(record, confirm)
         t.outcomes.append(outcome)
         if outcome is None:
             t.missing.append(n)
@@ -88,9 +89,9 @@ def _not_run_of(not_run: Optional[dict[str, str]], case: str, comparison: str) -
 
 
 def efficacy_axis(case: Case, trials: list[Optional[TrialData]],
-                  not_run: Optional[dict[str, str]] = None) -> tuple[AxisResult, list[Judgment]]:
+                  not_run: Optional[dict[str, str]] = None, confirm: bool = False) -> tuple[AxisResult, list[Judgment]]:
     """One case's efficacy over its trials, and the judgments that count for position bias."""
-    t = _walk(trials, "efficacy", not_run=_not_run_of(not_run, case.id, "efficacy"))
+    t = _walk(trials, "efficacy", not_run=_not_run_of(not_run, case.id, "efficacy"), confirm=confirm)
     wins, ties, losses = scoring.counts(t.outcomes)
     gated, incomplete = bool(t.gate_notes), bool(t.missing or t.invalid or t.not_run)
     passed = scoring.efficacy_pass(wins, losses, gated, incomplete)
@@ -108,10 +109,10 @@ def efficacy_axis(case: Case, trials: list[Optional[TrialData]],
 
 
 def regression_axis(case: Case, trials: list[Optional[TrialData]],
-                    not_run: Optional[dict[str, str]] = None) -> tuple[AxisResult, list[Judgment]]:
+                    not_run: Optional[dict[str, str]] = None, confirm: bool = False) -> tuple[AxisResult, list[Judgment]]:
     """One case's regression over its trials. A trial whose new output failed the gate is a LOSS without judging,
     as on efficacy, and fails the case outright (``gated``: true, which is left out when false)."""
-    t = _walk(trials, "regression", not_run=_not_run_of(not_run, case.id, "regression"))
+    t = _walk(trials, "regression", not_run=_not_run_of(not_run, case.id, "regression"), confirm=confirm)
     wins, ties, losses = scoring.counts(t.outcomes)
     gated, incomplete = bool(t.gate_notes), bool(t.missing or t.invalid or t.not_run)
     passed = scoring.regression_pass(losses, incomplete, gated)
@@ -155,7 +156,7 @@ def escalations(data: RunData) -> tuple[Escalation, ...]:
                 if scoring.failed_assertions(td.assertions):  # gated: a LOSS on both axes, never judged
                     continue
                 record = td.comparisons.get(comparison)
-                first = scoring.first_outcome(record)
+                first = scoring.first_outcome(record, data.run.confirm_judgments)
                 if first is None:
                     continue
                 firsts.append(first)
@@ -180,8 +181,9 @@ def _ratio(a: ArmUsage, b: Optional[ArmUsage]) -> Optional[float]:
     return round(a.cost_equivalent_tokens / b.cost_equivalent_tokens, 4)
 
 
-def build_results(data: RunData) -> SkillResult:
-    """Apply every rule of docs/run-format.md, the rules to a run and return its results model."""
+def build_results(data: RunData, calibration: Optional[Calibration] = None) -> SkillResult:
+    """Apply every rule of docs/run-format.md, the rules to a run and return its results model; ``calibration``:
+    the skill's stored noise floor (docs/calibration.md), read beside the verdicts as ``noise``."""
     run = data.run
     tm = _trial_map(data)
     three_arm = "regression" in run.comparisons
@@ -190,11 +192,11 @@ def build_results(data: RunData) -> SkillResult:
     reg_judgments: list[Judgment] = []
     for case in data.cases:
         trials = [tm.get((case.id, n)) for n in range(1, run.trials + 1)]
-        eff, ej = efficacy_axis(case, trials, run.not_run)
+        eff, ej = efficacy_axis(case, trials, run.not_run, run.confirm_judgments)
         eff_judgments.extend(ej)
         reg = None
         if three_arm:
-            reg, rj = regression_axis(case, trials, run.not_run)
+            reg, rj = regression_axis(case, trials, run.not_run, run.confirm_judgments)
             reg_judgments.extend(rj)
         expanded = (not eff.passed or eff.flagged) or (reg is not None and (not reg.passed or reg.flagged))
         cases.append(CaseResult(id=case.id, description=case.description, efficacy=eff, regression=reg,
@@ -273,7 +275,25 @@ def build_results(data: RunData) -> SkillResult:
         environment=sandbox_card(environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
                                  run.sandbox),
         sandboxed=None if run.sandbox is None else run.sandbox != NOT_SANDBOXED,
+        claude_code=tuple(sorted({v for c in (data.environment.cells if data.environment else ()) for v in c.versions})),
+        served={**{arm: tuple(u.models) for arm, u in arms.items() if u.models},
+                **({"judges": tuple(judges.models)} if judges is not None and judges.models else {})},
+        noise=floor(calibration, data, arms, judges, *_confirmations(data)),
     )
+
+
+def _confirmations(data: RunData) -> tuple[bool, Optional[int], Optional[int]]:
+    """(confirmed judging on, readings that flipped, confirmations answered) over the run's judged trials."""
+    if not data.run.confirm_judgments:
+        return False, None, None
+    answered = flipped = 0
+    for t in data.trials:
+        if t.case not in data.run.cases or t.invalid:
+            continue
+        for record in t.comparisons.values():
+            a, f = scoring.flips(record)
+            answered, flipped = answered + a, flipped + f
+    return True, flipped, answered
 
 
 def _unsandboxed_note(sandbox: Optional[str]) -> str:

@@ -32,18 +32,59 @@ def majority(outcomes: Sequence[str]) -> str:
     return TIE
 
 
-def trial_outcome(record: Optional[ComparisonRecord]) -> Outcome:
-    """A trial's outcome on one comparison: the panel majority, or None when nobody judged it."""
-    if record is None or not record.judgments:
-        return None
-    return majority([collapse(j.verdict, record.order) for j in record.judgments])
+def swapped(order: dict[str, str]) -> dict[str, str]:
+    """The blind order with the letters swapped: what a confirming judge is shown."""
+    return {"A": order["B"], "B": order["A"]}
 
 
-def first_outcome(record: Optional[ComparisonRecord]) -> Outcome:
-    """The first (original) judge's collapsed outcome, or None."""
+def confirmed(reading: str, confirmation: Optional[Judgment], order: dict[str, str]) -> Outcome:
+    """A reading confirmed by the swapped second one: TIE stays TIE; agreeing readings keep it; disagreeing
+    ones make a TIE; an unanswered confirmation leaves it undecided (None)."""
+    first = collapse(reading, order)
+    if first == TIE:
+        return TIE
+    if confirmation is None:
+        return None
+    return first if collapse(confirmation.verdict, swapped(order)) == first else TIE
+
+
+def readings(record: Optional[ComparisonRecord], confirm: bool = False) -> list[Outcome]:
+    """Each judgment's collapsed outcome, confirmed by its swapped reading when ``confirm``."""
+    if record is None:
+        return []
+    if not confirm:
+        return [collapse(j.verdict, record.order) for j in record.judgments]
+    conf = list(record.confirmations) + [None] * (len(record.judgments) - len(record.confirmations))
+    return [confirmed(j.verdict, c, record.order) for j, c in zip(record.judgments, conf)]
+
+
+def trial_outcome(record: Optional[ComparisonRecord], confirm: bool = False) -> Outcome:
+    """A trial's outcome on one comparison: the panel majority, or None when nobody judged it (or, when
+    ``confirm``, a decisive reading still awaits its swapped second reading)."""
     if record is None or not record.judgments:
         return None
-    return collapse(record.judgments[0].verdict, record.order)
+    outs = readings(record, confirm)
+    return None if None in outs else majority(outs)
+
+
+def first_outcome(record: Optional[ComparisonRecord], confirm: bool = False) -> Outcome:
+    """The first (original) judge's collapsed outcome (confirmed when ``confirm``), or None."""
+    if record is None or not record.judgments:
+        return None
+    return readings(record, confirm)[0]
+
+
+def flips(record: Optional[ComparisonRecord]) -> tuple[int, int]:
+    """(confirmations answered, those that disagreed with the reading they confirm) in one record."""
+    if record is None:
+        return 0, 0
+    answered = flipped = 0
+    for j, c in zip(record.judgments, record.confirmations):
+        if c is None or j.verdict == "TIE":
+            continue
+        answered += 1
+        flipped += confirmed(j.verdict, c, record.order) == TIE
+    return answered, flipped
 
 
 def failed_assertions(results: Optional[Sequence[AssertionResult]]) -> tuple[AssertionResult, ...]:

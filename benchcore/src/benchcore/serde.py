@@ -160,13 +160,14 @@ converter.register_unstructure_hook(m.AxisVerdict, _unstructure_verdict)
 
 
 def _omit_when_empty(cls, keys: tuple[str, ...]) -> None:
-    """Optional extensions go out only when set, so files written before them stay byte-identical."""
+    """Optional extensions go out only when set (a flag only when true), so files written before them stay
+    byte-identical."""
     out = converter.get_unstructure_hook(cls)
 
     def hook(obj) -> dict:
         d = out(obj)
         for key in keys:
-            if d.get(key) in (None, {}, [], ()):
+            if d.get(key) in (None, {}, [], ()) or d.get(key) is False:
                 d.pop(key, None)
         return d
     converter.register_unstructure_hook(cls, hook)
@@ -175,13 +176,17 @@ def _omit_when_empty(cls, keys: tuple[str, ...]) -> None:
 _omit_when_empty(m.SkillRef, ("tests",))
 _omit_when_empty(m.BranchRef, ("remote", "remote_commit"))
 _omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven", "sandbox",
-                             "baseline_sees"))
+                             "baseline_sees", "confirm_judgments"))
+_omit_when_empty(m.NoiseFloor, ("calibration_run", "decisive_rate", "low", "high", "first_shown_share",
+                                 "false_alarm_p", "false_alarm_p_high", "false_pass_p", "cases", "flipped",
+                                 "confirmations", "cost_usd", "cost_equivalent_tokens"))
+_omit_when_empty(m.NoiseCount, ("decisive_rate", "low", "high"))
 _omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "budget", "not_run", "environment",
-                                 "sandboxed", "caveats"))
-_omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate"))
+                                   "sandboxed", "caveats", "claude_code", "served", "noise"))
+_omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate", "claude_code", "served"))
 _omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", "cost_usd"))
 _omit_when_empty(m.Budget, ("raw_tokens", "usd"))
-_omit_when_empty(m.ComparisonRecord, ("outputs_sha256",))
+_omit_when_empty(m.ComparisonRecord, ("outputs_sha256", "confirmations"))
 _omit_when_empty(m.AssertionResult, ("output_sha256",))
 
 

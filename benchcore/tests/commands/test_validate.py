@@ -99,10 +99,12 @@ def test_validate_finds_the_repo_from_a_subfolder(repo, capsys, monkeypatch):
      "tests/solo/benchmark.yaml:2: models lists a model twice"),
     (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("models: haiku\n"),
      "models 'haiku' is not a list of model names"),
+    (lambda r: (r / "tests" / "solo").mkdir(parents=True) or (r / "tests" / "solo" / "benchmark.yaml").write_text("temperature: 0\nconfirm_judgments: yes please\n"),
+     "tests/solo/benchmark.yaml:2: confirm_judgments 'yes please' is not true or false"),
 ], ids=["orphan-test-folder", "duplicate-name", "name-mismatch", "missing-fixture", "fixture-leaves-tests",
         "folder-without-case", "trials-option", "bad-temperature", "broken-case", "case-not-utf8",
         "skill-md-not-utf8", "options-not-utf8", "bad-budget-tokens", "bad-budget-usd", "bad-judge-model",
-        "duplicate-model", "models-not-a-list"])
+        "duplicate-model", "models-not-a-list", "bad-confirm-judgments"])
 def test_problems_exit_2_and_are_named(repo, capsys, breakage, expected):
     breakage(repo)
     code, out, _ = run_validate(repo, capsys)

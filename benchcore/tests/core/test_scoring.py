@@ -147,3 +147,83 @@ def test_efficacy_undecided(wins, losses, missing, gated, expected):
                          ids=["one-loss-could-hold", "two-losses", "complete", "gated"])
 def test_regression_undecided(losses, missing, gated, expected):
     assert scoring.regression_undecided(losses, missing, gated) is expected
+
+
+# ----------------------------------------------------------------------------- confirmed judging (issue 28)
+
+NEW_FIRST = {"A": "new", "B": "previous"}
+
+
+def _record(*pairs):
+    """ComparisonRecord with the new arm shown first: (verdict, confirmation verdict or None) per judgment."""
+    return ComparisonRecord(order=NEW_FIRST, judgments=tuple(Judgment(verdict=v) for v, _ in pairs),
+                            confirmations=tuple(None if c is None else Judgment(verdict=c) for _, c in pairs))
+
+
+@pytest.mark.parametrize("reading,confirmation,expected", [
+    ("A", "B", "WIN"),     # new first then second: named both times
+    ("A", "A", "TIE"),     # the first shown both times: position, not quality
+    ("B", "A", "LOSS"),
+    ("B", "TIE", "TIE"),   # the second reading would not pick: a disagreement
+    ("TIE", None, "TIE"),  # nothing to confirm
+    ("A", None, None),     # awaiting its second reading
+], ids=["confirmed-win", "position-flip", "confirmed-loss", "tie-on-swap", "tie-unconfirmed", "pending"])
+def test_confirmed(reading, confirmation, expected):
+    c = None if confirmation is None else Judgment(verdict=confirmation)
+    assert scoring.confirmed(reading, c, NEW_FIRST) == expected
+
+
+@pytest.mark.parametrize("record,confirm,expected", [
+    (_record(("A", "A")), False, "WIN"),
+    (_record(("A", "A")), True, "TIE"),
+    (_record(("B", "A")), True, "LOSS"),
+    (_record(("A", None)), True, None),
+    (_record(("A", "B"), ("B", "A"), ("B", "B")), True, "TIE"),  # WIN, LOSS, flipped TIE: no majority
+    (_record(("B", "A"), ("B", "A"), ("A", "A")), True, "LOSS"),
+], ids=["unconfirmed", "flipped", "confirmed-loss", "pending", "panel-no-majority", "panel-loss"])
+def test_trial_outcome_with_confirmation(record, confirm, expected):
+    assert scoring.trial_outcome(record, confirm) == expected
+
+
+@pytest.mark.parametrize("record,expected", [
+    (_record(("A", "B")), (1, 0)),
+    (_record(("A", "A")), (1, 1)),
+    (_record(("TIE", None)), (0, 0)),
+    (_record(("A", None)), (0, 0)),
+    (_record(("A", "A"), ("B", "A"), ("B", "TIE")), (3, 2)),
+], ids=["agreed", "flipped", "tie", "pending", "panel"])
+def test_flips(record, expected):
+    assert scoring.flips(record) == expected
+
+
+def test_swapped():
+    assert scoring.swapped({"A": "new", "B": "baseline"}) == {"A": "baseline", "B": "new"}
+
+
+@pytest.mark.parametrize("decisive,first", [(0.4, 0.5), (0.6, 0.8)], ids=["unbiased", "biased"])
+def test_confirmed_judging_lowers_false_losses_on_equal_pairs_as_predicted(decisive, first):
+    # Equal pairs through the real collapse rules: planted judges, a coin for the order, seed fixed.
+    import random
+
+    from benchcore import noise
+
+    rng = random.Random(28)
+
+    def pick(new_first: bool) -> str:
+        if rng.random() >= decisive:
+            return "TIE"
+        return "A" if rng.random() < first else "B"
+
+    n = 40000
+    plain = confirmed = 0
+    for _ in range(n):
+        order = NEW_FIRST if rng.random() < 0.5 else {"A": "previous", "B": "new"}
+        reading = Judgment(verdict=pick(order["A"] == "new"))
+        swap = Judgment(verdict=pick(order["B"] == "new")) if reading.verdict != "TIE" else None
+        record = ComparisonRecord(order=order, judgments=(reading,), confirmations=(swap,))
+        plain += scoring.trial_outcome(record) == "LOSS"
+        confirmed += scoring.trial_outcome(record, confirm=True) == "LOSS"
+    for got, want in ((plain / n, noise.loss_p(decisive, first)),
+                      (confirmed / n, noise.loss_p(decisive, first, confirmed=True))):
+        assert abs(got - want) < 4 * (want * (1 - want) / n) ** 0.5
+    assert confirmed < plain / 2

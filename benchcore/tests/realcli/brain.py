@@ -38,7 +38,7 @@ from server import Reply, Text, ToolUse
 ARM_MARK = "Your working directory for this task is "
 JUDGE_MARK = "You are a blind judge"
 # What each arm's answer ends with, so a judge can tell them apart by content alone.
-STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style: old house."}
+STYLE = {"new": "Style: house.", "baseline": "Style: plain.", "previous": "Style: old house.", "twin": "Style: twin house."}
 # A next: line, as printed, or as Read shows a file (a line number and a tab or arrow before it).
 NEXT_RE = re.compile(r"^(?:\s*\d+[\t→])?next: (.*)$", re.M)
 OUTPUT_FILE_RE = re.compile(r"<output-file>([^<]+)</output-file>")

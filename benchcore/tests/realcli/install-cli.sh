@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Installs the pinned Claude Code CLI (the version in CLI_VERSION beside this file) from npm
-# into a cache folder and prints the path of its native binary. Idempotent: a cached install
-# of the same version is reused. The real-CLI tests find the binary the same way.
+# Installs a Claude Code CLI from npm into a cache folder and prints the path of its native
+# binary: by default the pinned version (CLI_VERSION beside this file); with "newest", the
+# newest tested (CLI_VERSION_NEWEST); or the version given (install-cli.sh 2.1.332).
+# Idempotent: a cached install of the same version is reused. The real-CLI tests find the
+# pinned binary the same way (another one through BENCH_CLAUDE_BIN and BENCH_CLAUDE_VERSION).
 #   BENCH_CLI_CACHE  the cache folder (default: ~/.cache/benchcore-claude-cli)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-version=$(tr -d ' \n' < "$here/CLI_VERSION")
+case "${1:-}" in
+  "") version=$(tr -d ' \n' < "$here/CLI_VERSION") ;;
+  newest) version=$(tr -d ' \n' < "$here/CLI_VERSION_NEWEST") ;;
+  *) version=$1 ;;
+esac
+if ! printf '%s' "$version" | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+$'; then
+  echo "install-cli.sh: '$version' is not a version like 2.1.332" >&2; exit 2
+fi
 cache=${BENCH_CLI_CACHE:-$HOME/.cache/benchcore-claude-cli}
 dest="$cache/$version"
 bin="$dest/node_modules/@anthropic-ai/claude-code-linux-x64/claude"

@@ -28,7 +28,10 @@ sys.path.insert(0, str(HERE))
 from brain import Brain, Scenario  # noqa: E402
 from server import MessagesServer  # noqa: E402
 
-VERSION = (HERE / "CLI_VERSION").read_text().strip()
+# The CLI under test: the pinned one (CLI_VERSION), or the one BENCH_CLAUDE_BIN names, whose version CI gives
+# in BENCH_CLAUDE_VERSION (the newest tested, CLI_VERSION_NEWEST, for the subset in NEWEST_SUBSET).
+PINNED = (HERE / "CLI_VERSION").read_text().strip()
+VERSION = os.environ.get("BENCH_CLAUDE_VERSION", "").strip() or PINNED
 
 
 def cli_binary() -> Path | None:

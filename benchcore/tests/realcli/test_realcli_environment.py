@@ -45,7 +45,7 @@ def test_card_reads_what_the_session_shared_with_each_arm(tmp_path):
     results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
     lines = {l["key"]: l for l in results["environment"]["lines"]}
 
-    assert lines["cli_version"]["value"] == VERSION == "2.1.328"
+    assert lines["cli_version"]["value"] == VERSION  # the CLI under test (rig.VERSION), whichever it is
     assert lines["cli_version"]["source"] == "transcripts: 15 of 15 cells"
     assert lines["model"]["value"] == "claude-opus-5-5"
     assert lines["permission_mode"]["value"] == "bypassPermissions"

@@ -78,7 +78,9 @@ class Script:
     missing: set = field(default_factory=set)  # (case, trial, arm): no transcript is written
     reworded: set = field(default_factory=set)  # (case, trial, arm): the orchestrator changed the prompt
     output: Optional[Callable[[str, int, str, str], str]] = None  # (case, trial, arm, world) -> final text
-    # judges: (case, trial, comparison, round) -> "WIN" | "LOSS" | "TIE" for the new arm
+    # judges: (case, trial, comparison, round) -> "WIN" | "LOSS" | "TIE" for the new arm, or "FIRST" | "SECOND"
+    # for the output shown first or second (a judge with a planted position bias); round 1-3 the panel,
+    # 11-13 the swapped second reading of round 1-3 (confirm_judgments)
     verdict: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "WIN"
     answer_style: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "json"  # json|fenced|structured|journal|garbage
     tiny: bool = False  # the fewest records that still exercise the format
@@ -640,6 +642,8 @@ def _letter_for(outcome: str, packet_text: str) -> str:
         return "A"
     a = packet_text.split("## Output A", 1)[1].split("## Output B", 1)[0]
     new_letter = "A" if "[new-arm]" in a else "B"
+    if outcome in ("FIRST", "SECOND"):  # a judge that picks by position, whichever arm is where
+        return "A" if outcome == "FIRST" else "B"
     if outcome == "TIE":
         return "TIE"
     return new_letter if outcome == "WIN" else ("B" if new_letter == "A" else "A")
@@ -652,7 +656,8 @@ def run_judge(session: Session, task_id: str, prompt: str, script: Script, model
     ref = _PACKET_ID.search(prompt).group(1)
     base, _, rnd = task_id.partition("#")
     case, trial_s, comp = base.split("/")
-    trial, round_ = int(trial_s.lstrip("t")), int(rnd or 1)
+    # A confirmation ("#c", "#2c", "#3c": the swapped second reading of round 1, 2, 3) is round 11, 12, 13.
+    trial, round_ = int(trial_s.lstrip("t")), int(rnd.rstrip("c") or 1) + (10 if rnd.endswith("c") else 0)
     text = Path(pointer.group(1)).read_text(encoding="utf-8") if pointer else prompt
     verdict = _letter_for(script.verdict(case, trial, comp, round_), text)
     if script.id_from_packet:

@@ -60,6 +60,8 @@ def run(args) -> int:
 
 def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list] = None) -> int:
     r = render_run(run_dir_arg, args.reports, args.example)
+    if r.calibration is not None:
+        return _calibration(args, r, last, sink)
     result, files, warnings, code, next_step, run_dir = r.result, r.files, r.warnings, r.code, r.next_step, r.run_dir
     skill = result.skill
     if args.json:
@@ -91,6 +93,8 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
     else:
         print(f"  regression: {status(v.regression)}  net {v.regression.net:+d}")
     print(f"  {result.headline}")
+    if result.noise is not None:
+        print(f"  noise: {result.noise.sentence}")
     if result.incomplete:
         print("  the run is incomplete: some trials have no judgment or must be re-run (the report names them)")
     for e in result.escalations:
@@ -109,3 +113,39 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
     if last:
         print(f"next: {next_step}")
     return code
+
+
+def _calibration(args, r, last: bool, sink: Optional[list]) -> int:
+    """A calibration run: the judges' decisive rate on equal pairs, pooled and per case, and where it is kept."""
+    cal = r.calibration
+    if args.json:
+        payload = {"skill": cal.skill, "run_id": cal.run_id, "calibration": serde.dump(cal),
+                   "files": {k: str(v) for k, v in r.files.items()}, "warnings": r.warnings, "exit": r.code,
+                   "next": r.next_step}
+        if sink is not None:
+            sink.append(payload)
+        else:
+            print(json.dumps(payload, indent=2))
+        return r.code
+    print(f"{cal.skill}  run {cal.run_id}  (calibration: two new-skill arms per trial, judged blind)")
+    for c in (cal.pooled, *cal.cases):
+        print(f"  {'pooled' if c.case == 'all' else c.case}: {_rate(c)}")
+    if cal.first_shown_share is not None:
+        print(f"  position bias: the output shown first won {cal.pooled.first_shown_won} of {cal.pooled.decisive} "
+              f"decisive judgments ({cal.first_shown_share:.0%}; {cal.interval} interval "
+              f"{cal.first_shown_low:.0%} to {cal.first_shown_high:.0%})")
+    for w in r.warnings:
+        print(f"  warning: {w}", file=sys.stderr)
+    print("wrote:")
+    for v_ in r.files.values():
+        print(f"  {v_}")
+    if last:
+        print(f"next: {r.next_step}")
+    return r.code
+
+
+def _rate(c) -> str:
+    if not c.judgments:
+        return "no judgments"
+    return (f"decisive on {c.decisive} of {c.judgments} equal pairs ({c.decisive_rate:.0%}; 95% Wilson interval "
+            f"{c.low:.0%} to {c.high:.0%})")

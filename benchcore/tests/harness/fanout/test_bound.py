@@ -78,8 +78,26 @@ def test_what_the_dialog_shows_in_full():
     # lines, eight or nine were refused, seven approved. Lines split on "\n"; JavaScript counts UTF-16 units.
     assert not bound.fits("\n".join(["x" * 3000] * 8)) and bound.fits("\n".join(["x" * 3000] * 7))
     assert bound.fits("\n".join(["y" * 79] * 2499)) and not bound.fits("\n".join(["y" * 79] * 2551))
-    assert bound.dialog_cost("ab\ncde\n") == 4 + 9 + 0
+    assert bound.short_cost("ab\ncde\n") == 4 + 9 + 0 and bound.dialog_cost("ab\ncde\n") == 0
     assert bound.line_width("a\U0001F600") == 3
+
+
+def test_the_clis_rule_a_line_over_4096_characters_and_two_budgets():
+    # Claude Code's own rule (read from its code, unchanged in 2.1.332): one line over 4,096 characters
+    # withholds approval whatever the total, though its square is well within the long lines' budget.
+    assert not bound.fits("x" * 5000) and 5000 ** 2 < bound.DIALOG_BUDGET
+    assert bound.fits("x" * 4096) and not bound.fits("x" * 4097)
+    # Lines up to 1,024 characters count against the second budget, not the first: seven 3,000-character
+    # lines and 1,024-character ones, summing to 1.6x the first budget in squares, were approved.
+    mixed = ["x" * 3000] * 7 + ["y" * 1024] * 43
+    squares = sum(len(line) ** 2 for line in mixed)
+    assert squares > 1.6 * bound.DIALOG_BUDGET and bound.fits("\n".join(mixed))
+    assert bound.dialog_cost("\n".join(mixed)) == 7 * 3000 ** 2 and bound.short_cost("\n".join(mixed)) == 43 * 1024 ** 2
+    # One more line over 1,024 characters tips the first budget; 480 lines of 400 characters (77M in squares)
+    # were approved, as the rule says.
+    assert not bound.fits("\n".join(mixed + ["z" * 1025] * 4))
+    assert bound.fits("\n".join(["w" * 400] * 480)) and 480 * 400 ** 2 > bound.DIALOG_BUDGET
+    assert bound.within(bound.measure("ok")) and len(bound.measure("ok")) == len(bound.limits())
 
 
 def test_pieces_and_shared_texts_give_back_every_prompt_exactly():

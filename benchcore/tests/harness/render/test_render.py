@@ -492,3 +492,43 @@ def test_the_bundled_example_gives_no_advice_a_user_cannot_follow(tmp_path, caps
     assert code == 1
     assert "add two more judges" not in out
     assert "the bundled example stops here" in out
+
+
+def test_a_calibration_that_cannot_be_read_is_named_and_the_run_renders_without_it(tmp_path, capsys):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "adr-writer.calibration.json").write_text("{not json")
+    code, out, err = render(capsys, FIXTURES / "two-arm" / "run", "--reports", reports)
+    assert code == 0
+    assert "adr-writer.calibration.json is not a calibration" in err
+    noise = json.loads((reports / "adr-writer.results.json").read_text())["noise"]
+    assert noise["status"] == "none" and "No calibration of the judges exists for adr-writer" in noise["sentence"]
+    assert "noise: No calibration" in out
+
+
+def test_a_stored_calibration_puts_the_floor_beside_a_red_verdict_escaped(tmp_path, capsys):
+    from benchcore import noise, serde
+    from benchcore.harness.runs.folder import read_run
+    from benchcore.model import Calibration, NoiseCount
+
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    data = read_run(FIXTURES / "three-arm" / "run")
+    forged = NoiseCount(case="<b>01</b>", judgments=5, decisive=2, first_shown_won=1, decisive_rate=0.4,
+                        low=0.1176, high=0.7693)
+    pooled = NoiseCount(case="all", judgments=25, decisive=10, first_shown_won=5, decisive_rate=0.4,
+                        low=0.2340, high=0.5926)
+    cal = Calibration(skill="commit-message", run_id="20261201T000000Z-ca1b", at="2026-12-01T00:00:00Z",
+                      judge_model=data.run.judge_model, cases_key=noise.cases_key(data.cases), cases=(forged,),
+                      pooled=pooled, first_shown_share=0.5)
+    (reports / "commit-message.calibration.json").write_text(serde.dumps(cal))
+    code, out, _ = render(capsys, FIXTURES / "three-arm" / "run", "--reports", reports)
+    got = json.loads((reports / "commit-message.results.json").read_text())
+    assert got["verdicts"]["regression"]["status"] == "fail"
+    n = len(data.cases)
+    assert got["noise"]["status"] == "calibrated"
+    assert got["noise"]["false_alarm_p"] == round(noise.false_alarm([0.4] * n, 0.5), 6)
+    assert got["noise"]["false_alarm_p_high"] == round(noise.false_alarm([0.5926] * n, 0.5), 6)
+    html = (reports / "commit-message.html").read_text()
+    assert "Noise alone turns an unchanged skill red with probability" in html
+    assert "&lt;b&gt;01&lt;/b&gt;" in html and "<b>01</b>" not in html

@@ -12,7 +12,7 @@ from ... import serde
 from ...model import ComparisonRecord, Judgment
 from ..claude import projects
 from ..claude.transcript import Transcript, journal_result, load
-from .packets import add_packet
+from .packets import add_confirmation, add_packet, confirm_id
 from .state import RunState, write_bytes_if_changed, write_if_changed
 from ..store.files import read_text, write_atomic
 from ...judging import AnswerError, parse_text, same_prompt, to_judgment
@@ -76,7 +76,17 @@ def read_answers(run: RunState, packets: dict[str, Packet]
                 run.invalid_answers.setdefault(pid, []).append(str(af.path))
             except _Unfinished:
                 continue
-        if len(valid) > 1:  # two judges answered one packet: neither is chosen
+        if len(valid) > 1 and run.plan.sessions:
+            # Every one is a judge this run's sessions launched for this packet, each a fresh agent with the
+            # planned prompt (a fan-out launched twice, a command typed while one ran): the first to start
+            # counts, whatever it answered, and the others are named as ignored.
+            first = valid[-1]
+            for af, _, _ in valid[:-1]:
+                run.duplicates.append((pid, str(af.path), f"a second judge this session launched answered it (a "
+                                                          f"fan-out launched twice?); the first to start counts: "
+                                                          f"{first[0].path.name}"))
+            valid = [first]
+        if len(valid) > 1:  # provenance unknown (no session recorded): two judges, neither is chosen
             errors.insert(0, f"two judges answered it: {valid[0][0].path} and {valid[1][0].path}")
             run.invalid_answers.setdefault(pid, []).extend(str(v[0].path) for v in valid)
         elif valid:
@@ -95,6 +105,23 @@ def read_answers(run: RunState, packets: dict[str, Packet]
             if kept is not None:
                 answers[pid] = kept
     return answers, bad, ignored
+
+
+def write_ignored(run: RunState) -> None:
+    """``t<N>/ignored.json`` for every trial with a judge answer ignored as a duplicate (the report's trial
+    details show it), removed when there is none."""
+    packets = {p.id: p for p in run.plan.packets}
+    table: dict[tuple[str, int], list[dict]] = {}
+    for pid, path, why in sorted(set(run.duplicates)):
+        p = packets.get(pid)
+        if p is not None:
+            table.setdefault((p.case, p.trial), []).append({"packet": pid, "path": path, "why": why})
+    for case, trial in {(c.case, c.trial) for c in run.plan.cells}:
+        path = run.tdir(case, trial) / "ignored.json"
+        if (case, trial) in table:
+            write_if_changed(path, json.dumps(table[(case, trial)], indent=1) + "\n")
+        elif path.is_file():
+            path.unlink()
 
 
 def _answer(run: RunState, t: Transcript, af: projects.AgentFile, pid: str) -> Judgment:
@@ -165,22 +192,39 @@ def _recorded(run: RunState, packet: Packet) -> Optional[Judgment]:
     n = packet.round - 1
     if packet.round > 1 and len(record.judgments) < 3:
         return None
-    return record.judgments[n] if n < len(record.judgments) else None
+    held = record.confirmations if packet.id.endswith("c") else record.judgments
+    return held[n] if n < len(held) else None
 
 
 def write_judgments(run: RunState, packets: dict[str, Packet], answers: dict[str, Judgment]) -> None:
     for pid, packet in packets.items():
-        if packet.round != 1:
+        if packet.round != 1 or "#" in pid:  # panel rounds and confirmations go into their first's record
             continue
         first = answers.get(pid)
         if first is None:
             continue
         panel = [answers.get(f"{pid}#2"), answers.get(f"{pid}#3")]
         judgments = (first, *panel) if all(panel) else (first,)
+        ids = (pid, f"{pid}#2", f"{pid}#3")[:len(judgments)]
+        confirmations = tuple(answers.get(confirm_id(i)) for i in ids) if run.info.confirm_judgments else ()
         order = run.plan.orders[pid]
         record = ComparisonRecord(order=order, judgments=judgments,
-                                  outputs_sha256=dict(packet.outputs_sha256) or None)
+                                  outputs_sha256=dict(packet.outputs_sha256) or None,
+                                  confirmations=confirmations if any(confirmations) else ())
         write_if_changed(run.tdir(packet.case, packet.trial) / f"{packet.comparison}.json", serde.dumps(record))
+
+
+def confirm(run: RunState, packets: dict[str, Packet], answers: dict[str, Judgment]) -> int:
+    """With confirm_judgments, a swapped second reading for every decisive judgment that has none yet; how
+    many packets that adds."""
+    if not run.info.confirm_judgments:
+        return 0
+    before = len(packets)
+    for pid, judgment in list(answers.items()):
+        if pid.endswith("c") or judgment.verdict == "TIE" or pid not in packets:
+            continue
+        add_confirmation(run, packets, pid)
+    return len(packets) - before
 
 
 def escalate(run: RunState, packets: dict[str, Packet]) -> list[str]:

@@ -46,6 +46,32 @@ def add_packet(run: RunState, packets: dict[str, Packet], case: str, trial: int,
                           prompt=run.templates.judge_prompt_inline(text, run.ref(pid)))
 
 
+CONFIRM_TAILS = ("#c", "#2c", "#3c")  # the swapped second reading of round 1, 2 and 3
+
+
+def confirm_id(pid: str) -> str:
+    """The id of the packet that confirms packet ``pid``: '<base>#c', '<base>#2c', '<base>#3c'."""
+    return f"{pid}c" if "#" in pid else f"{pid}#c"
+
+
+def add_confirmation(run: RunState, packets: dict[str, Packet], pid: str) -> None:
+    """The swapped second reading of packet ``pid``'s decisive judgment: the same two outputs, the letters
+    swapped, for a fresh judge (benchmark.yaml confirm_judgments)."""
+    cid = confirm_id(pid)
+    if cid in packets:
+        return
+    judged = packets[pid]
+    base = pid.split("#", 1)[0]
+    order = run.plan.orders[base]
+    text = _packet_text(run, run.cases[judged.case], judged.trial, judged.comparison,
+                        {"A": order["B"], "B": order["A"]})
+    path = Path(judged.path).with_name(f"{judged.comparison}.confirm.packet.md")
+    write_if_changed(path, text)
+    packets[cid] = evolve(judged, id=cid, ref=run.ref(cid), path=str(path), written_at=_now(),
+                          model=run.plan.judge_model, agent_model=agent_tool_model(run.plan.judge_model),
+                          prompt=run.templates.judge_prompt_inline(text, run.ref(cid)), invalid_answers=())
+
+
 def write_packets(run: RunState, audits: dict, gated: dict, unchecked: set) -> dict[str, Packet]:
     """One packet per valid trial and comparison where the gate passed (a gated trial is lost on both), each keyed to the
     bytes of the two outputs it shows. A packet whose outputs changed is written afresh (new time, new
@@ -74,9 +100,9 @@ def write_packets(run: RunState, audits: dict, gated: dict, unchecked: set) -> d
             prev = old.get(base)
             if prev is not None and prev.outputs_sha256 == keys and prev.prompt == prompt:
                 packets[base] = prev
-                for r in (2, 3):
-                    if f"{base}#{r}" in old:
-                        packets[f"{base}#{r}"] = old[f"{base}#{r}"]
+                for tail in ("#2", "#3", *CONFIRM_TAILS):
+                    if f"{base}{tail}" in old:
+                        packets[f"{base}{tail}"] = old[f"{base}{tail}"]
             else:
                 packets[base] = Packet(id=base, case=case_id, trial=trial, comparison=comp, path=str(path),
                                        prompt=prompt, ref=run.ref(base), round=1, written_at=_now(),

@@ -33,7 +33,7 @@ from attrs import evolve, frozen
 
 from ...errors import BenchError
 from ..claude import projects
-from .answers import escalate, give_up_judges, read_answers, write_judgments
+from .answers import confirm, escalate, give_up_judges, read_answers, write_ignored, write_judgments
 from .audit import audit_trials
 from .cells import find_cells, record_models
 from .environment import record_environment
@@ -79,6 +79,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     gated, unchecked = run_gate(run, found)
     packets = write_packets(run, audits, gated, unchecked)
     answers, bad, ignored = read_answers(run, packets)
+    confirm(run, packets, answers)
     write_judgments(run, packets, answers)
     escalated = escalate(run, packets)
     answers2, bad2, ignored2 = read_answers(run, {k: v for k, v in packets.items() if k not in answers})
@@ -86,10 +87,12 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     bad.update(bad2)
     ignored.update(ignored2)
     given_up_packets = give_up_judges(run, packets, bad)
+    confirm(run, packets, answers)
     write_judgments(run, packets, answers)
     ordered = tuple(sorted(packets.values(), key=lambda p: (list(run.info.cases).index(p.case), p.trial,
                                                            p.comparison, p.round)))
     run.plan = evolve(run.plan, packets=ordered)
+    write_ignored(run)
     flush_to_disk(run.run_dir)  # what the stages copied and wrote, on disk before the plan that lists it
     run.first_read.save()
     write_plan(run.run_dir, run.plan)

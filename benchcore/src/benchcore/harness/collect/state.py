@@ -13,7 +13,7 @@ from .contamination import Fingerprints
 from ..store.files import read_text, write_atomic
 from ..claude.provenance import Launched
 from .firstread import FirstRead
-from ..store.planfile import Cell, Packet, Plan, read_plan
+from ..store.planfile import Cell, Packet, Plan, check_plan, read_plan
 from ..fanout.prompts import Templates, run_redactions
 from ..runs.folder import read_run_info
 
@@ -27,6 +27,8 @@ class RunState:
         self.run_dir = run_dir
         self.plan: Plan = read_plan(run_dir)
         self.info: RunInfo = read_run_info(run_dir)
+        check_plan(self.plan, str(run_dir / "plan.json"), cases=tuple(self.info.cases), arms=tuple(self.info.arms),
+                   trials=self.info.trials)
         self.index = index
         self.packet_files = packet_files
         self.templates = templates
@@ -44,6 +46,9 @@ class RunState:
         self.first_read = FirstRead(run_dir)  # the hash of each transcript collect took an answer from
         self.late: list[tuple[str, str]] = []
         self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid
+        # Judges this run's sessions launched twice for one packet (a fan-out launched again, a retyped
+        # command): (packet id, the transcript ignored, why); the first to start counts (answers.py).
+        self.duplicates: list[tuple[str, str, str]] = []
         self.case_lines: dict[str, list] = {}  # what the audit reads once per collect (collect_audit)
         self._groups: Optional[tuple] = None  # (the plan's cells, by trial, by case): see cells_by_trial
         self.arm_agents: set[str] = set()  # agent ids of arm transcripts and of every subagent they launched
@@ -79,7 +84,8 @@ class RunState:
 
     def judge_transcript(self, packet: Packet) -> Path:
         """Where a judge's transcript is kept: cases/<case>/t<N>/judges/<comparison>-<round>.jsonl."""
-        return self.tdir(packet.case, packet.trial) / "judges" / f"{packet.comparison}-{packet.round}.jsonl"
+        confirms = "c" if packet.id.endswith("c") else ""  # a swapped second reading keeps its own copy
+        return self.tdir(packet.case, packet.trial) / "judges" / f"{packet.comparison}-{packet.round}{confirms}.jsonl"
 
     def ref(self, packet_id: str) -> str:
         return f"{self.plan.run_id}:{packet_id}"

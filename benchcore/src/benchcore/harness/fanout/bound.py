@@ -3,7 +3,7 @@
 In default permission mode Claude Code shows a workflow script before it runs
 and withholds approval ("script of N characters cannot be shown in full —
 approval is unavailable", "No" the only choice) when it cannot show it in full:
-measured on 2.1.328, past 200,000 characters, or with long lines (see below).
+measured on 2.1.328, past 200,000 characters, or with long lines (the rule is below).
 The Workflow tool also refuses a script file over 512 KiB outright. One planned
 prompt on one line is about 1 KB for an arm and 3-5 KB for a judge, so a few
 packets were enough to lose the dialog. Here each prompt becomes a list of
@@ -27,16 +27,22 @@ import re
 from collections import Counter
 from typing import Union
 
-# What the approval dialog shows in full, measured on 2.1.328 in a 220-column terminal: at most 200,000
-# characters (199,993 approved, 203,962 refused, with lines of 40, 80 or 400 characters); and of lines of
-# 3,000 characters, seven were approved, eight and nine refused, which the sum of squared line lengths
-# against 4 x 4096^2 separates (kept as a bound, though 600 lines of 400 characters passed it and were
-# approved).
+# What the approval dialog shows in full. Measured on 2.1.328 in a 220-column terminal: at most 200,000
+# characters (199,993 approved, 203,962 refused, with lines of 40, 80 or 400 characters); of lines of 3,000
+# characters, seven were approved, eight and nine refused. The CLI's rule (its code, unchanged in 2.1.332):
+# a line over MAX_LINE characters withholds approval whatever the total; lines longer than SHORT_LINE count,
+# by the sum of their squared lengths, against DIALOG_BUDGET (4 x 4096^2: seven 3,000-character lines fit,
+# eight do not); lines up to SHORT_LINE count against a second budget, SHORT_BUDGET, not the first (so
+# 3,000- and 1,024-character lines summing to 1.6 x DIALOG_BUDGET were approved). SHORT_BUDGET is the
+# most short lines within MAX_SCRIPT_CHARS can weigh: the character cap is what bounds them.
 MAX_SCRIPT_CHARS = 200_000
+MAX_LINE = 4096
+SHORT_LINE = 1024
 DIALOG_BUDGET = 4 * 4096 ** 2
-# The longest piece of text on one line, JSON-escaped: a line is the piece, its quotes and a comma. The
-# dialog's cost of a text is about (PIECE + 3)^2 / PIECE per character (86 at 80): a script of 200,000
-# characters costs about 17M of the 67M budget; each line adds 4 characters to it.
+SHORT_BUDGET = SHORT_LINE * MAX_SCRIPT_CHARS
+# The longest piece of text on one line, JSON-escaped: a line is the piece, its quotes and a comma, so a
+# short line (SHORT_BUDGET): a script of 200,000 characters in such lines weighs about 17M of the 205M
+# budget; each line adds 4 characters to it.
 PIECE = 80
 
 # Where a task's hole stands in its bound prompt: a control character; a prompt that holds it keeps its hole
@@ -56,21 +62,32 @@ def line_width(line: str) -> int:
 
 
 def dialog_cost(script: str) -> int:
-    """What the approval dialog weighs: the sum of the squared lengths of ``script``'s lines."""
-    return sum(line_width(line) ** 2 for line in script.split("\n"))
+    """What the approval dialog weighs against DIALOG_BUDGET: the sum of the squared lengths of ``script``'s
+    lines longer than SHORT_LINE."""
+    return sum(w * w for w in map(line_width, script.split("\n")) if w > SHORT_LINE)
 
 
-def measure(script: str) -> tuple[int, int, int]:
-    """(characters as the dialog counts them, bytes, dialog cost) of ``script``."""
-    return line_width(script), len(script.encode("utf-8")), dialog_cost(script)
+def short_cost(script: str) -> int:
+    """What the approval dialog weighs against SHORT_BUDGET: the sum of the squared lengths of ``script``'s
+    lines of at most SHORT_LINE characters."""
+    return sum(w * w for w in map(line_width, script.split("\n")) if w <= SHORT_LINE)
 
 
-def limits() -> tuple[int, int, int]:
+def measure(script: str) -> tuple[int, ...]:
+    """(characters as the dialog counts them, bytes, dialog cost of long lines, of short lines, the longest
+    line) of ``script``."""
+    widths = [line_width(line) for line in script.split("\n")]
+    long_cost = sum(w * w for w in widths if w > SHORT_LINE)
+    return (line_width(script), len(script.encode("utf-8")), long_cost,
+            sum(w * w for w in widths if w <= SHORT_LINE), max(widths))
+
+
+def limits() -> tuple[int, ...]:
     """What each figure of :func:`measure` may reach."""
-    return MAX_SCRIPT_CHARS, MAX_SCRIPT_BYTES, DIALOG_BUDGET
+    return MAX_SCRIPT_CHARS, MAX_SCRIPT_BYTES, DIALOG_BUDGET, SHORT_BUDGET, MAX_LINE
 
 
-def within(figures: tuple[int, int, int]) -> bool:
+def within(figures: tuple[int, ...]) -> bool:
     """Whether a script of these :func:`measure` figures is one the Workflow tool takes and its dialog can
     offer "Yes" for."""
     return all(m <= limit for m, limit in zip(figures, limits()))

@@ -11,6 +11,10 @@ carry more than :data:`BUDGET_TOKENS` into one conversation is run in parts:
 each ``agent-tasks.jsonl`` holds at most one part, and a conversation
 launches one part, then the user starts a fresh one (``/clear``) and types
 the command again, which continues the run.
+
+The context is the orchestrating model's as the session records it (``contextWindow``: 1,000,000 for
+claude-opus-5-5 in Claude Code 2.1.328), of which the launches may fill the same share as of the
+conservative 200,000 tokens assumed when the session records none (:func:`budget_for`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,14 @@ BUDGET_TOKENS = 100_000
 # estimated from bytes is high rather than low.
 BYTES_PER_TOKEN = 3.0
 BUDGET_BYTES = int(BUDGET_TOKENS * BYTES_PER_TOKEN)
+
+
+def budget_for(context_window: Optional[int]) -> int:
+    """The bytes one conversation's launches may carry on a model of ``context_window`` tokens: the share
+    BUDGET_TOKENS is of CONTEXT_TOKENS; unknown (or smaller than the assumed context): BUDGET_BYTES."""
+    if not context_window or context_window <= CONTEXT_TOKENS:
+        return BUDGET_BYTES
+    return int(context_window * BUDGET_TOKENS / CONTEXT_TOKENS * BYTES_PER_TOKEN)
 # Per launch besides the Agent call's input: Claude Code's "Async agent launched" result and the
 # notification frame around the answer (about 1.2 KB each, measured).
 FRAME_BYTES = 2_400

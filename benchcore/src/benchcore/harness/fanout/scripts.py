@@ -153,7 +153,7 @@ def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional
     """``tasks`` in order, in as few runs as may be: each the longest that has at most MAX_AGENTS tasks and
     whose script the Workflow tool reads and its approval dialog can show in full (one task alone is never
     split)."""
-    def figures(start: int, k: int) -> tuple[int, int, int]:
+    def figures(start: int, k: int) -> tuple[int, ...]:
         # Measured with the meta the script gets (its part numbers at their widest).
         return bound.measure(bound_script(template, phase, tasks[start:start + k], schema, ceilings, about,
                                           (MAX_AGENTS, MAX_AGENTS)))
@@ -235,7 +235,10 @@ def write_agent_tasks(dest: Path, tasks: list[dict], ceilings: Optional[dict] = 
     flags, _ = launches(tasks, ceilings)
     kept = [t for t, ok in zip(tasks, flags) if ok]
     lines = parts.lines_of(agent_call(t) for t in kept)
-    lines = lines[:parts.first_part(lines, kept)]
+    decided = read_json_object(dest.parent.parent / AGENT_PATH) or {}
+    budget = decided.get("budget_bytes")
+    budget = budget if isinstance(budget, int) and budget > 0 else parts.BUDGET_BYTES
+    lines = lines[:parts.first_part(lines, kept, budget)]
     text = "".join(line + "\n" for line in lines)
     if not (dest.is_file() and dest.read_text(encoding="utf-8") == text):
         write_atomic(dest, text)
@@ -254,17 +257,20 @@ def agent_tasks_phrase(scripts: list[Path]) -> str:
             "its fields exactly")
 
 
-def write_agent_path(kind_dir: Path, runs: list, arm_tasks: list[dict], ceilings: Optional[dict] = None) -> str:
+def write_agent_path(kind_dir: Path, runs: list, arm_tasks: list[dict], ceilings: Optional[dict] = None,
+                     context_window: Optional[int] = None) -> str:
     """Decide, before launch, whether the Agent-tool path fits one conversation: the estimated bytes of
-    every arm and judge launch (``runs``: (run dir, plan) pairs) against agent_parts' budget. Kept beside
-    the fan-outs for collect's later parts; returns plan's note."""
+    every arm and judge launch (``runs``: (run dir, plan) pairs) against the budget of the orchestrating
+    model's ``context_window`` (parts.budget_for; None: the conservative one). Kept beside the fan-outs
+    for collect's later parts; returns plan's note."""
     flags, _ = launches(arm_tasks, ceilings)
     kept = [t for t, ok in zip(arm_tasks, flags) if ok]
     packets = sum(len({(c.case, c.trial) for c in p.cells if not c.skip}) * (len({c.arm for c in p.cells}) - 1)
                   for _, p in runs)
     total = parts.run_bytes(parts.lines_of(agent_call(t) for t in kept), kept, packets)
-    write_atomic(kind_dir.parent / AGENT_PATH, parts.sidecar(total))
-    return parts.fit_note(total) if parts.parts(total) > 1 else ""
+    budget = parts.budget_for(context_window)
+    write_atomic(kind_dir.parent / AGENT_PATH, parts.sidecar(total, budget))
+    return parts.fit_note(total, budget) if parts.parts(total, budget) > 1 else ""
 
 
 BUDGET_REACHED = "budget reached"

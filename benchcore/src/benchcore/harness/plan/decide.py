@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from ...errors import BenchError
 from ...model import Budget, Case
@@ -37,6 +37,7 @@ class Decision:
     # it in words for run.json (NOT_SANDBOXED for the opt-out; None until plan chose).
     sandbox: Optional[Sandbox] = None
     sandbox_words: Optional[str] = None
+    confirm: bool = False  # benchmark.yaml confirm_judgments
 
 
 def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[SkillInfo], list[str]]:
@@ -104,9 +105,14 @@ def _check_tree(root: Path, chosen: list[SkillInfo], whole: bool) -> None:
         raise BenchError(first.path, first.message + more, line=first.line, fix=first.fix)
 
 
-def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch) -> Decision:
+def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch, calibrate: bool = False) -> Decision:
+    """The run to plan for ``skill``: its shape from the default branch, or a calibration when asked."""
     cases = load_cases(root, skill)
     opts = load_options(root, skill)
+    if calibrate:
+        return _decision(skill, cases, opts, "calibration",
+                         f"calibration: two independent copies of {skill.path} as it is now, judged against each "
+                         "other, measure how often the judges pick a winner between equal outputs")
     exists, changed = git.skill_changed(root, branch.commit, skill.path)
     at = f"{branch.name} ({branch.commit[:7]})"
     held = git.previous_contents(root, branch.commit, skill.path) if not exists else []
@@ -123,13 +129,18 @@ def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch) -> Decision:
         shape, why = "two-arm", f"unchanged: {skill.path} is the same as on the default branch {at}, so previous would equal new"
     else:
         shape, why = "three-arm", f"edited released skill: {skill.path} differs from the default branch {at}"
+    return _decision(skill, cases, opts, shape, why)
+
+
+def _decision(skill: SkillInfo, cases, opts: dict, shape: str, why: str) -> Decision:
     models = tuple(opts.get("models") or (None,))
     budget = None
     if "budget_tokens" in opts or "budget_usd" in opts:
         budget = Budget(raw_tokens=opts.get("budget_tokens"), usd=opts.get("budget_usd"),
                         source=f"{skill.tests_path}/benchmark.yaml")
     return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget,
-                    bool(opts.get("network")), tuple(opts.get("tools") or ()))
+                    bool(opts.get("network")), tuple(opts.get("tools") or ()),
+                    confirm=bool(opts.get("confirm_judgments")) and shape != "calibration")
 
 
 def baseline_agent(root: Path, override: Optional[str]) -> Optional[str]:
@@ -143,3 +154,14 @@ def installed_agent(root: Path, name: str) -> Optional[str]:
     ``<plugin>:bench-baseline`` from a plugin; the rule is in harness/claude/agents.py), or None."""
     used = os.environ.get("BENCHMARK_SKILL_DIR")  # the skill folder the wrapper ran from
     return agents.installed_agent_type(name, root, Path(used) if used else None)
+
+
+def with_budget_flag(decisions: list[Decision], tokens: Optional[int], usd: Optional[float]) -> list[Decision]:
+    """The decisions with plan's ``--budget-tokens`` / ``--budget-usd`` in place of benchmark.yaml's budget."""
+    if tokens is None and usd is None:
+        return decisions
+    if (tokens is not None and tokens <= 0) or (usd is not None and not usd > 0):
+        raise BenchError(None, "a budget must be a positive number",
+                         fix="pass e.g. --budget-tokens 2000000 or --budget-usd 5")
+    flag = Budget(raw_tokens=tokens, usd=usd, source="plan flag")
+    return [evolve(d, budget=flag) for d in decisions]

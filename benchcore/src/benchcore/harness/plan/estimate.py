@@ -22,9 +22,10 @@ def with_estimate(run_dir: Path, plan: Plan, d: Decision, histories: dict, price
     cells: dict[str, int] = {}
     for c in plan.cells:
         cells[c.arm] = cells.get(c.arm, 0) + 1
-    comparisons = 2 if d.shape == "three-arm" else 1
+    comparisons = 2 if d.shape == "three-arm" else 1  # a calibration has one, new against its twin
+    readings = 2 if d.confirm else 1  # confirmed judging: at most a swapped second reading per packet
     est = estimate(d.skill.name, histories.get(d.skill.name, []), histories, cells,
-                   len(d.cases) * TRIALS * comparisons, model=plan.model, prices=prices)
+                   len(d.cases) * TRIALS * comparisons * readings, model=plan.model, prices=prices)
     info = evolve(read_run_info(run_dir), estimate=est)
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = evolve(plan, cell_costs=cell_costs(est))

@@ -18,16 +18,18 @@ from ..store.planfile import Cell, Plan, write_plan
 from ..runs.folder import read_run_info
 
 
-def write_arm_scripts(runs: list, skill_dir: Path, created: list[Path]) -> tuple[list, list[Path], str]:
+def write_arm_scripts(runs: list, skill_dir: Path, created: list[Path],
+                      context_window: Optional[int] = None) -> tuple[list, list[Path], str]:
     """(the runs with the cells the budget leaves out marked, the bound arms workflow scripts, the note on
-    whether the Agent-tool path fits one conversation); a batch folder made for several runs is added to
-    ``created``."""
+    whether the Agent-tool path fits one conversation of the orchestrating model's ``context_window``); a
+    batch folder made for several runs is added to ``created``."""
     tasks, not_launched = arm_tasks(runs)
     runs = [(d, r, _with_not_launched(r, p, not_launched)) for d, r, p in runs]
     kind_dir = fanout.batch_dir([r for _, r, _ in runs], "arms")
     if len(runs) > 1:
         created.append(kind_dir.parent)
-    note = fanout.write_agent_path(kind_dir, [(r, p) for _, r, p in runs], tasks, skill_ceilings(runs))
+    note = fanout.write_agent_path(kind_dir, [(r, p) for _, r, p in runs], tasks, skill_ceilings(runs),
+                                   context_window)
     skills = ", ".join(dict.fromkeys(d.skill.name for d, _, _ in runs))
     scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=skill_ceilings(runs),
                                          about=(skills, "arms"))

@@ -37,6 +37,7 @@ from ..store.planfile import Plan, write_plan
 from ..fanout.prompts import Templates, find_skill_dir
 from ..runs.folder import read_run_info
 from ..claude.tokens import price_table
+from ..claude.session import SessionFacts, current_facts, version_note
 
 REPORTS_DIR = "tests/.reports"
 
@@ -55,6 +56,10 @@ class Planned:
     total: Optional[Estimate]
     next: str
     agent_note: str = ""  # whether the Agent-tool path fits one conversation, or in how many parts it runs
+    # What the orchestrating session records of itself (Claude Code's version, model, context window), and
+    # plan's note when that version is outside the tested range.
+    session: SessionFacts = SessionFacts()
+    version_note: str = ""
 
 
 def _now() -> datetime:
@@ -78,6 +83,7 @@ def plan_runs(root: Path, decisions: list[Decision], branch: git.DefaultBranch, 
     now = _now()
     histories = read_histories(root / REPORTS_DIR)
     prices = price_table()
+    facts = current_facts()
     runs: list = []
     with removed_on_failure() as created:
         for d in decisions:
@@ -88,10 +94,11 @@ def plan_runs(root: Path, decisions: list[Decision], branch: git.DefaultBranch, 
         group = tuple(p.run_id for _, _, p in runs)
         runs = [(d, r, _grouped(r, p, group, resume_command)) for d, r, p in runs]
         runs = [(d, r, with_estimate(r, p, d, histories, prices)) for d, r, p in runs]
-        runs, scripts, agent_note = write_arm_scripts(runs, skill_dir, created)
+        runs, scripts, agent_note = write_arm_scripts(runs, skill_dir, created, facts.context_window)
     run_dirs = " ".join(shown_path(r) for _, r, _ in runs)
     nxt = (f"launch the arm cells with {fanout.workflow_calls(scripts)} "
            f"({fanout.agent_tasks_phrase(scripts)}); then run: benchcore collect {run_dirs}")
     ests = [read_run_info(r).estimate for _, r, _ in runs]
     total = total_of(e for e in ests if e is not None) if all(e is not None for e in ests) else None
-    return Planned(tuple(runs), tuple(scripts), skill_dir, baseline, judge_agent, tuple(ests), total, nxt, agent_note)
+    return Planned(tuple(runs), tuple(scripts), skill_dir, baseline, judge_agent, tuple(ests), total, nxt, agent_note,
+                   facts, version_note(facts.version))

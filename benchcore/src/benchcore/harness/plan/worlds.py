@@ -20,6 +20,7 @@ from ..store.planfile import Cell, Plan, agent_tool_model, write_plan
 from ..fanout.prompts import Templates
 from ...environment import NOT_SANDBOXED
 from ..repo.tree import case_dirs, fixture_path, skill_ref, unproven_cases
+from ..runs.folder import SHAPES
 from ..worlds.temp import _make_writable, make_temp_root, make_world, new_nonce, run_setup, token
 
 RUNS_DIR = "tests/.reports/runs"
@@ -68,13 +69,14 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
     temp_root = make_temp_root(run_id, root, temp_base, nonce)
     created.append(temp_root)
     three = d.shape == "three-arm"
-    arms = ("new", "baseline", "previous") if three else ("new", "baseline")
-    comparisons = {"efficacy": ("new", "baseline")}
-    if three:
-        comparisons["regression"] = ("new", "previous")
+    arms, comparisons = SHAPES[d.shape]
+    comparisons = dict(comparisons)
 
     copies = {"new": temp_root / "skills" / token() / d.skill.name}
     git.copy_worktree(root, d.skill.path, copies["new"])
+    if d.shape == "calibration":  # a second, independent copy of the same working-tree skill
+        copies["twin"] = temp_root / "skills" / token() / d.skill.name
+        git.copy_worktree(root, d.skill.path, copies["twin"])
     if three:
         copies["previous"] = temp_root / "skills" / token() / d.skill.name
         git.extract_at(root, branch.commit, d.skill.path, copies["previous"])
@@ -106,7 +108,7 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
                    default_branch=BranchRef(branch.name, branch.commit, branch.remote_name if branch.remote_commit else None,
                                              branch.remote_commit), cases=tuple(c.id for c in d.cases),
-                   model=model, judge_model=d.judge_model, budget=d.budget,
+                   model=model, judge_model=d.judge_model, budget=d.budget, confirm_judgments=d.confirm,
                    unproven=unproven_cases(case_dir_of, d.cases), sandbox=d.sandbox_words)
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,

@@ -13,9 +13,12 @@ from typing import Optional
 from attrs import frozen
 
 from ...errors import BenchError
-from ...model import SkillResult
+from ...calibration import COMPARISON, summarize
+from ...model import Calibration, SkillResult
 from ...results import build_results
-from ..store.files import locked_folder, read_text
+from ... import serde
+from ..store.files import locked_folder, read_text, write_atomic
+from ..runs.calibration import read_calibration, write_calibration
 from ..runs.folder import read_run
 from .reports import write_reports
 
@@ -27,11 +30,13 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 class Rendered:
     """What one render wrote and decided: the command's output and exit code come from it."""
     run_dir: Path
-    result: SkillResult
+    result: Optional[SkillResult]   # None for a calibration run, which has no verdicts
     files: dict
     warnings: list
     code: int           # 0 both verdicts green (or n/a) and the run complete; 1 otherwise
     next_step: str
+    calibration: Optional[Calibration] = None
+    unjudged: int = 0   # a calibration's trials without a judgment (invalid ones included)
 
 
 def default_reports_dir(run_dir: Path) -> Path:
@@ -68,6 +73,31 @@ def _ungated_trials(data) -> list[str]:
     return out
 
 
+def _render_calibration(data, run_dir: Path, reports: Path, warnings: list[str]) -> Rendered:
+    """A calibration run: its readings of equal pairs counted and stored as the skill's calibration, beside the
+    history (and in the run folder); no verdict, no history line, no report page."""
+    cal = summarize(data)
+    unjudged = sum(1 for t in range(1, data.run.trials + 1) for c in data.run.cases
+                   if not _judged(data, c, t))
+    if unjudged:
+        warnings.append(f"{unjudged} of {len(data.run.cases) * data.run.trials} trials have no judgment (or are "
+                        "invalid); the calibration counts the others: collect again to finish it")
+    with locked_folder(reports):
+        path = write_calibration(reports, cal)
+    write_atomic(run_dir / "calibration.json", serde.dumps(cal))
+    has_temp = (run_dir / "plan.json").is_file()
+    next_step = (f"benchcore clean {run_dir}   (removes this run's temp worlds and skill copies); later runs of "
+                 f"{cal.skill} show this floor beside their verdicts" if has_temp else f"cat {path}")
+    return Rendered(run_dir=run_dir, result=None, files={"calibration": path}, warnings=warnings,
+                    code=1 if unjudged else 0, next_step=next_step, calibration=cal, unjudged=unjudged)
+
+
+def _judged(data, case: str, trial: int) -> bool:
+    t = next((t for t in data.trials if t.case == case and t.trial == trial), None)
+    return t is not None and not t.invalid and bool(t.comparisons.get(COMPARISON)) and \
+        bool(t.comparisons[COMPARISON].judgments)
+
+
 def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example: bool) -> Rendered:
     """Render ``run_dir_arg`` (or the bundled example) into ``reports_arg`` (or the default reports folder)."""
     seed_history = None
@@ -86,14 +116,17 @@ def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example
 
     warnings: list[str] = []
     data = read_run(run_dir, warnings=warnings)
-    result = build_results(data)
-    warnings.extend(_ungated_trials(data))
-    skill = result.skill
+    skill = data.run.skill.name
     if not SAFE_NAME.fullmatch(skill or "") or ".." in skill:
         raise BenchError(str(run_dir / "run.json"), f"skill.name {skill!r} cannot name a report file "
                          "(it becomes <name>.html and <name>.history.jsonl in the reports folder)",
                          fix="use the skill's folder name: letters, digits, '.', '_' and '-', starting with a letter "
                              "or digit (re-plan the run with 'benchcore plan <skill>')")
+    if data.run.shape == "calibration":
+        return _render_calibration(data, run_dir, reports, warnings)
+    calibration = None if example else read_calibration(reports, skill, warnings)
+    result = build_results(data, calibration)
+    warnings.extend(_ungated_trials(data))
 
     # Another render into the same folder waits here: its history append and index must see ours.
     with locked_folder(reports):

@@ -28,7 +28,8 @@ from ...model import Case, SkillRef
 from ..store.files import read_text
 from .roots import ROOTS_HELP, SkillRoot, has_skills_root, linked_folders, skill_roots
 
-OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models", "network", "tools")
+OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models", "network", "tools",
+               "confirm_judgments")
 # What a tool name in benchmark.yaml ``tools`` looks like (WebFetch, mcp__server__tool).
 _TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,120}$")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
@@ -335,6 +336,14 @@ def load_options(root: Path, skill: SkillInfo) -> dict:
                              fix="write e.g. 'tools: [WebFetch, mcp__docs__search]' (tools arms may use beyond "
                                  "the file tools and Bash)")
         opts["tools"] = list(ts)
+    if "confirm_judgments" in data:
+        c = data["confirm_judgments"]
+        if not isinstance(c, bool):
+            raise BenchError(rel, f"confirm_judgments {c!r} is not true or false",
+                             line=_key_line(path, "confirm_judgments"),
+                             fix="write 'confirm_judgments: true' (every decisive judgment read again, swapped) or "
+                                 "remove the line")
+        opts["confirm_judgments"] = c
     return opts
 
 

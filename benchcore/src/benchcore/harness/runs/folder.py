@@ -36,6 +36,8 @@ def read_run_info(run_dir: Path) -> RunInfo:
 SHAPES = {
     "three-arm": (("new", "baseline", "previous"), {"efficacy": ("new", "baseline"), "regression": ("new", "previous")}),
     "two-arm": (("new", "baseline"), {"efficacy": ("new", "baseline")}),
+    # Two independent arms of the same new skill, judged blind against each other (docs/calibration.md).
+    "calibration": (("new", "twin"), {"calibration": ("new", "twin")}),
 }
 
 
@@ -173,7 +175,7 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
     return TrialData(case=case_id, trial=trial, outputs=outputs, usage=usage, assertions=assertions,
                      comparisons=comparisons, invalid=invalid, judge_usage=tuple(judge_usage),
                      guard=refusals(run_dir, case_id, trial),
-                     refused=_refused(tdir / "refused.json"))
+                     refused=_refused(tdir / "refused.json"), ignored=_ignored(tdir / "ignored.json"))
 
 
 def _refused(path: Path) -> tuple[str, ...]:
@@ -186,6 +188,17 @@ def _refused(path: Path) -> tuple[str, ...]:
         raise BenchError(str(path), f"is not valid JSON ({err})", fix="run 'benchcore collect' to write it again")
     return tuple(f"{e.get('cell')}: {e.get('why')}" + (f" ({e['path']})" if e.get("path") else "")
                  for e in entries if isinstance(e, dict))
+
+
+def _ignored(path: Path) -> tuple[str, ...]:
+    """ignored.json's entries as lines: "<packet>: <why> (<the transcript ignored>)"."""
+    if not path.is_file():
+        return ()
+    try:
+        entries = json.loads(read_text(path))
+    except ValueError as err:
+        raise BenchError(str(path), f"is not valid JSON ({err})", fix="run 'benchcore collect' to write it again")
+    return tuple(f"{e.get('packet')}: {e.get('why')} ({e.get('path')})" for e in entries if isinstance(e, dict))
 
 
 def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> RunData:

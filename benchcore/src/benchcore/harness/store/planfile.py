@@ -12,7 +12,7 @@ from typing import Optional
 from attrs import field, frozen
 
 from ... import serde
-from ...model import Budget, CellCost
+from ...model import ARMS, COMPARISONS, Budget, CellCost
 from ...errors import BenchError
 from .files import read_text, write_atomic
 
@@ -143,7 +143,53 @@ def read_plan(run_dir: Path) -> Plan:
     if not path.is_file():
         raise BenchError(str(run_dir), "has no plan.json, so it is not a planned run directory",
                          fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
-    return serde.loads(Plan, read_text(path), source=str(path))
+    plan = serde.loads(Plan, read_text(path), source=str(path))
+    check_plan(plan, str(path))
+    return plan
+
+
+_REPLAN = ("plan.json is written by benchcore: restore it, or plan the run again with 'benchcore plan --fresh' "
+           "(docs/run-format.md describes each field)")
+
+
+def check_plan(plan: Plan, path: str, *, cases: Optional[tuple] = None, arms: Optional[tuple] = None,
+               trials: Optional[int] = None) -> None:
+    """What the types cannot say about plan.json, as bad input (exit 2) naming the field and the fix: trials
+    and attempts from 1, known arms and comparisons, ids that name their case, trial and arm, no id twice;
+    and, given run.json's ``cases``, ``arms`` and ``trials``, cells within them."""
+    seen: set[tuple[str, str]] = set()
+    for kind, items in (("cells", plan.cells), ("packets", plan.packets)):
+        for n, item in enumerate(items):
+            where = f"$.{kind}[{n}]"
+            if item.trial < 1 or (trials is not None and item.trial > trials):
+                top = f"1 to {trials}" if trials is not None else "from 1"
+                raise BenchError(path, f"{where}.trial is {item.trial}, but trials are numbered {top}", fix=_REPLAN)
+            if isinstance(item, Cell):
+                if item.arm not in (arms or ARMS):
+                    raise BenchError(path, f"{where}.arm is {item.arm!r}, not one of {', '.join(arms or ARMS)}",
+                                     fix=_REPLAN)
+                if item.attempt < 1:
+                    raise BenchError(path, f"{where}.attempt is {item.attempt}, but attempts are counted from 1",
+                                     fix=_REPLAN)
+                expected = f"{item.case}/t{item.trial}/{item.arm}"
+            else:
+                if item.comparison not in COMPARISONS:
+                    raise BenchError(path, f"{where}.comparison is {item.comparison!r}, not one of "
+                                           f"{', '.join(COMPARISONS)}", fix=_REPLAN)
+                if item.round < 1:
+                    raise BenchError(path, f"{where}.round is {item.round}, but rounds are counted from 1",
+                                     fix=_REPLAN)
+                expected = f"{item.case}/t{item.trial}/{item.comparison}"
+            if item.id.split("#")[0] != expected:
+                raise BenchError(path, f"{where}.id is {item.id!r}, but its case, trial and "
+                                       f"{'arm' if isinstance(item, Cell) else 'comparison'} make {expected!r}",
+                                 fix=_REPLAN)
+            if cases is not None and item.case not in cases:
+                raise BenchError(path, f"{where}.case is {item.case!r}, not a case of the run (run.json: "
+                                       f"{', '.join(cases)})", fix=_REPLAN)
+            if (kind, item.id) in seen:
+                raise BenchError(path, f"{where}.id {item.id!r} is planned twice", fix=_REPLAN)
+            seen.add((kind, item.id))
 
 
 def write_plan(run_dir: Path, plan: Plan) -> None:

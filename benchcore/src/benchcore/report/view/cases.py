@@ -62,7 +62,8 @@ def case_panel(case: CaseResult, description: str, trials: dict, run: RunData,
     invalid = tuple(f"trial {t.trial} is invalid and must be re-run: {t.invalid}"
                     for t in own if t.invalid) + tuple(
         f"trial {t.trial}: the benchmark's guard refused {line}" for t in own for line in t.guard) + tuple(
-        f"trial {t.trial}, refused by collect: {line}" for t in own for line in t.refused)
+        f"trial {t.trial}, refused by collect: {line}" for t in own for line in t.refused) + tuple(
+        f"trial {t.trial}, ignored by collect: {line}" for t in own for line in t.ignored)
     invalid_trials = {t.trial for t in own if t.invalid}
     comments = _assertion_comments(run, case.id)
     efficacy = _axis_panel("efficacy", case.id, case.efficacy, trials, run, invalid_trials, comments)

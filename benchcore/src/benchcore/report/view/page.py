@@ -22,11 +22,12 @@ from ... import __version__
 from ...model import HistoryEntry, RunData, SkillResult
 from .. import fmt
 from .trend import Ribbon, build_ribbon
+from ...history import served_note
 from .cases import CasePanel, case_panel
 from .cost import CostTable, cost_table
 from .environment import EnvironmentView, environment_view
 from .header import Badge, MetaItem, axis_badge, efficacy_chip, first_failure, header_meta, regression_chip
-from .verdict import INFORMATIVE_NOTE, counts_line, run_notices
+from .verdict import INFORMATIVE_NOTE, NoiseView, counts_line, noise_view, run_notices
 
 
 @frozen
@@ -42,6 +43,7 @@ class ReportView:
     headline: str
     counts: str
     notices: tuple[str, ...]
+    noise: Optional[NoiseView]
     cost: CostTable
     environment: Optional[EnvironmentView]
     cases: tuple[CasePanel, ...]
@@ -67,9 +69,10 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
         ribbons=(build_ribbon("efficacy", result, history),
                  build_ribbon("regression", result, history)),
         informative_note=INFORMATIVE_NOTE,
-        headline=result.headline,
+        headline=" ".join(t for t in (result.headline, served_note(history, result.run_id)) if t),
         counts=counts_line(result, two_arm),
         notices=run_notices(result, run),
+        noise=noise_view(result),
         cost=cost_table(result, two_arm, run),
         environment=environment_view(result),
         cases=tuple(case_panel(c, descriptions.get(c.id, c.description), trials, run, two_arm)

@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 
 from attrs import frozen
 
+from ...history import served_change
 from ...model import AxisSummary, AxisVerdict, HistoryEntry, SkillResult
 from .. import fmt
 
@@ -28,6 +29,7 @@ class SparkDot:
     css: str  # "pass" | "fail" | "incomplete"
     current: bool
     title: str
+    changed: str = ""  # what served this run differently from the run before (Claude Code, a model), or ""
 
 
 @frozen
@@ -94,11 +96,15 @@ def build_ribbon(key: str, result: SkillResult, history: Sequence[HistoryEntry])
             continue  # a two-arm run: no dot, and the line breaks here
         current = entry.run_id == result.run_id and i == len(shown) - 1
         state = _state(value)
+        at = len(history) - len(shown) + i  # this entry's place in the whole history
+        before = history[at - 1] if at > 0 else None
+        changed = served_change(before, entry) if before is not None else ""
         dots.append(SparkDot(
             cx=_num(x(i)), cy=_num(y(value.net)), css={"green": "pass", "red": "fail"}.get(state, "incomplete"),
             current=current,
             title=f"{entry.run_id}: net {fmt.signed(value.net)}, {state}"
-                  + (" (this run)" if current else "")))
+                  + (" (this run)" if current else "") + (f"; changed: {changed}" if changed else ""),
+            changed=changed))
         previous = values[i - 1] if i > 0 else None
         if previous is not None:
             lines.append(SparkLine(_num(x(i - 1)), _num(y(previous.net)), _num(x(i)),
@@ -116,7 +122,7 @@ def build_ribbon(key: str, result: SkillResult, history: Sequence[HistoryEntry])
         dots=tuple(dots), lines=tuple(lines), zero_line=zero_line,
         current_net=current_net, change=change, green=green,
         readouts=_readouts(key, verdict, result),
-        description=_describe(axis, shown, values),
+        description=_describe(axis, shown, values, dots),
         empty=None if dots else ("no three-arm run yet" if key == "regression" else "no runs yet"),
         empty_x=_num(WIDTH / 2), empty_y=_num(HEIGHT / 2),
     )
@@ -189,7 +195,7 @@ def plural_verdicts(n: int) -> str:
     return f"{n} decisive verdict" + ("" if n == 1 else "s")
 
 
-def _describe(axis: str, shown, values) -> str:
+def _describe(axis: str, shown, values, dots=()) -> str:
     parts = []
     for entry, value in zip(shown, values):
         if value is None:
@@ -198,5 +204,7 @@ def _describe(axis: str, shown, values) -> str:
             parts.append(f"{fmt.signed(value.net)} {_state(value)}")
     if not parts:
         return f"{axis} net margin: no runs yet"
+    marked = [d for d in dots if d.changed]
+    said = f"; Claude Code or a model changed at {fmt.plural(len(marked), 'run')} (marked)" if marked else ""
     return f"{axis} net margin over the last {fmt.plural(len(parts), 'run')}, oldest first: " \
-        + ", ".join(parts)
+        + ", ".join(parts) + said

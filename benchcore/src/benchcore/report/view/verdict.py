@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
+from attrs import frozen
+
+from ...calibration import red_sentence
 from ...model import AxisResult, RunData, SkillResult
 from .. import fmt
 
@@ -47,3 +52,43 @@ def run_notices(result: SkillResult, run: RunData) -> tuple[str, ...]:
                           sorted(invalid, key=lambda t: (t.case, t.trial)))
         notes.append(f"{fmt.plural(len(invalid), 'trial')} must be re-run: {names}")
     return tuple(notes)
+
+
+@frozen
+class NoiseRow:
+    case: str
+    judged: str      # "4 of 10 decisive"
+    rate: str        # "40%"
+    interval: str    # "17% to 69%"
+
+
+@frozen
+class NoiseView:
+    """The judges' noise floor under the verdict: what it is and what a red verdict is worth at it."""
+    lines: tuple[str, ...]
+    rows: tuple[NoiseRow, ...]
+    caption: str
+
+
+def _pct(x: Optional[float]) -> str:
+    return "n/a" if x is None else f"{x * 100:.0f}%"
+
+
+def noise_view(result: SkillResult) -> Optional[NoiseView]:
+    nf = result.noise
+    if nf is None:
+        return None
+    lines = [nf.sentence]
+    if result.verdicts.regression.status == "fail" and not result.verdicts.regression.incomplete:
+        red = red_sentence(nf)
+        if red:
+            lines.append(red)
+    if nf.confirmed:
+        lines.append(f"Confirmed judging: every decisive judgment was read again with the order swapped by a fresh "
+                     f"judge; {nf.flipped or 0} of {fmt.plural(nf.confirmations or 0, 'confirmation')} disagreed "
+                     f"and made that trial a tie.")
+    rows = tuple(NoiseRow(case=c.case, judged=f"{c.decisive} of {c.judgments} decisive",
+                          rate=_pct(c.decisive_rate), interval=f"{_pct(c.low)} to {_pct(c.high)}")
+                 for c in nf.cases)
+    return NoiseView(lines=tuple(lines), rows=rows,
+                     caption=f"Calibration {nf.calibration_run}, per case (95% Wilson interval)" if rows else "")

@@ -1,0 +1,60 @@
+"""The session made ready for the runs plan made: the guard told of them, what the baseline can see recorded,
+``tests/.reports/`` kept out of git, the benchmark's permissions and guard hook in the project's settings."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+from attrs import frozen
+
+from ..claude.settings import LOCAL, allow_benchmark, guard_command
+from ..confine.guard import benchmark_skill_dir, register_runs
+from ..repo import git
+from ..store.files import shown_path
+from ..store.planfile import read_plan
+from ..worlds.temp import default_temp_base
+from . import blind
+
+
+@frozen
+class Ready:
+    """The lines plan says of what it set up (empty: nothing to say)."""
+    seen_lines: list
+    exclude_note: str
+    settings_note: str
+
+
+def make_ready(root: Path, runs, command: str, temp_dir: Optional[Path], keep_settings: bool) -> Ready:
+    """Register the runs with the guard (it confines their arms until clean), record and word what shows a skill
+    to the baseline, keep the reports out of git, and (unless ``keep_settings``) grant the benchmark's
+    permissions and add the guard hook."""
+    register_runs(r for _, r, _ in runs)
+    seen_lines = baseline_sees(root, runs, command)
+    excluded = git.keep_out_of_git(root, "tests/.reports/")
+    exclude_note = (f"note: tests/.reports/ (transcripts, reports, history) is kept out of git in this clone: "
+                    f"added to {shown_path(Path(excluded))} (no tracked file changed)") if excluded else ""
+    base = temp_dir or default_temp_base()
+    # Under a folder of the user's, only each run's own temp root is granted (clean takes it out again).
+    grants = [base] if temp_dir is None else [Path(read_plan(r).temp_root) for _, r, _ in runs]
+    settings_note = "" if keep_settings else allow_benchmark(
+        root, grants, os.environ.get("BENCHCORE_COMMAND"),
+        guard=guard_command(benchmark_skill_dir(root), base))
+    return Ready(seen_lines=seen_lines, exclude_note=exclude_note, settings_note=settings_note)
+
+
+def baseline_sees(root: Path, runs, command: str) -> list[str]:
+    """Before launch: what shows a skill under test to the baseline (``blind``), recorded in each
+    run's run.json for the verdict's caveat; the warning lines, with the one command that prevents it."""
+    found, status = blind.git_status_names(root, [d.skill for d, _, _ in runs])
+    if status is None:  # no session transcript: only an edited skill is known to be listed
+        found = {k: v for k, v in found.items() if any(d.skill.name == k and d.shape == "three-arm" for d, _, _ in runs)}
+    for d, r, _ in runs:
+        if d.skill.name in found:
+            blind.record(r, found[d.skill.name])
+    if not found:
+        return []
+    return [f"warning: the baseline can see {name}: {why}" for name, why in sorted(found.items())] + [
+        f"  to keep it out: run benchcore plan --hide-git-status (it writes \"includeGitInstructions\": false to "
+        f"{LOCAL}), restart Claude Code and type {command} again; if you go on, the verdict says so"]
