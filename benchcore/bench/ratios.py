@@ -70,6 +70,11 @@ def measure_usage_ratios(paths: list[Path], root: Path, ccusage: str | None, ben
     four token kinds, nothing else) and, when given, ccusage's single-thread mode on the same files, best of
     ``runs`` each, interleaved; checks that the tokens and dollars agree with ccusage's."""
     size = sum(p.stat().st_size for p in paths) / 1e6
+    # One untimed run that may write bytecode, as installing does: with PYTHONDONTWRITEBYTECODE set (as in
+    # some shells and CI) an editable install would otherwise recompile benchcore on every timed run.
+    warm = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(benchcore + ["usage", "--json", str(paths[0])], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env=warm)
     bench_s, bench_out, bench_cpu = _best(benchcore + ["usage", "--json", *map(str, paths)], runs)
     floor_s, _, floor_cpu = _best([sys.executable, "-c", _FLOOR, *map(str, paths)], runs)
     line = (f"usage over {len(paths)} files ({size:.0f} MB), best of {runs}, process start included: benchcore "

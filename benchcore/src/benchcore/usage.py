@@ -153,9 +153,18 @@ class Reducer:
             if not (buf.startswith(assistant, v) or buf.startswith(result_marker, v)):
                 self.last_unparsed = (buf, start, stop)
                 return
-        elif buf.__class__ is bytes and _user_by_tail(buf, start, stop, self.needles):
-            self.last_unparsed = (buf, start, stop)  # its type written last: a user record, seen from its end
-            return
+        elif buf.__class__ is bytes:
+            # Its type written last (Claude Code's own assistant records): one whose last '"type":' is
+            # followed by "assistant" is scanned below as before, without the call; else a user record may
+            # be told from its end.
+            t = buf.rfind(type_key, max(start, stop - _TAIL), stop)
+            v = t + len(type_key)
+            if buf.startswith(space, v):
+                v += 1
+            if t == -1 or not buf.startswith(assistant, v):
+                if _user_by_tail(buf, start, stop, self.needles):
+                    self.last_unparsed = (buf, start, stop)  # its type written last: a user record, seen from its end
+                    return
         if buf.find(usage_key, start, stop) < 0 or (buf.find(assistant, start, stop) < 0
                                                     and buf.find(result_marker, start, stop) < 0):
             self.last_unparsed = (buf, start, stop)
@@ -175,23 +184,23 @@ class Reducer:
         kind = record.get("type")
         if kind == "assistant":
             message = record.get("message")
-            if not isinstance(message, dict):
+            if message.__class__ is not dict:  # json.loads makes plain dicts only
                 return
             usage = message.get("usage")
             if usage is None:
                 return
-            if not isinstance(usage, dict):
+            if usage.__class__ is not dict:
                 self.skipped += 1
                 return
             model = message.get("model")
             if model == SYNTHETIC:
                 return
-            if not isinstance(model, str) or not model:
+            if model.__class__ is not str or not model:
                 model = UNKNOWN_MODEL
             key = message.get("id") or record.get("requestId") or ("line", n)
-            if not isinstance(key, (str, tuple)):
+            if key.__class__ is not str and key.__class__ is not tuple:
                 key = ("line", n)
-            figures = (*_usage_figures(usage), _web_search(usage))
+            figures = _figures(usage)
             group = self.groups.get(key)
             if group is None:
                 self.groups[key] = group = [model, *figures, None, None, ()]
@@ -199,7 +208,8 @@ class Reducer:
                 for i, value in enumerate(figures, start=1):
                     if value > group[i]:
                         group[i] = value
-            _note_extras(group, usage)
+            if "inference_geo" in usage or "speed" in usage or "iterations" in usage:
+                _note_extras(group, usage)
         elif kind == "result" and isinstance(record.get("usage"), dict):
             self.result = record
 
@@ -269,6 +279,26 @@ def _usage_figures(usage: dict) -> tuple[int, int, int, int, int, int]:
             _count(usage.get("cache_creation_input_tokens")),
             _count(split.get("ephemeral_5m_input_tokens")), _count(split.get("ephemeral_1h_input_tokens")),
             _count(usage.get("cache_read_input_tokens")))
+
+
+def _figures(usage: dict) -> tuple[int, int, int, int, int, int, int]:
+    """``(*_usage_figures(usage), _web_search(usage))`` in one call: an assistant line's hot path."""
+    get = usage.get
+    split = get("cache_creation")
+    server = get("server_tool_use")
+    e5 = e1 = web = 0
+    if split.__class__ is dict:
+        e5 = split.get("ephemeral_5m_input_tokens")
+        e1 = split.get("ephemeral_1h_input_tokens")
+        e5 = e5 if e5.__class__ is int and e5 > 0 else 0
+        e1 = e1 if e1.__class__ is int and e1 > 0 else 0
+    if server.__class__ is dict:
+        web = _count(server.get("web_search_requests"))
+    inp, out, cc, read = (get("input_tokens"), get("output_tokens"), get("cache_creation_input_tokens"),
+                          get("cache_read_input_tokens"))
+    return (inp if inp.__class__ is int and inp > 0 else 0, out if out.__class__ is int and out > 0 else 0,
+            cc if cc.__class__ is int and cc > 0 else 0, e5, e1,
+            read if read.__class__ is int and read > 0 else 0, web)
 
 
 def _web_search(usage: dict) -> int:

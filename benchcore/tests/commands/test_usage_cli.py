@@ -83,3 +83,16 @@ def test_help_does_not_import_jinja2_or_yaml():
             "print(sorted(m for m in ('jinja2', 'yaml') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_usage_reads_the_price_table_from_the_package_folder(tmp_path):
+    """An installed package is a folder: the price table is read from it directly, so `benchcore usage`
+    imports neither importlib.resources (the fallback for a zipped package) nor anything that writes."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n", encoding="utf-8")
+    code = ("import sys, contextlib, io\nfrom benchcore.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main(['usage', '--json', {str(transcript)!r}])\n"
+            "print(code, sorted(m for m in ('importlib.resources', 'tempfile', 'cattrs', 'yaml') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "0 []"

@@ -203,9 +203,15 @@ def rival(pick, own: list, prompt: str, done, children=lambda af: ()) -> Optiona
     return None
 
 
-# How Claude Code 2.1.328 refuses one part of a compound Bash command in headless default mode (measured):
-# "This Bash command contains multiple operations. The following part requires approval: python3 -".
-REQUIRES_APPROVAL = "requires approval"
+
+
+def refused_whys(t) -> tuple[str, ...]:
+    """For each tool call Claude Code refused in transcript ``t``, the line the report shows (few, short)."""
+    out = []
+    for call in t.refused_calls():
+        shown = " ".join(str(call.input.get("command") or call.input.get("file_path") or "").split())
+        out.append(f"Claude Code refused its {call.name} call: {shown[:120] + ('...' if len(shown) > 120 else '')}")
+    return tuple(out)
 
 
 def refusals(run, found: dict) -> dict[tuple[str, int], list[dict]]:
@@ -217,12 +223,11 @@ def refusals(run, found: dict) -> dict[tuple[str, int], list[dict]]:
         if key in cells:
             out.setdefault((cells[key].case, cells[key].trial), []).append({"cell": key, "path": path, "why": why})
     for cid, t in found.items():
-        for call in t.tool_calls():
-            if (call.refused or (call.error and REQUIRES_APPROVAL in call.result)) and cid in cells:
-                shown = " ".join(str(call.input.get("command") or call.input.get("file_path") or "").split())
-                out.setdefault((cells[cid].case, cells[cid].trial), []).append(
-                    {"cell": cid, "why": f"Claude Code refused its {call.name} call: "
-                                         f"{shown[:120] + ('...' if len(shown) > 120 else '')}"})
+        if cid not in cells:
+            continue
+        # A collected transcript (collect's KeptTranscript) kept these when it was read: not read again.
+        for why in (t.refused_whys() if hasattr(t, "refused_whys") else refused_whys(t)):
+            out.setdefault((cells[cid].case, cells[cid].trial), []).append({"cell": cid, "why": why})
     return out
 
 

@@ -24,7 +24,7 @@ def price_table() -> pricing.PriceTable:
     source = f"benchcore/{PRICES_RESOURCE}"
     # The package's own folder when it is one (every pip and Nix install); importlib.resources otherwise
     # (a zip), which costs `benchcore usage` about 10 ms of imports.
-    here = Path(__file__).resolve().parent.parent / PRICES_RESOURCE
+    here = Path(__file__).resolve().parents[2] / PRICES_RESOURCE  # benchcore/harness/claude/tokens.py
     try:
         if here.is_file():
             data = json.loads(here.read_text(encoding="utf-8"))

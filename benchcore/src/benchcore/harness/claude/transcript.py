@@ -23,6 +23,9 @@ class AgentPaths(Protocol):
     by_id: Mapping[str, Path]
 
 SYNTHETIC = "<synthetic>"
+# How Claude Code 2.1.328 refuses one part of a compound Bash command in headless default mode (measured):
+# "This Bash command contains multiple operations. The following part requires approval: python3 -".
+REQUIRES_APPROVAL = "requires approval"
 _AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 _LINE = re.compile(rb"[^\r\n]+")
 
@@ -120,6 +123,10 @@ class Transcript:
                     out.append(ToolUse(str(b.get("name", "")), b.get("input") if isinstance(b.get("input"), dict) else {},
                                        str(r.get("agentId", self.main_id))))
         return out
+
+    def refused_calls(self) -> list[ToolCall]:
+        """The tool calls Claude Code refused (denied, or one part of a compound Bash command needing approval)."""
+        return [c for c in self.tool_calls() if c.refused or (c.error and REQUIRES_APPROVAL in c.result)]
 
     def tool_calls(self) -> list[ToolCall]:
         """Every tool call, each with its result: what the agent really saw, not only what it asked for."""

@@ -4,7 +4,7 @@ Stage 1 of collect finds every cell's transcript, and the later stages (the
 audit, the models in run.json) ask some of them questions. Holding every
 parsed transcript until then made collect's memory grow with the whole set;
 a :class:`KeptTranscript` keeps only what every collect asks (its models, its
-final message) and reads the copy in the run again, one at a time, when a
+final message, its refused calls) and reads the copy in the run again, one at a time, when a
 stage asks for more.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from ..claude import provenance
 from ..claude.transcript import Transcript, load
 
 _LAST: list = [None, None]  # [the copy's folder and version, its Transcript]: the one transcript kept parsed
@@ -31,23 +32,29 @@ class KeptTranscript:
     stage asking one cell several questions reads it once, and at most one is in memory."""
 
     def __init__(self, cdir: Path, main_id: str, models: set[str], final: Optional[str],
-                 children: tuple[str, ...]):
+                 children: tuple[str, ...], refused: tuple[str, ...] = ()):
         self.cdir = cdir
         self.main_id = main_id
         self.children = children
         self._models = frozenset(models)
         self._final = final
+        self._refused = refused
 
     @classmethod
     def of(cls, t: Transcript, cdir: Path) -> "KeptTranscript":
         """What to keep of ``t``, just copied into ``cdir``."""
-        return cls(cdir, t.main_id, t.models(), t.final_message(), t.children)
+        return cls(cdir, t.main_id, t.models(), t.final_message(), t.children, provenance.refused_whys(t))
 
     def models(self) -> set[str]:
         return set(self._models)
 
     def final_message(self) -> Optional[str]:
         return self._final
+
+    def refused_whys(self) -> tuple[str, ...]:
+        """Why each call Claude Code refused counts (provenance.refused_whys): kept when the transcript was
+        read, so the refusals stage reads no copy again."""
+        return self._refused
 
     def read(self) -> Transcript:
         try:
