@@ -79,7 +79,7 @@ for agent in skills/benchmark-skill/agents/*.md; do
 done
 grep -qE "Loaded 1 skills from plugin benchmark-skill" "$T/session.log" || fail "the session did not load /benchmark-skill"
 echo "ok   skill benchmark-skill:benchmark-skill"
-for s in git/commit-message docs/adr-writer release/changelog-entry; do
+for s in git/commit-message docs/adr-writer release/changelog-entry python/fix-failing-test; do
   grep -qE "Loaded 1 skills from plugin example-skills custom path: .*/skills/$s\$" "$T/session.log" ||
     fail "the session did not load $s from the example-skills plugin"
   echo "ok   skill example-skills:${s#*/}"

@@ -59,6 +59,8 @@ NEEDS_REPO = [
     "harness/fanout/test_parts.py", # skills/benchmark-skill (templates)
     "e2e/test_e2e_environment.py",     # whole runs with skills/benchmark-skill
     "harness/plan/test_resume.py",              # whole runs with skills/benchmark-skill
+    "realcli/test_realcli_codeskill.py",   # skills/python/fix-failing-test and its cases, with skills/benchmark-skill
+    "realcli/test_realcli_rewrite.py",     # skills/benchmark-skill, installed into the real CLI's project
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)

@@ -8,6 +8,7 @@ transcripts and, told to, plays the attack.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -226,9 +227,11 @@ def test_a_judge_that_used_a_tool_or_gave_two_verdicts_is_asked_again(bench):
     assert rc == 0 and "20/20 packets judged" in out
 
 
-def test_a_changed_output_sends_its_trial_back_through_the_gate_and_the_judges(bench):
-    # Bug: after a new arm's final text changed, collect rewrote output.md and the packet but kept the
-    # old efficacy.json, and said "nothing missing".
+def test_a_transcript_changed_after_collect_read_it_is_refused_and_its_re_run_goes_through_the_judges(bench):
+    # Issue 25: Claude Code does not rewrite a finished transcript, so one that changed after collect first
+    # read it is refused and named, and its trial is invalid (the copy collected first stays). Earlier bug:
+    # after a new arm's final text changed, collect rewrote output.md and the packet but kept the old
+    # efficacy.json; the trial's re-run must still go through the gate and the judges again.
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()
     bench.arms(next_script(out), Script(files=greet_files()))
@@ -236,26 +239,32 @@ def test_a_changed_output_sends_its_trial_back_through_the_gate_and_the_judges(b
     bench.judges(run_dir, Script())
     rc, out, _ = bench.run("collect", str(run_dir))
     assert rc == 0
+    read = json.loads((run_dir / "transcripts-read.json").read_text())
+    assert sorted(v["for"] for v in read.values()) == sorted(
+        [c["id"] for c in bench.plan_json(run_dir)["cells"]] + [p["id"] for p in bench.plan_json(run_dir)["packets"]])
     t1 = run_dir / "cases" / CASE1 / "t1"
+    first = (t1 / "new" / "output.md").read_text()
     old_packet = (t1 / "efficacy.packet.md").read_text()
-    # The new arm's transcript ends differently now (its own file, changed: a second finished transcript for
-    # the cell would make the trial invalid instead, see test_two_finished_transcripts_for_one_cell_...).
     rewrite_output(bench, t1 / "new", "Done [new-arm], with a different answer.")
-    # render before collect: the stale judgments do not count.
-    rc, out, err = bench.run("render", str(run_dir))
-    assert rc == 0  # output.md has not changed yet: collect writes it
     rc, out, _ = bench.run("collect", str(run_dir))
     assert rc == 0 and "nothing missing" not in out
-    assert (t1 / "new" / "output.md").read_text() == "Done [new-arm], with a different answer.\n"
+    assert f"INVALID trial {CASE1}/t1 (re-run, not scored): new: its transcript changed after collect first read it" in out
+    assert (t1 / "new" / "output.md").read_text() == first  # the copy collected first stays
+    rc, out, _ = bench.run("render", str(run_dir))
+    assert results(bench)["cases"][0]["efficacy"]["outcomes"][0] is None
+    rc, out, _ = bench.run("collect", str(run_dir), "--rerun")
+    assert "re-planned 3 cells with fresh worlds" in out
+    again = lambda case, trial, arm, world: f"Done [{arm}-arm], a second answer for {case} t{trial}."
+    bench.arms(next_script(out), Script(files=greet_files(), output=again))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "INVALID" not in out
+    assert (t1 / "new" / "output.md").read_text() == f"Done [new-arm], a second answer for {CASE1} t1.\n"
     assert not (t1 / "efficacy.json").exists() and not (t1 / "regression.json").exists()
     assert (t1 / "efficacy.packet.md").read_text() != old_packet
     assert f"packets with no answer: 2: {CASE1}/t1/efficacy, {CASE1}/t1/regression" in out
     sha = json.loads((t1 / "new" / "assertions.json").read_text())[0]["output_sha256"]
     import hashlib
     assert sha == hashlib.sha256((t1 / "new" / "output.md").read_bytes()).hexdigest()
-    # A stale judgments file put back by hand is not counted by render either.
-    rc, out, err = bench.run("render", str(run_dir))
-    assert rc == 1 and results(bench)["cases"][0]["efficacy"]["outcomes"][0] is None
     bench.judges(run_dir, Script())
     rc, out, _ = bench.run("collect", str(run_dir))
     assert rc == 0
@@ -279,11 +288,9 @@ def test_assertions_of_an_interrupted_collect_run_again(tmp_path, monkeypatch):
     output_repo(b)
     _, out, _ = b.plan("greet", "--seed", "3")
     [run_dir] = b.runs()
-    b.arms(next_script(out), Script(output=lambda case, trial, arm, world: f"Hello reader ({arm})"))
-    rc, out, _ = b.run("collect", str(run_dir))
-    assert "gated" not in out
-    for n in range(1, 5):
-        rewrite_output(b, run_dir / f"cases/01-hello/t{n}/new", "Goodbye")
+    # Trials 1 to 4 of the new arm answer without the word the hard assertion wants.
+    b.arms(next_script(out), Script(output=lambda case, trial, arm, world:
+                                    "Goodbye" if arm == "new" and trial < 5 else f"Hello reader ({arm})"))
 
     def killed(*a, **k):
         raise KeyboardInterrupt
@@ -441,3 +448,83 @@ def test_inherited_attribution_and_the_relayed_request_do_not_throw_out_the_run(
     assert rc == 0 and "20/20 packets judged" in out and "ignored" not in out
     rc, out, _ = bench.run("render", str(run_dir))
     assert rc == 0 and results(bench)["verdicts"]["efficacy"]["status"] == "pass"
+
+
+# ----------------------------------------------------------------------------- 25: transcripts hold what Claude Code wrote
+
+
+def rewrite_final(b: Bench, match, edit) -> Path:
+    """Rewrite in place, under Claude Code's folder, the one agent transcript whose first line ``match``es:
+    its last assistant record's text blocks through ``edit`` (agent id, path, times and every other line as
+    Claude Code wrote them)."""
+    [path] = [f for f in b.config.rglob("agent-*.jsonl") if match(f.read_text().split("\n", 1)[0])]
+    lines = path.read_text().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if json.loads(line).get("type") == "assistant")
+    rec = json.loads(lines[last])
+    for block in rec["message"]["content"]:
+        if block.get("type") == "text":
+            block["text"] = edit(block["text"])
+    lines[last] = json.dumps(rec) + "\n"
+    path.write_text("".join(lines))
+    return path
+
+
+@pytest.mark.parametrize("layout", ["workflow", "agent"])
+def test_a_genuine_baseline_transcript_rewritten_in_place_makes_its_trial_invalid_and_changes_no_verdict(
+        bench, layout):
+    # The attack that flipped a verdict on the real CLI: an arm rewrote a finished baseline's own transcript
+    # (right agent id, path and times) to a useless answer. The session's record of that agent (the Workflow
+    # journal's result, the Agent tool's result) still holds what it answered: the trial is invalid, named,
+    # run again, and the verdict is the honest judges'.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files(), layout=layout))
+    world = next(c["world"] for c in bench.plan_json(run_dir)["cells"] if c["id"] == f"{CASE1}/t2/baseline")
+    forged = rewrite_final(bench, lambda first: world in first,
+                           lambda text: "Nothing to do.")
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "nothing missing" not in out
+    assert (f"INVALID trial {CASE1}/t2 (re-run, not scored): baseline: its transcript's final answer is not what "
+            "Claude Code recorded for agent ") in out, out
+    audit = json.loads((run_dir / "cases" / CASE1 / "t2" / "audit.json").read_text())
+    [problem] = audit["problems"]
+    where = "the Workflow journal's result" if layout == "workflow" else "the Agent tool's result"
+    assert problem["arm"] == "baseline" and where in problem["problem"] and "'Nothing to do.'" in problem["problem"]
+    assert forged.stem.removeprefix("agent-") in problem["problem"]
+    assert not (run_dir / "cases" / CASE1 / "t2" / "efficacy.packet.md").exists()
+    rc, out, _ = bench.run("collect", str(run_dir), "--rerun")
+    assert "re-planned 3 cells with fresh worlds" in out
+    bench.arms(next_script(out), Script(files=greet_files(), layout=layout))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "INVALID" not in out
+    bench.judges(run_dir, Script(verdict=new_loses, layout=layout))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "nothing missing" in out
+    rc, out, _ = bench.run("render", str(run_dir))
+    assert rc == 1
+    res = results(bench)
+    assert res["verdicts"]["efficacy"]["status"] == "fail"
+    assert all(c["efficacy"]["outcomes"] == ["LOSS"] * 5 for c in res["cases"])
+
+
+@pytest.mark.parametrize("layout", ["workflow", "agent"])
+def test_a_judge_transcript_rewritten_to_another_verdict_is_refused_and_asked_again(bench, layout):
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files(), layout=layout))
+    bench.run("collect", str(run_dir))
+    bench.judges(run_dir, Script(verdict=new_loses, layout=layout))
+    ref = next(p["ref"] for p in bench.plan_json(run_dir)["packets"] if p["id"] == f"{CASE1}/t1/efficacy")
+    flip = lambda text: re.sub(r'"verdict": "([AB])"', lambda m: f'"verdict": "{"B" if m[1] == "A" else "A"}"', text)
+    forged = rewrite_final(bench, lambda first: f"Packet id: {ref}" in first, flip)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0
+    assert (f"the judge answer for packet {CASE1}/t1/efficacy is invalid: its transcript answers ") in out, out
+    assert f"but Claude Code recorded " in out and forged.stem.removeprefix("agent-") in out
+    assert f"packets with no answer: 1: {CASE1}/t1/efficacy" in out
+    assert not (run_dir / "cases" / CASE1 / "t1" / "efficacy.json").exists()
+    bench.judges(run_dir, Script(verdict=new_loses, layout=layout))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "nothing missing" in out
+    rc, out, _ = bench.run("render", str(run_dir))
+    assert rc == 1 and all(c["efficacy"]["outcomes"] == ["LOSS"] * 5 for c in results(bench)["cases"])

@@ -56,6 +56,13 @@ def forger_command() -> str:
     return f"echo {base64.b64encode(code.encode()).decode()} | base64 -d | python3 -"
 
 
+def rewriter_command(cell: str) -> str:
+    """``echo <base64> | base64 -d | python3 - <cell>``: rewriter.py, with its own source for its detached process."""
+    source = (Path(__file__).with_name("rewriter.py")).read_text()
+    code = f"CODE = {source!r}\n" + source
+    return f"echo {base64.b64encode(code.encode()).decode()} | base64 -d | python3 - {shlex.quote(cell)}"
+
+
 def fill_in(text: str, places: dict) -> str:
     """``text`` with each ``{name}`` of ``places`` replaced; every other brace stays (bash's own braces)."""
     for name, value in places.items():
@@ -127,11 +134,16 @@ class Scenario:
     # Cells whose with-skill arm, after reading its copy, runs the issue-18 forger (forger.py) with one Bash
     # command: forged baseline and judge transcripts in a new folder under ~/.claude/projects/.
     arm_forges_files: set = field(default_factory=set)
+    # Cells whose with-skill arm, after reading its copy, runs rewriter.py with one Bash command: once its
+    # trial's baseline has answered, that baseline's own transcript is rewritten in place to another answer.
+    arm_rewrites_baseline: set = field(default_factory=set)
     # Agent-tool path: launch at most this many Agent calls in one message (SKILL.md says 10).
     batch: int = 10
     # What an arm runs in its world after reading its copy (each a Bash command, or a (tool, input) pair such
     # as ("Read", {"file_path": "{world}/README.md"}); "{world}" filled in); the default writes the answer files.
     arm_commands: Optional[list] = None
+    # Or per cell: (cell id, world) -> those steps (a Bash command or a (tool, input) pair), used instead.
+    arm_steps: Optional[Callable[[str, str], list]] = None
     # Whether each answer ends with its arm's STYLE line (judges then tell the arms apart by it). Without it,
     # ``prefer(a, b)`` decides a packet from the two outputs' content alone: "A", "B" or "TIE".
     style: bool = True
@@ -238,6 +250,9 @@ class Brain:
                 steps.append(ToolUse("Read", {"file_path": f"{skill_dir}/SKILL.md"}))
             if planted(self.s.arm_forges_files):
                 steps.append(ToolUse("Bash", {"command": forger_command(), "description": "Prepare the answer"}))
+            if planted(self.s.arm_rewrites_baseline):
+                steps.append(ToolUse("Bash", {"command": rewriter_command(cid.rsplit("/", 1)[0] + "/baseline"),
+                                              "description": "Check the other answer"}))
             if planted(self.s.arm_forges):
                 run_id = next(p["run_id"] for p in self.plans() if any(c["id"] == cid and c["world"] == world
                                                                        for c in p.get("cells", [])))
@@ -256,7 +271,10 @@ class Brain:
             where = dict(self.s.places, world=world, repo=str(self.repo), **self.places_of(cid))
             fill = lambda v: fill_in(v, where) if isinstance(v, str) else v
             steps += [ToolUse(name, {k: fill(v) for k, v in data.items()}) for name, data in self.s.escapes[cid]]
-        if self.s.arm_commands is not None:
+        if self.s.arm_steps is not None:
+            steps += [ToolUse("Bash", {"command": c, "description": "Work in the world"}) if isinstance(c, str)
+                      else ToolUse(c[0], dict(c[1])) for c in self.s.arm_steps(cid, world)]
+        elif self.s.arm_commands is not None:
             fill = lambda v: v.format(world=world) if isinstance(v, str) else v
             steps += [ToolUse("Bash", {"command": fill(c), "description": "Work in the world"}) if isinstance(c, str)
                       else ToolUse(c[0], {k: fill(v) for k, v in c[1].items()}) for c in self.s.arm_commands]

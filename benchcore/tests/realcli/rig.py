@@ -78,6 +78,7 @@ def git(repo: Path, *args: str, env: dict | None = None) -> str:
 
 
 COMMIT_MESSAGE = "skills/git/commit-message"  # layout="commit-message": this repository's skill and cases
+FIX_FAILING_TEST = "skills/python/fix-failing-test"  # layout="fix-failing-test": the skill whose arms run code
 SKILL_V1 = "---\nname: greet\ndescription: Writes greetings in the house style.\n---\nGreet the reader by name.\n"
 SKILL_V2 = SKILL_V1 + "End every greeting with an exclamation mark.\n"
 
@@ -109,7 +110,8 @@ class Rig:
                  install: str = "project", layout: str = "skills"):
         # layout: "skills" (the skill at skills/text/greet, its cases in tests/text/greet/), "claude" (a
         # project's own skill at .claude/skills/greet, committed, its cases in tests/greet/), or
-        # "commit-message" (this repository's skills/git/commit-message and its five cases, at real size).
+        # "commit-message" (this repository's skills/git/commit-message and its five cases, at real size), or
+        # "fix-failing-test" (skills/python/fix-failing-test and its three cases: the arms run code).
         # install: "project" (the dev shell's way: the skill linked into .claude/skills/, its agent types copied
         # into .claude/agents/) or "plugin" (nothing in the project: install_plugin() adds the marketplace and
         # installs the benchmark-skill plugin into HOME, as a plugin user does).
@@ -138,16 +140,19 @@ class Rig:
         self.install = install
         self.skill_path, self.tests_path = {"skills": ("skills/text/greet", "tests/text/greet"),
                                             "claude": (".claude/skills/greet", "tests/greet"),
-                                            "commit-message": (COMMIT_MESSAGE, f"tests/{COMMIT_MESSAGE[7:]}")}[layout]
-        if layout == "commit-message":
-            self._copy_commit_message(edited)
+                                            "commit-message": (COMMIT_MESSAGE, f"tests/{COMMIT_MESSAGE[7:]}"),
+                                            "fix-failing-test": (FIX_FAILING_TEST, f"tests/{FIX_FAILING_TEST[7:]}"),
+                                            }[layout]
+        if layout in ("commit-message", "fix-failing-test"):
+            self._copy_own_skill(edited)
         else:
             self._build_repo(edited, cases)
         self._install()
 
-    def _copy_commit_message(self, edited: bool) -> None:
-        """This repository's own commit-message skill and its five cases, as committed here (samples
-        included), committed on the rig repository's main; then the skill edited, for a three-arm run."""
+    def _copy_own_skill(self, edited: bool) -> None:
+        """One of this repository's own skills (commit-message, fix-failing-test) and its cases, as committed
+        here (samples included), committed on the rig repository's main; then the skill edited, for a
+        three-arm run."""
         r = self.repo
         files = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z", self.skill_path, self.tests_path],
                                check=True, capture_output=True).stdout.decode().split("\0")
@@ -158,7 +163,7 @@ class Rig:
         env = dict(os.environ, **self.env)
         subprocess.run(["git", "init", "-q", "-b", "main", str(r)], check=True, env=env)
         git(r, "add", "-A", "-f", env=env)  # exactly the files tracked here (fixtures carry .gitignore files)
-        git(r, "commit", "-q", "-m", "commit-message", env=env)
+        git(r, "commit", "-q", "-m", self.skill_path.rsplit("/", 1)[-1], env=env)
         if edited:
             with open(r / self.skill_path / "SKILL.md", "a") as fh:
                 fh.write("\nWhen the staged change closes an issue, say so in a `Refs:` footer.\n")

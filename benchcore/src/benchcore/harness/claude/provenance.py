@@ -24,7 +24,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterable, Optional
 
-from attrs import evolve, frozen
+from attrs import Factory, evolve, field, frozen
 
 from ..store.files import locked_run, not_regular, write_atomic
 from ...judging import same_prompt
@@ -68,27 +68,53 @@ class Launched:
     sessions: tuple[str, ...]
     agents: dict[str, tuple[str, Path]]
     clock: datetime  # collect's own clock, read once: a transcript cannot start after it
+    # agent id -> (where the session recorded it, what it recorded as that agent's final answer): the Workflow
+    # journal's ``result`` line (text, or an object for a schema answer), the Agent tool's result content.
+    answers: dict[str, tuple[str, object]] = field(default=Factory(dict))
 
     @classmethod
     def read(cls, root: Path, sessions: Iterable[str], clock: Optional[datetime] = None) -> "Launched":
         """One pass over each session's main transcript and Workflow journals under ``root`` (projects)."""
         sessions = tuple(dict.fromkeys(sessions))
         agents: dict[str, tuple[str, Path]] = {}
+        answers: dict[str, tuple[str, object]] = {}
         projects = sorted(p for p in root.iterdir() if p.is_dir()) if sessions and root.is_dir() else []
         for project in projects:
             for sid in sessions:
                 sdir = project / sid
                 main = project / f"{sid}.jsonl"
                 if not_regular(main) is None:
-                    for aid in _child_ids(list(read_records(main))):
+                    records = list(read_records(main))
+                    for aid in _child_ids(records):
                         agents.setdefault(aid, (sid, sdir / "subagents" / f"agent-{aid}.jsonl"))
+                    for aid, text in _agent_results(records):
+                        answers[aid] = (f"the Agent tool's result in {main}", text)
                 wf = sdir / "subagents" / "workflows"
                 for journal in sorted(wf.glob("*/journal.jsonl")) if wf.is_dir() else ():
                     for rec in read_records(journal):
                         aid = rec.get("agentId")
                         if rec.get("type") == "started" and isinstance(aid, str):
                             agents.setdefault(aid, (sid, journal.parent / f"agent-{aid}.jsonl"))
-        return cls(sessions=sessions, agents=agents, clock=clock or now_utc())
+                        elif rec.get("type") == "result" and isinstance(aid, str) and "result" in rec:
+                            answers[aid] = (f"the Workflow journal's result in {journal}", rec["result"])
+        return cls(sessions=sessions, agents=agents, clock=clock or now_utc(), answers=answers)
+
+    def recorded(self, agent_id: str) -> Optional[tuple[str, object]]:
+        """(where, what) the launching session recorded as this agent's final answer, or None (no session
+        known, or the agent has not ended in its records)."""
+        return self.answers.get(agent_id) if self.sessions else None
+
+    def answer_differs(self, agent_id: str, final: str) -> Optional[str]:
+        """Why ``final`` (an arm's final message as its transcript holds it) is not what the session recorded
+        for that agent, or None (the same text, whitespace aside, or nothing recorded to compare with)."""
+        hit = self.recorded(agent_id)
+        if hit is None or not isinstance(hit[1], str):
+            return None
+        where, said = hit
+        if " ".join(said.split()) == " ".join(final.split()):
+            return None
+        return (f"its transcript's final answer is not what Claude Code recorded for agent {agent_id} ({where}): "
+                f"the transcript says {_cut(final)!r}, the session's record {_cut(said)!r}")
 
     def why_not(self, path: Path, agent_id: str, started: str, sessions: tuple[str, ...],
                 written_at: str) -> Optional[str]:
@@ -110,6 +136,26 @@ class Launched:
         if t is None or (w is not None and t < w):
             return f"it started ({started or 'no time'}) before its cell or packet was written ({written_at})"
         return None
+
+
+def _cut(text: str, n: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat[:n] + ("..." if len(flat) > n else "")
+
+
+def _agent_results(records: list[dict]) -> list[tuple[str, str]]:
+    """(agent id, final text) of every Agent tool call that ended in this transcript: ``toolUseResult`` of a
+    completed synchronous spawn holds the agent's id and its final text (``content``)."""
+    out = []
+    for r in records:
+        tur = r.get("toolUseResult")
+        if r.get("type") != "user" or not isinstance(tur, dict) or tur.get("status") != "completed":
+            continue
+        aid, content = tur.get("agentId"), tur.get("content")
+        if isinstance(aid, str) and isinstance(content, list):
+            texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+            out.append((aid, "\n".join(t for t in texts if t)))
+    return out
 
 
 def record_session(run_dir: Path) -> tuple[str, ...]:

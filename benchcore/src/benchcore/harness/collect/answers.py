@@ -66,7 +66,11 @@ def read_answers(run: RunState, packets: dict[str, Packet]
                 continue
             t = load(af.path, af.agent_id, run.index)
             try:
-                valid.append((af, t, _answer(run, t, af, pid)))
+                answer = _answer(run, t, af, pid)
+                rewritten = run.first_read.changed(af.path, t.raw, pid)
+                if rewritten is not None:
+                    raise AnswerError(rewritten)
+                valid.append((af, t, answer))
             except AnswerError as err:
                 errors.append(f"{err} ({af.path})")
                 run.invalid_answers.setdefault(pid, []).append(str(af.path))
@@ -139,7 +143,41 @@ def _answer(run: RunState, t: Transcript, af: projects.AgentFile, pid: str) -> J
         if final is None:
             raise _Unfinished()
         data = parse_text(final)
-    return to_judgment(data, pid, run.plan.run_id)
+    judgment = to_judgment(data, pid, run.plan.run_id)
+    differs = _differs_from_record(run, t, af, pid, judgment)
+    if differs is not None:
+        raise AnswerError(differs)
+    return judgment
+
+
+def _judgment_in(said, pid: str, run_id: str) -> Optional[Judgment]:
+    try:
+        return to_judgment(parse_text(said) if isinstance(said, str) else said, pid, run_id)
+    except AnswerError:
+        return None
+
+
+def _differs_from_record(run: RunState, t: Transcript, af: projects.AgentFile, pid: str,
+                         judgment: Judgment) -> Optional[str]:
+    """Why the judge's transcript does not hold what the session recorded for that agent (the Agent tool's
+    result, the Workflow journal's result), or None: the answer collect took, and the transcript's own final
+    message when it holds a verdict, must both be the recorded one (nothing recorded: nothing to compare)."""
+    hit = run.launched.recorded(af.agent_id)
+    recorded = _judgment_in(hit[1], pid, run.plan.run_id) if hit is not None else None
+    where = hit[0] if hit is not None else ""
+    if recorded is None:
+        said = journal_result(af.path, af.agent_id)
+        recorded = _judgment_in(said, pid, run.plan.run_id) if said is not None else None
+        where = f"the Workflow journal's result beside {af.path.name}"
+    if recorded is None:
+        return None
+    final = t.final_message()
+    for j in (judgment, _judgment_in(final, pid, run.plan.run_id) if final is not None else None):
+        if j is not None and (j.verdict, j.strength) != (recorded.verdict, recorded.strength):
+            return (f"its transcript answers {j.verdict} ({j.strength or 'no strength'}), but Claude Code "
+                    f"recorded {recorded.verdict} ({recorded.strength or 'no strength'}) for agent {af.agent_id} "
+                    f"({where})")
+    return None
 
 
 def _recorded(run: RunState, packet: Packet) -> Optional[Judgment]:

@@ -80,6 +80,16 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             continue
         t = loaded.get(pick.path) or load(pick.path, pick.agent_id, run.index)
         final = t.final_message()
+        rewritten = run.first_read.changed(pick.path, t.raw, cell.id) if final is not None else None
+        if rewritten is not None:
+            # Changed since collect first read it: refused, named; the copy collected then stays.
+            run.conflicts[cell.id] = rewritten
+            changed.add(cell.id)
+            kept = collected(cdir)
+            if kept is not None:
+                found[cell.id] = kept
+                run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
+            continue
         dirty = write_bytes_if_changed(cdir / "transcript.jsonl", t.raw)
         meta = meta_path(pick.path)
         if not_regular(meta) is None:
@@ -96,6 +106,10 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
         other = provenance.rival(pick, cands, cell.prompt, done, kids)
         if other is not None:
             run.conflicts[cell.id] = f"two finished transcripts claim this cell: {pick.path} and {other.path}"
+            changed.add(cell.id)
+        differs = run.launched.answer_differs(pick.agent_id, final)
+        if differs is not None:  # the session's own record of the agent says otherwise: the trial is invalid
+            run.conflicts[cell.id] = "; ".join(filter(None, (run.conflicts.get(cell.id), differs)))
             changed.add(cell.id)
         dirty |= write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
         found[cell.id] = KeptTranscript.of(t, cdir)

@@ -73,6 +73,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     if rerun:
         redone = replan_cells(run, found, audits)
         if redone:
+            run.first_read.save()
             write_plan(run.run_dir, run.plan)
             return status_of(run, found, {}, {}, {}, {}, [], redone)
     gated, unchecked = run_gate(run, found)
@@ -93,6 +94,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     run.plan = evolve(run.plan, packets=ordered)
     write_ignored(run)
     flush_to_disk(run.run_dir)  # what the stages copied and wrote, on disk before the plan that lists it
+    run.first_read.save()
     write_plan(run.run_dir, run.plan)
     record_models(run, found)
     record_environment(run, found)

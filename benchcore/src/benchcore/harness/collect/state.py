@@ -12,6 +12,7 @@ from ..claude import projects
 from .contamination import Fingerprints
 from ..store.files import read_text, write_atomic
 from ..claude.provenance import Launched
+from .firstread import FirstRead
 from ..store.planfile import Cell, Packet, Plan, check_plan, read_plan
 from ..fanout.prompts import Templates, run_redactions
 from ..runs.folder import read_run_info
@@ -42,6 +43,7 @@ class RunState:
         self.refused: list[tuple[str, str, str]] = []
         self.refused_calls: list[tuple[str, str]] = []  # (cell id, the arm's tool call Claude Code refused)
         self.conflicts: dict[str, str] = {}
+        self.first_read = FirstRead(run_dir)  # the hash of each transcript collect took an answer from
         self.late: list[tuple[str, str]] = []
         self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid
         # Judges this run's sessions launched twice for one packet (a fan-out launched again, a retyped

@@ -1,0 +1,60 @@
+"""What collect read first: a hash of each finished transcript it took an answer from, and a later change refused.
+
+Claude Code does not rewrite a transcript once its agent has answered. ``transcripts-read.json`` in the run
+folder keeps, per transcript path, the SHA-256 of the bytes collect first took an arm's output or a judge's
+answer from, and what it was for; a later collect that finds other bytes there names the change, and the
+cell's trial (or the judge's answer) is invalid. The copy kept in the run folder stays the first one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Optional
+
+from ...errors import BenchError
+from ..store.files import read_text, write_atomic
+
+NAME = "transcripts-read.json"
+
+
+class FirstRead:
+    """The run's ``transcripts-read.json``: {path: {"sha256": ..., "for": cell or packet id}}."""
+
+    def __init__(self, run_dir: Path):
+        self.path = run_dir / NAME
+        self.seen: dict[str, dict] = {}
+        self.dirty = False
+        if self.path.is_file():
+            try:
+                data = json.loads(read_text(self.path))
+            except ValueError as err:
+                raise BenchError(str(self.path), f"not JSON ({err})",
+                                 fix="restore it from a backup; deleting it forgets which transcripts collect "
+                                     "already read") from None
+            if not isinstance(data, dict) or not all(isinstance(v, dict) and isinstance(v.get("sha256"), str)
+                                                     for v in data.values()):
+                raise BenchError(str(self.path), 'not a map of transcript paths to {"sha256", "for"}',
+                                 fix="restore it from a backup; deleting it forgets which transcripts collect "
+                                     "already read")
+            self.seen = data
+
+    def changed(self, path: Path, data: bytes, for_id: str) -> Optional[str]:
+        """Why the transcript at ``path`` (now ``data``) is refused: it changed since collect first read it.
+        None when it is unchanged, or read for the first time (its hash is kept then)."""
+        now = hashlib.sha256(data).hexdigest()
+        first = self.seen.get(str(path))
+        if first is None:
+            self.seen[str(path)] = {"sha256": now, "for": for_id}
+            self.dirty = True
+            return None
+        if first["sha256"] == now:
+            return None
+        return (f"its transcript changed after collect first read it, and Claude Code does not rewrite a "
+                f"finished agent's transcript: {path} (sha256 {first['sha256'][:12]} then, {now[:12]} now)")
+
+    def save(self) -> None:
+        if self.dirty:
+            write_atomic(self.path, json.dumps(self.seen, indent=1, sort_keys=True) + "\n")
+            self.dirty = False
