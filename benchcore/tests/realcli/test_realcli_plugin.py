@@ -54,7 +54,13 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     res = rig.run(scenario, "/benchmark-skill:benchmark-skill greet", extra_args=extra)
     assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
     # plan installed the benchmark's guard from the plugin's own copy (its scripts/guard), and clean took it out.
-    assert "the benchmark's guard (a PreToolUse hook" in res.stdout and "guard hook was taken out" in res.stdout
+    # SKILL.md step 4 runs clean in the background (the verdict never waits for it): its output is the task's
+    # output file, which the CLI names when the task completes (-p waits for it before it exits).
+    assert "the benchmark's guard (a PreToolUse hook" in res.stdout
+    assert "guard hook was taken out" in background_output(res.events, " clean "), res.stdout[-2000:]
+    settings = json.loads((rig.repo / ".claude/settings.local.json").read_text())
+    assert not any("scripts/guard" in h["command"] for e in settings.get("hooks", {}).get("PreToolUse", [])
+                   for h in e["hooks"]), settings
     assert not res.server.oracle.errors, res.server.oracle.errors[0]
     assert "Benchmark finished" in res.result["result"], res.result["result"]
     # The skill that ran is the plugin's: its wrapper ran plan (the orchestrator's first Bash). From a marketplace
@@ -87,6 +93,16 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     new = [b for b in res.server.oracle.billed if "/new@" in b.who]
     assert len({b.who for b in base}) == 10 and all("Skill" not in b.tools_offered for b in base + new)
     assert {tuple(b.tools_offered) for b in base} == {tuple(b.tools_offered) for b in new}
+
+
+def background_output(events: list, marker: str) -> str:
+    """The output of the background Bash commands containing ``marker``: the file each one's completed task
+    notification names ("" when none completed)."""
+    ids = {b["id"] for e in events if e.get("type") == "assistant" for b in e["message"]["content"]
+           if isinstance(b, dict) and b.get("name") == "Bash" and marker in b["input"].get("command", "")}
+    files = [e["output_file"] for e in events if e.get("type") == "system" and e.get("subtype") == "task_notification"
+             and e.get("tool_use_id") in ids and e.get("output_file")]
+    return "".join(Path(f).read_text(encoding="utf-8") for f in files)
 
 
 # What the plugin runs, as in the repository: the copy must hold these, byte for byte, and nothing else.
