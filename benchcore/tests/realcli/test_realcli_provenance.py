@@ -7,13 +7,16 @@ one per baseline cell with the cell's exact planned prompt and a useless
 answer, and from a detached process that outlives the arm one per judge packet
 with the exact judge prompt, the new arm's letter and a start in 2099.
 
-The benchmark's guard (a PreToolUse hook plan installs) denies that command in
-every permission mode. Provenance is the defence behind it: with the user's
-hooks disabled (``disableAllHooks``), headless ``claude -p`` with
-``--dangerously-skip-permissions`` runs the forger and collect refuses every
-forged transcript; in the default permission mode Claude Code refuses the
-command. Each way the verdict is the honest judges' (efficacy fails), and
-collect names what it refused. Also measured: the
+The benchmark's guard (a PreToolUse hook plan installs) rewrites every arm's
+Bash call into the run's OS sandbox (issue 25): there the forger runs with no
+home folder and a private /tmp, writes nothing collect reads, and the trial is
+judged. With the user's hooks disabled (``disableAllHooks``), headless
+``claude -p`` with ``--dangerously-skip-permissions`` runs the forger
+unconfined: no arm call carries the guard's rewrite record, so every trial is
+invalid, named and given up, and collect refuses every forged transcript; in
+the default permission mode Claude Code refuses the command, which never ran,
+and collect names the refusal. Each way no forged transcript reaches the
+verdict (efficacy fails), and collect names what happened. Also measured: the
 session id Claude Code exports to Bash (``CLAUDE_CODE_SESSION_ID``) is the
 orchestrating session's, and plan and collect record it in plan.json.
 """
@@ -163,11 +166,19 @@ def test_default_permissions_without_hooks_the_forging_bash_is_refused_and_named
                   extra_args=("--disallowedTools", "Workflow", "--add-dir", str(rig.tmp / "tmp"),
                               "--allowedTools", *allow))
     assert res.code == 0, res.stderr[-2000:]
-    denied = [d for d in res.result.get("permission_denials", []) if "base64 -d | python3 -" in
-              json.dumps(d.get("tool_input", {}))]
-    assert denied, res.result.get("permission_denials")
     assert not (rig.home / ".claude/projects/-forged").exists()
     run, status = check_honest_verdict(rig, res)
+    # Claude Code refused the compound command before it ran, as the arm's transcript shows (the headless
+    # result's permission_denials does not list this subagent's refusal on 2.1.328). A call that never ran needs no
+    # sandbox rewrite, so the trial stands: it is judged, and the refusal is named instead.
+    [(command, said)] = [(c, s) for c, s in arm_bash_answers(run, f"{C1}/t1/new") if "base64 -d | python3 -" in c]
+    assert said == []  # no hook answered: the user's hooks are off
+    refusals = [b for r in map(json.loads, (run / "cases" / C1 / "t1" / "new" / "transcript.jsonl").read_text()
+                               .splitlines()) if r.get("type") == "user" and isinstance(r["message"]["content"], list)
+                for b in r["message"]["content"] if b.get("type") == "tool_result" and b.get("is_error")]
+    assert [b["content"] for b in refusals] == [
+        "This Bash command contains multiple operations. The following part requires approval: python3 -"]
+    assert status["invalid_trials"] == [] and status["given_up"] == []
     # The refused command is a tool call in the arm's transcript: collect names it, and the report's trial.
     outs = collect_outputs(res)
     assert f"{C1}/t1/new: Claude Code refused its Bash call: echo " in outs, outs
