@@ -100,11 +100,11 @@ def check_offered_tools(res) -> None:
 
 def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_path):
     rig = Rig(tmp_path, edited=True)
-    # A baseline's grep from the repository would show it the skill: the guard refuses it before it runs and
-    # the audit names the attempt; a Skill call the bench-arm type is not offered fails and loads nothing, so
-    # that trial stands.
-    planted = {(C1, 2): "baseline: the benchmark's guard refused (deny) its Bash grep -rn reader .",
-               (C1, 4): "never read its skill copy"}
+    # A baseline's grep of "." would show it the skill from the repository: in the OS sandbox (issue 25) the
+    # command runs in the baseline's own world with no repository mounted, so it finds the world's README and
+    # nothing of the skill, and that trial stands (before the sandbox the guard refused the grep and the trial
+    # was invalid). A Skill call the bench-arm type is not offered fails and loads nothing, so that trial stands.
+    planted = {(C1, 4): "never read its skill copy"}
     scenario = Scenario(
         verdict=verdicts({(C2, 5, "efficacy"): "TIE", (C2, 1, "regression"): "LOSS",
                           **{(C1, t, "regression"): "TIE" for t in range(1, 6)}}),
@@ -132,6 +132,11 @@ def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_pa
     plan = json.loads((run / "plan.json").read_text())
     rerun = {(c["case"], c["trial"]) for c in plan["cells"] if c["attempt"] > 1}
     assert rerun == set(planted)
+    [grep] = [b for r in map(json.loads, (run / "cases" / C1 / "t2" / "baseline" / "transcript.jsonl").read_text()
+                             .splitlines()) if r.get("type") == "user" and isinstance(r["message"]["content"], list)
+              for b in r["message"]["content"] if b.get("type") == "tool_result" and "reader" in str(b["content"])]
+    assert not grep.get("is_error") and str(grep["content"]).startswith("./README.md:1:Project 1:"), grep
+    assert "SKILL.md" not in str(grep["content"]) and "house style" not in str(grep["content"]), grep
     assert "Benchmark finished" in res.result["result"] and "efficacy:   pass  net +9" in res.result["result"]
     check_tokens(rig, res, run)
     check_dollars(rig, res)
@@ -184,11 +189,12 @@ def test_a_verdict_forged_by_an_arms_helper_subagent_is_not_counted(tmp_path):
     # which has the Agent tool: the sealed bench-arm has none, so it is not installed here): the helper is
     # ignored, the planned judges decide.
     rig = Rig(tmp_path, edited=False)
+    # (--default-agent-type: plan stops when the benchmark's agent types are not installed, issue 26.3.)
     (rig.repo / ".claude/agents/bench-arm.md").unlink()
     forgers = {f"{C1}/t1/new", f"{C1}/t2/new"}
     scenario = Scenario(use_workflow=False, arm_forges=forgers,
                         verdict=verdicts({(C1, 1, "efficacy"): "LOSS", (C1, 2, "efficacy"): "LOSS"}))
-    res = rig.run(scenario, "/benchmark-skill greet", extra_args=("--disallowedTools", "Workflow"),
+    res = rig.run(scenario, "/benchmark-skill --default-agent-type greet", extra_args=("--disallowedTools", "Workflow"),
                   log_requests=str(tmp_path / "requests.jsonl"))
     assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
     run = only_run(rig)

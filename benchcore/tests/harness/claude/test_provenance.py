@@ -152,3 +152,25 @@ def test_the_launches_are_read_from_claude_codes_own_journals_and_agent_results(
                                                                           (sid,), "")
             assert "no session that ran plan or collect" in launched.why_not(f, aid, "", ("another",), "")
         assert "after collect's clock" in launched.why_not(agents[0], "x", "2099-01-01T00:00:00.000Z", (), "")
+
+
+def test_claude_codes_tools_note_before_an_agent_result_is_not_part_of_its_answer(tmp_path):
+    # Real CLI 2.1.328 (realcli test_a_verdict_forged_by_an_arms_helper...): an arm whose Agent call the guard
+    # refused ends, and the Agent tool's result holds "<tools-used-before-summary>Agent</tools-used-before-summary>"
+    # as a text block before the arm's final text. That note is Claude Code's, so the arm's answer still matches.
+    from benchcore.harness.claude.provenance import Launched
+
+    record = json.loads((TESTS / "fixtures/transcripts/real-2.1.328-agent-helper/session-agent-result.jsonl")
+                        .read_text())
+    sid, result = record["sessionId"], record["toolUseResult"]
+    [note, answer] = [b["text"] for b in result["content"]]
+    assert note.startswith("<tools-used-before-summary>")
+    (tmp_path / "-repo").mkdir()
+    (tmp_path / "-repo" / f"{sid}.jsonl").write_text(json.dumps(record) + "\n")
+    launched = Launched.read(tmp_path, [sid])
+    assert launched.answer_differs(result["agentId"], answer) is None
+    assert "is not what Claude Code recorded" in launched.answer_differs(result["agentId"], "another answer")
+    # A note the agent wrote as its own whole answer is not dropped: it is what the session recorded.
+    alone = dict(record, toolUseResult=dict(result, content=[{"type": "text", "text": note}]))
+    (tmp_path / "-repo" / f"{sid}.jsonl").write_text(json.dumps(alone) + "\n")
+    assert Launched.read(tmp_path, [sid]).answer_differs(result["agentId"], note) is None

@@ -50,3 +50,24 @@ def test_a_missing_or_changed_rewrite_makes_the_call_a_problem():
     other = Cell(id=cell.id, case=cell.case, trial=1, arm="new", world=cell.world + "x", skill_dir=cell.skill_dir,
                  prompt="")
     assert len(unsandboxed_calls(transcript(records), other, box)) == 1
+
+
+def test_a_bash_call_claude_code_refused_never_ran_so_it_needs_no_rewrite():
+    # Default mode with the user's hooks disabled (realcli test_realcli_provenance): no hook answered, and
+    # Claude Code refused the compound command itself. It ran nowhere, so it is no sandbox problem (collect
+    # names it as a refused call instead); a command that ran and printed the same words is still a problem.
+    records, box, cell = load()
+    bash_hook = next(i for i, r in enumerate(records) if r.get("attachment", {}).get("hookName") == "PreToolUse:Bash")
+    result = next(i for i, r in enumerate(records) if r["type"] == "user" and i > bash_hook)
+    refusal = "This Bash command contains multiple operations. The following part requires approval: python3 -"
+
+    def answered(text):
+        said = json.loads(json.dumps(records[:bash_hook] + records[bash_hook + 1:]))
+        block = said[result - 1]["message"]["content"][0]
+        block.update(content=text, is_error=True)
+        return transcript(said)
+
+    assert unsandboxed_calls(answered(refusal), cell, box) == []
+    assert answered(refusal).refused_calls()  # what collect names instead
+    [problem] = unsandboxed_calls(answered(f"Exit code 1\n{refusal}"), cell, box)
+    assert "no hook_success record" in problem

@@ -143,6 +143,11 @@ def _cut(text: str, n: int = 80) -> str:
     return flat[:n] + ("..." if len(flat) > n else "")
 
 
+# When an agent called some tools (seen on 2.1.328 for an arm whose Agent call the guard refused), Claude Code
+# puts a text block of its own before the agent's final text in the Agent tool's result.
+_TOOLS_NOTE = re.compile(r"\s*<tools-used-before-summary>[^<]*</tools-used-before-summary>\s*")
+
+
 def _agent_results(records: list[dict]) -> list[tuple[str, str]]:
     """(agent id, final text) of every Agent tool call that ended in this transcript: ``toolUseResult`` of a
     completed synchronous spawn holds the agent's id and its final text (``content``)."""
@@ -154,6 +159,8 @@ def _agent_results(records: list[dict]) -> list[tuple[str, str]]:
         aid, content = tur.get("agentId"), tur.get("content")
         if isinstance(aid, str) and isinstance(content, list):
             texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+            if len(texts) > 1 and _TOOLS_NOTE.fullmatch(texts[0]):
+                texts = texts[1:]  # Claude Code's own note before the answer, not the agent's text
             out.append((aid, "\n".join(t for t in texts if t)))
     return out
 

@@ -8,7 +8,9 @@ the model's own command in the ``tool_use`` and records the hook's answer as a
 record whose ``updatedInput.command`` is exactly the command :func:`wrap`
 gives from plan.json (or whose answer refused it) ran outside the sandbox: the
 guard was not in force, or the record was changed. Either makes the trial
-invalid, and the problem names the call.
+invalid, and the problem names the call. A call Claude Code itself refused
+(its error result is the refusal, not ``Exit code N``) never ran: it is no
+problem here, and collect names it as a refused call.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ..claude.transcript import Transcript
+from ..claude.transcript import REFUSALS, REQUIRES_APPROVAL, Transcript
 from ..confine.sandbox import wrap
 from ..store.planfile import Cell, Sandbox
 
@@ -53,6 +55,20 @@ def _bash_calls(t: Transcript) -> list[tuple[str, object]]:
     return calls
 
 
+def _refused_by_claude_code(t: Transcript) -> set[str]:
+    """Ids of the Bash calls Claude Code itself refused before running them (a permission the arm lacked, as in
+    default mode with the user's hooks disabled): an error result whose first line is Claude Code's refusal.
+    A command that ran and failed reports ``Exit code N`` first, so its own output cannot pass for a refusal.
+    Collect names these calls as refused (provenance.refused_whys); they ran nowhere, in no sandbox or out."""
+    out = set()
+    for c in t.tool_calls():
+        first = c.result.split("\n", 1)[0]
+        if (c.name == "Bash" and c.error and not first.startswith("Exit code")
+                and any(p in first for p in (*REFUSALS, REQUIRES_APPROVAL))):
+            out.add(c.id)
+    return out
+
+
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit] + "..."
@@ -64,9 +80,10 @@ def unsandboxed_calls(t: Transcript, cell: Cell, sandbox: Optional[Sandbox]) -> 
     if sandbox is None:
         return []
     answers = _answers(t)
+    refused = _refused_by_claude_code(t)
     problems = []
     for call_id, command in _bash_calls(t):
-        if not isinstance(command, str):
+        if not isinstance(command, str) or call_id in refused:
             continue
         expected = wrap(sandbox, command, cell.world, cell.skill_dir)
         said = answers.get(call_id, [])
