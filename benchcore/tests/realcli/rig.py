@@ -282,3 +282,13 @@ class Rig:
     def runs(self) -> list[Path]:
         base = self.repo / "tests/.reports/runs"
         return sorted(p for p in base.iterdir() if (p / "run.json").is_file()) if base.is_dir() else []
+
+
+def background_output(events: list, marker: str) -> str:
+    """The output of the background Bash commands containing ``marker``: the file each one's completed task
+    notification names ("" when none completed)."""
+    ids = {b["id"] for e in events if e.get("type") == "assistant" for b in e["message"]["content"]
+           if isinstance(b, dict) and b.get("name") == "Bash" and marker in b["input"].get("command", "")}
+    files = [e["output_file"] for e in events if e.get("type") == "system" and e.get("subtype") == "task_notification"
+             and e.get("tool_use_id") in ids and e.get("output_file")]
+    return "".join(Path(f).read_text(encoding="utf-8") for f in files)

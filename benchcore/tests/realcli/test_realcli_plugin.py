@@ -27,7 +27,7 @@ import pytest
 
 from brain import Scenario  # noqa: E402
 from gitserve import serve  # noqa: E402
-from rig import REPO_ROOT, Rig, git, require_cli  # noqa: E402
+from rig import REPO_ROOT, Rig, background_output, git, require_cli  # noqa: E402
 
 require_cli()
 
@@ -93,16 +93,6 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     new = [b for b in res.server.oracle.billed if "/new@" in b.who]
     assert len({b.who for b in base}) == 10 and all("Skill" not in b.tools_offered for b in base + new)
     assert {tuple(b.tools_offered) for b in base} == {tuple(b.tools_offered) for b in new}
-
-
-def background_output(events: list, marker: str) -> str:
-    """The output of the background Bash commands containing ``marker``: the file each one's completed task
-    notification names ("" when none completed)."""
-    ids = {b["id"] for e in events if e.get("type") == "assistant" for b in e["message"]["content"]
-           if isinstance(b, dict) and b.get("name") == "Bash" and marker in b["input"].get("command", "")}
-    files = [e["output_file"] for e in events if e.get("type") == "system" and e.get("subtype") == "task_notification"
-             and e.get("tool_use_id") in ids and e.get("output_file")]
-    return "".join(Path(f).read_text(encoding="utf-8") for f in files)
 
 
 # What the plugin runs, as in the repository: the copy must hold these, byte for byte, and nothing else.
