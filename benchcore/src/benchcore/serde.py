@@ -159,15 +159,15 @@ def _unstructure_verdict(v: m.AxisVerdict) -> dict:
 converter.register_unstructure_hook(m.AxisVerdict, _unstructure_verdict)
 
 
-def _omit_when_empty(cls, keys: tuple[str, ...]) -> None:
-    """Optional extensions go out only when set (a flag only when true), so files written before them stay
-    byte-identical."""
+def _omit_when_empty(cls, keys: tuple[str, ...], flags: tuple[str, ...] = ()) -> None:
+    """Optional extensions go out only when set (a flag named in ``flags`` only when true), so files written
+    before them stay byte-identical. A False that means something (results.json ``sandboxed``) is written."""
     out = converter.get_unstructure_hook(cls)
 
     def hook(obj) -> dict:
         d = out(obj)
-        for key in keys:
-            if d.get(key) in (None, {}, [], ()) or d.get(key) is False:
+        for key in keys + flags:
+            if d.get(key) in (None, {}, [], ()) or (key in flags and d.get(key) is False):
                 d.pop(key, None)
         return d
     converter.register_unstructure_hook(cls, hook)
@@ -176,7 +176,7 @@ def _omit_when_empty(cls, keys: tuple[str, ...]) -> None:
 _omit_when_empty(m.SkillRef, ("tests",))
 _omit_when_empty(m.BranchRef, ("remote", "remote_commit"))
 _omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven", "sandbox",
-                             "baseline_sees", "confirm_judgments"))
+                             "baseline_sees"), flags=("confirm_judgments",))
 _omit_when_empty(m.NoiseFloor, ("calibration_run", "decisive_rate", "low", "high", "first_shown_share",
                                  "false_alarm_p", "false_alarm_p_high", "false_pass_p", "cases", "flipped",
                                  "confirmations", "cost_usd", "cost_equivalent_tokens"))
