@@ -41,9 +41,9 @@ def test_every_repository_path_the_readme_names_exists():
 
 def test_the_development_command_is_the_one_ci_runs():
     ci = (REPO / ".ci/run").read_text()
-    assert 'pip install --quiet -e "./benchcore[test]"' in ci and "python -m pytest benchcore\n" in ci
+    assert 'pip install --quiet -e "./benchcore[test]"' in ci and "python -m pytest benchcore -n 2\n" in ci
     dev = README.read_text().split("## Development", 1)[1]
-    assert "pip install -e './benchcore[test]' && python -m pytest benchcore" in dev
+    assert "pip install -e './benchcore[test]' && python -m pytest benchcore -n 2 " in dev
     assert "bash .ci/run" in dev
 
 
