@@ -178,27 +178,26 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
                      refused=_refused(tdir / "refused.json"), ignored=_ignored(tdir / "ignored.json"))
 
 
-def _refused(path: Path) -> tuple[str, ...]:
-    """refused.json's entries as lines: "<cell>: <why>" and the transcript's path when there is one."""
+def _entries(path: Path) -> list:
+    """A trial's list file written by collect (refused.json, ignored.json): its entries, or none when missing."""
     if not path.is_file():
-        return ()
+        return []
     try:
         entries = json.loads(read_text(path))
     except ValueError as err:
         raise BenchError(str(path), f"is not valid JSON ({err})", fix="run 'benchcore collect' to write it again")
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+def _refused(path: Path) -> tuple[str, ...]:
+    """refused.json's entries as lines: "<cell>: <why>" and the transcript's path when there is one."""
     return tuple(f"{e.get('cell')}: {e.get('why')}" + (f" ({e['path']})" if e.get("path") else "")
-                 for e in entries if isinstance(e, dict))
+                 for e in _entries(path))
 
 
 def _ignored(path: Path) -> tuple[str, ...]:
     """ignored.json's entries as lines: "<packet>: <why> (<the transcript ignored>)"."""
-    if not path.is_file():
-        return ()
-    try:
-        entries = json.loads(read_text(path))
-    except ValueError as err:
-        raise BenchError(str(path), f"is not valid JSON ({err})", fix="run 'benchcore collect' to write it again")
-    return tuple(f"{e.get('packet')}: {e.get('why')} ({e.get('path')})" for e in entries if isinstance(e, dict))
+    return tuple(f"{e.get('packet')}: {e.get('why')} ({e.get('path')})" for e in _entries(path))
 
 
 def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> RunData:
