@@ -314,6 +314,11 @@ def test_plan_builds_every_world_of_the_example_skills(tmp_path):
     for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@example.com",
                                                   "-c", "commit.gpgsign=false", "commit", "-qm", "init"]):
         subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    # The benchmark's agent types in place, as the dev shell puts them (plan stops without them: issue 26.3).
+    agents = repo / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    for f in sorted((REPO / "skills/benchmark-skill/agents").glob("*.md")):
+        shutil.copy(f, agents / f.name)
     temp = tmp_path / "worlds"
     done = subprocess.run([sys.executable, "-m", "benchcore", "plan", *EXAMPLE_SKILLS, "--temp-dir", str(temp), "--json"],
                           cwd=repo, capture_output=True, text=True, timeout=600)
