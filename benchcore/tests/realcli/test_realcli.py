@@ -238,8 +238,9 @@ def test_without_the_tool_less_judge_type_a_judge_that_reads_the_run_folder_is_r
     # order; collect must not count such an answer but ask a fresh judge, and say why.
     rig = Rig(tmp_path, edited=False)
     (rig.repo / ".claude/agents/bench-judge.md").unlink()
+    # plan stops without a benchmark agent type (issue 26.3) unless told to run the default type anyway
     planted = f"{C1}/t1/efficacy"
-    res = rig.run(Scenario(judge_reads_run={planted}), "/benchmark-skill greet",
+    res = rig.run(Scenario(judge_reads_run={planted}), "/benchmark-skill --default-agent-type greet",
                   log_requests=str(tmp_path / "requests.jsonl"))
     assert res.code == 0 and "Benchmark finished" in res.result.get("result", ""), res.stderr[-2000:]
     judges = [b for b in res.server.oracle.billed if b.who == f"judge:{planted}"]
