@@ -64,3 +64,15 @@ def test_the_docs_stand_without_the_design_notes_that_do_not_ship():
     cited = [p.name for p in pages if re.search(r"CONTRACT\.md|CLAUDE-CODE\.md|STYLE\.md|ARCHITECTURE\.md|shared/design",
                                                 p.read_text())]
     assert not cited, f"these pages cite design notes that do not ship: {cited}"
+
+
+def test_every_test_the_newest_cli_subset_names_exists():
+    # Bug: a renamed real-CLI test left NEWEST_SUBSET naming nothing, and CI's newest-version step ran no test.
+    subset = (REPO / "benchcore/tests/realcli/NEWEST_SUBSET").read_text().splitlines()
+    missing = []
+    for node in (line.strip() for line in subset if line.strip() and not line.startswith("#")):
+        path, _, rest = node.partition("::")
+        name = rest.split("[", 1)[0]
+        if not (REPO / path).is_file() or (name and f"def {name}(" not in (REPO / path).read_text()):
+            missing.append(node)
+    assert missing == []
