@@ -61,6 +61,19 @@ NEEDS_REPO = [
     "harness/plan/test_resume.py",              # whole runs with skills/benchmark-skill
     "realcli/test_realcli_codeskill.py",   # skills/python/fix-failing-test and its cases, with skills/benchmark-skill
     "realcli/test_realcli_rewrite.py",     # skills/benchmark-skill, installed into the real CLI's project
+    "project/test_wrapper_places.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "commands/test_bad_run_files.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "e2e/test_e2e_calibration.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "e2e/test_e2e_duplicates.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "e2e/test_e2e_sandbox.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "e2e/test_e2e_versions.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "harness/claude/test_session.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "commands/test_sandbox_cli.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "harness/render/test_bundled_example.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "realcli/test_realcli_attacks.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "realcli/test_realcli_calibration.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "realcli/test_realcli_sandbox.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "harness/plan/test_first_day.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
