@@ -174,3 +174,16 @@ def test_claude_codes_tools_note_before_an_agent_result_is_not_part_of_its_answe
     alone = dict(record, toolUseResult=dict(result, content=[{"type": "text", "text": note}]))
     (tmp_path / "-repo" / f"{sid}.jsonl").write_text(json.dumps(alone) + "\n")
     assert Launched.read(tmp_path, [sid]).answer_differs(result["agentId"], note) is None
+
+
+def test_auto_modes_classifier_note_before_a_journal_result_is_not_part_of_the_answer():
+    # Bug (the desk run in auto mode, 2.1.328): the Workflow journal's result began with Claude Code's own
+    # "Note: ... (the safety classifier) was unavailable ..." paragraph, so every arm's final answer looked
+    # changed and every trial was invalid.
+    from benchcore.harness.claude.provenance import _without_notes
+    note = ("Note: claude-opus-5-5 (the safety classifier) was unavailable when reviewing this subagent's work. "
+            "Please carefully verify the subagent's actions and output before acting on them.\n\n")
+    assert _without_notes(note + "fix(billing): round once") == "fix(billing): round once"
+    assert _without_notes("Note: the answer itself starts so\n\nand goes on") == "Note: the answer itself starts so\n\nand goes on"
+    assert _without_notes(note) == note  # nothing after it: the note is all there is, kept as it is
+    assert _without_notes({"verdict": "A"}) == {"verdict": "A"}

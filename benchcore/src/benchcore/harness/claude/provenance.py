@@ -96,7 +96,7 @@ class Launched:
                         if rec.get("type") == "started" and isinstance(aid, str):
                             agents.setdefault(aid, (sid, journal.parent / f"agent-{aid}.jsonl"))
                         elif rec.get("type") == "result" and isinstance(aid, str) and "result" in rec:
-                            answers[aid] = (f"the Workflow journal's result in {journal}", rec["result"])
+                            answers[aid] = (f"the Workflow journal's result in {journal}", _without_notes(rec["result"]))
         return cls(sessions=sessions, agents=agents, clock=clock or now_utc(), answers=answers)
 
     def recorded(self, agent_id: str) -> Optional[tuple[str, object]]:
@@ -146,6 +146,17 @@ def _cut(text: str, n: int = 80) -> str:
 # When an agent called some tools (seen on 2.1.328 for an arm whose Agent call the guard refused), Claude Code
 # puts a text block of its own before the agent's final text in the Agent tool's result.
 _TOOLS_NOTE = re.compile(r"\s*<tools-used-before-summary>[^<]*</tools-used-before-summary>\s*")
+# In auto mode Claude Code puts a paragraph of its own before a Workflow agent's result in the journal when its
+# safety classifier did not review the agent's work (seen on 2.1.328: "Note: claude-opus-5-5 (the safety
+# classifier) was unavailable when reviewing this subagent's work. Please carefully verify ..."): not the agent's.
+_CLASSIFIER_NOTE = re.compile(r"\s*Note: [^\n]*\(the safety classifier\)[^\n]*\n\n")
+
+
+def _without_notes(result):
+    """A journal result without the paragraph Claude Code's auto mode may put before the agent's own text."""
+    if isinstance(result, str) and (m := _CLASSIFIER_NOTE.match(result)) and result[m.end():].strip():
+        return result[m.end():]
+    return result
 
 
 def _agent_results(records: list[dict]) -> list[tuple[str, str]]:
