@@ -120,21 +120,13 @@ ASKS = {("workflow", "default"): (1, 2), ("agent-tool", "default"): (1, 0),
         ("workflow", "auto"): (0, 1)}
 
 
-# Known regression, found by the merged CI run of 2026-12-04 and not fixed in that stop: in auto mode with the
-# OS sandbox (issue 25) every trial of the desk run came back invalid (measured before the sandbox landed: one
-# dialog, every trial valid). Kept running, so the day it passes again pytest says so (XPASS).
-AUTO_WITH_SANDBOX = pytest.mark.xfail(reason="auto mode since the OS sandbox: every trial invalid (regression, "
-                                             "under investigation)", strict=False)
-
-
-# The same CI run: on the Agent-tool path the session stopped after 41 of 75 cells and typed nothing more (parts
+# Known regression, found by the merged CI run of 2026-12-04: on the Agent-tool path the session stopped after 41 of 75 cells and typed nothing more (parts
 # are now sized from the session's context window, issue 27.6; the scripted orchestrator still splits).
 AGENT_PARTS = pytest.mark.xfail(reason="Agent-tool path since parts are sized from the context window: the run "
                                        "stops after the first part (regression, under investigation)", strict=False)
 
 
-@pytest.mark.parametrize("path,mode", [pytest.param(p, m, marks=AUTO_WITH_SANDBOX) if m == "auto"
-                                       else pytest.param(p, m, marks=AGENT_PARTS) if p == "agent-tool" else (p, m)
+@pytest.mark.parametrize("path,mode", [pytest.param(p, m, marks=AGENT_PARTS) if p == "agent-tool" else (p, m)
                                        for p, m in ASKS])
 def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
     workflow = path == "workflow"
