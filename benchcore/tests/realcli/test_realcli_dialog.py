@@ -7,7 +7,11 @@ option) when it cannot: past 200,000 characters, or with long lines. Checked
 here: a judges' script of a 20-case three-arm run (200 packets) as benchcore
 writes it, and packets bound the old way (one line a prompt); scripts of short
 lines just under and over 200,000 characters; seven and nine lines of 3,000
-characters; and a file over 512 KiB, which the Workflow tool refuses.
+characters; and a file over 512 KiB, which the Workflow tool refuses. And the
+rule bound.py reads from the CLI's code, at its edges: one 5,000-character line
+(its square well within the budget) refused; 3,000- and 1,024-character lines
+summing to 1.6x the first budget approved, and the same lines with the short ones
+first refused (they spend the first budget before the long ones come).
 """
 
 from __future__ import annotations
@@ -47,6 +51,12 @@ def padded_script(chars: int, width: int) -> str:
     return base + "\n" + "\n".join(["// " + "x" * (width - 3)] * n)
 
 
+def lines_script(widths: list[int]) -> str:
+    """A small bound script followed by comment lines of these widths, in this order."""
+    base = fanout.bound_script(TEMPLATE, "Arms", [{"id": "01-a/t1/new", "prompt": "Say hello.\n"}])
+    return base + "\n" + "\n".join("// " + "x" * (w - 3) for w in widths)
+
+
 def dialog(tmp: Path, name: str, text: str) -> tuple[list[str], str, int]:
     rig = Rig(tmp / name, edited=False)
     script = rig.repo / "scripts" / name / "bench-fanout.js"
@@ -76,6 +86,12 @@ def test_the_dialog_approves_benchmarks_scripts_and_refuses_past_the_budget(tmp_
         # 3,000-character lines: seven pass, nine do not.
         "long-lines-7": padded_script(len(TEMPLATE) + 7 * 3001 + 900, 3000),
         "long-lines-9": padded_script(len(TEMPLATE) + 9 * 3001 + 900, 3000),
+        # The CLI's rule at its edges: one line over 4,096 characters, its square a third of the budget.
+        "one-line-5000": lines_script([5000]),
+        # 3,000- and 1,024-character lines, 1.6x the first budget in squares: approved in this order...
+        "mixed-long-first": lines_script([3000] * 7 + [1024] * 43),
+        # ...and refused with the short lines first.
+        "mixed-short-first": lines_script([1024] * 43 + [3000] * 7),
         # Cheap lines but a file over 512 KiB: the Workflow tool refuses it, no dialog.
         "file-over": padded_script(bound.MAX_SCRIPT_BYTES + 2000, 40),
     }
@@ -89,6 +105,8 @@ def test_the_dialog_approves_benchmarks_scripts_and_refuses_past_the_budget(tmp_
               f"{bound.fits(text)}; options {options} {reason}")
         assert approvable(options) == bound.fits(text), (name, options, reason)
     assert seen["judges-60-one-line"] and seen["chars-over"] and seen["long-lines-9"]  # a dialog, "No" only
+    assert approvable(seen["mixed-long-first"]) and not approvable(seen["mixed-short-first"])
+    assert seen["one-line-5000"] and not approvable(seen["one-line-5000"])
     assert not seen["file-over"]  # no dialog: the tool refused the file
 
 

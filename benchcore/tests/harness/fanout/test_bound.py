@@ -1,7 +1,9 @@
 """Every fan-out script plan and collect write can be approved in Claude Code's dialog, and launches the exact prompts.
 
-Claude Code (2.1.328, default permission mode) withholds approval of a workflow
-script whose squared line lengths sum past 4 x 4096^2. The realistic size
+Claude Code (default permission mode) withholds approval of a workflow script its
+dialog cannot show in full: over 200,000 characters, a line over 4,096, or lines
+past its two budgets of squared lengths (harness/fanout/bound.py quotes the rule
+from the CLI's code, the same in 2.1.328 and 2.1.332). The realistic size
 checked here is a 20-case three-arm run of the commit-message skill (300
 cells, 200 judge packets), its prompts built from the real cases and its
 packets showing 1-2 KB answers; the largest is what one workflow can run.
@@ -78,25 +80,42 @@ def test_what_the_dialog_shows_in_full():
     # lines, eight or nine were refused, seven approved. Lines split on "\n"; JavaScript counts UTF-16 units.
     assert not bound.fits("\n".join(["x" * 3000] * 8)) and bound.fits("\n".join(["x" * 3000] * 7))
     assert bound.fits("\n".join(["y" * 79] * 2499)) and not bound.fits("\n".join(["y" * 79] * 2551))
-    assert bound.short_cost("ab\ncde\n") == 4 + 9 + 0 and bound.dialog_cost("ab\ncde\n") == 0
+    assert bound.dialog_cost("ab\ncde\n") == 4 + 9 and bound.short_cost("ab\ncde\n") == 0
     assert bound.line_width("a\U0001F600") == 3
 
 
 def test_the_clis_rule_a_line_over_4096_characters_and_two_budgets():
-    # Claude Code's own rule (read from its code, unchanged in 2.1.332): one line over 4,096 characters
-    # withholds approval whatever the total, though its square is well within the long lines' budget.
+    # Claude Code's own rule (read from its code, the same in 2.1.328 and 2.1.332): one line over 4,096
+    # characters withholds approval whatever the total, though its square is well within the first budget.
     assert not bound.fits("x" * 5000) and 5000 ** 2 < bound.DIALOG_BUDGET
     assert bound.fits("x" * 4096) and not bound.fits("x" * 4097)
-    # Lines up to 1,024 characters count against the second budget, not the first: seven 3,000-character
-    # lines and 1,024-character ones, summing to 1.6x the first budget in squares, were approved.
+    assert not bound.fits("\n".join(["short"] * 10 + ["x" * 5000] + ["short"] * 10))
+    # Lines go in order: each takes its square from the first budget while it has room; a line of at most
+    # 1,024 characters it has no room for takes it from the second. Seven 3,000-character lines and 43 of
+    # 1,024, summing to 1.6x the first budget in squares, are approved: three short lines fill the first
+    # budget's rest, forty go to the second.
     mixed = ["x" * 3000] * 7 + ["y" * 1024] * 43
     squares = sum(len(line) ** 2 for line in mixed)
     assert squares > 1.6 * bound.DIALOG_BUDGET and bound.fits("\n".join(mixed))
-    assert bound.dialog_cost("\n".join(mixed)) == 7 * 3000 ** 2 and bound.short_cost("\n".join(mixed)) == 43 * 1024 ** 2
-    # One more line over 1,024 characters tips the first budget; 480 lines of 400 characters (77M in squares)
-    # were approved, as the rule says.
-    assert not bound.fits("\n".join(mixed + ["z" * 1025] * 4))
+    assert bound.line_budgets("\n".join(mixed)) == (7 * 3000 ** 2 + 3 * 1024 ** 2, 40 * 1024 ** 2, 0)
+    # A line over 1,024 characters has no second budget: once the first is spent, it is cut.
+    assert not bound.fits("\n".join(mixed + ["z" * 1025]))
+    assert bound.line_budgets("\n".join(mixed + ["z" * 1025]))[2] == 1
+    # So order matters: the same lines with the short ones first spend the first budget before the long
+    # ones come, and the 3,000-character lines are cut.
+    assert not bound.fits("\n".join(["y" * 1024] * 43 + ["x" * 3000] * 7))
+    # The second budget is 64 x 1024^2: 64 lines of 1,024 past a full first budget fit, a 65th does not.
+    full = ["x" * 4096] * 4
+    assert bound.fits("\n".join(full + ["y" * 1024] * 64)) and not bound.fits("\n".join(full + ["y" * 1024] * 65))
+    # 480 lines of 400 characters (77M in squares) were approved: 419 from the first budget, 61 from the second.
     assert bound.fits("\n".join(["w" * 400] * 480)) and 480 * 400 ** 2 > bound.DIALOG_BUDGET
+    assert bound.line_budgets("\n".join(["w" * 400] * 480)) == (419 * 400 ** 2, 61 * 400 ** 2, 0)
+    # What the dialog's sanitizer does to a line before measuring it: tabs to stops of 8, U+FE0F dropped.
+    assert bound.fits("\t" * 512) and not bound.fits("\t" * 513)
+    assert bound.fits("x" * 4096 + "\ufe0f" * 10)
+    # It also marks a run of more than eight combining marks, and its own cut mark in the text.
+    assert bound.fits("e" + "\u0301" * 8) and not bound.fits("e" + "\u0301" * 9)
+    assert not bound.fits("an answer quoting \u2026 [+12 graphemes] from a terminal")
     assert bound.within(bound.measure("ok")) and len(bound.measure("ok")) == len(bound.limits())
 
 
@@ -122,6 +141,9 @@ def scripts_and_costs(tmp_path: Path, cells, packets):
     judges = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "judges", "Judges", fanout.judge_tasks(packets), schema)
     for s in arms + judges:
         assert bound.fits(s.read_text(encoding="utf-8")), s
+        # Walked line by line as the CLI does: no line cut, both budgets within their limits.
+        first, second, cut = bound.line_budgets(s.read_text(encoding="utf-8"))
+        assert cut == 0 and first <= bound.DIALOG_BUDGET and second <= bound.SHORT_BUDGET, (s, first, second, cut)
     return arms, judges, [(s.stat().st_size, bound.dialog_cost(s.read_text(encoding="utf-8"))) for s in arms + judges]
 
 

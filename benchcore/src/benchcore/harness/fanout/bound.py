@@ -3,7 +3,7 @@
 In default permission mode Claude Code shows a workflow script before it runs
 and withholds approval ("script of N characters cannot be shown in full —
 approval is unavailable", "No" the only choice) when it cannot show it in full:
-measured on 2.1.328, past 200,000 characters, or with long lines (the rule is below).
+past 200,000 characters, or with long lines (Claude Code's rule, from its code, is below).
 The Workflow tool also refuses a script file over 512 KiB outright. One planned
 prompt on one line is about 1 KB for an arm and 3-5 KB for a judge, so a few
 packets were enough to lose the dialog. Here each prompt becomes a list of
@@ -24,25 +24,41 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 from typing import Union
 
-# What the approval dialog shows in full. Measured on 2.1.328 in a 220-column terminal: at most 200,000
-# characters (199,993 approved, 203,962 refused, with lines of 40, 80 or 400 characters); of lines of 3,000
-# characters, seven were approved, eight and nine refused. The CLI's rule (its code, unchanged in 2.1.332):
-# a line over MAX_LINE characters withholds approval whatever the total; lines longer than SHORT_LINE count,
-# by the sum of their squared lengths, against DIALOG_BUDGET (4 x 4096^2: seven 3,000-character lines fit,
-# eight do not); lines up to SHORT_LINE count against a second budget, SHORT_BUDGET, not the first (so
-# 3,000- and 1,024-character lines summing to 1.6 x DIALOG_BUDGET were approved). SHORT_BUDGET is the
-# most short lines within MAX_SCRIPT_CHARS can weigh: the character cap is what bounds them.
+# What the approval dialog shows in full, and so can offer "Yes" for: Claude Code's own rule, read from its
+# code (the bundled JavaScript in the claude binary; the same code in 2.1.328 and 2.1.332, names aside).
+# The Workflow permission dialog sets `u=i.length>ae||t.scriptForged` (ae=200000: MAX_SCRIPT_CHARS, UTF-16
+# units) and withholds "Yes, run it" when the script, passed through the terminal sanitizer, comes back
+# marked as cut (`Wnt.test(...)`, Wnt=/\u2026 \[\+\d+ graphemes\]/) or with a run of more than 8 combining
+# marks (`Dy(o)!==o`, Dki=8). The sanitizer (2.1.328: Ei -> Vh -> nN; 2.1.332: na -> jl -> QR) drops U+FE0E
+# and U+FE0F, expands tabs to stops of 8 (_Me, lBe=8), and cuts lines, in order, against two budgets:
+#   var tN=4*jnt*jnt,rr=1024,sN=64*rr*rr;function nN(e){let o=tN,r=sN,...;return e.split(`\n`).map((l)=>{
+#     if(l==="")return l;...f=m.length>jnt,y=f?eN(m):m,S=f?`\u2026 [+${...} graphemes]`:"",R=y.length+...
+#     ,P=R*R;if(P<=o)return o-=P,Mh(y)+S+u;let k=jh(m,rr),B=k.length<m.length?`\u2026 [+...]`:"",
+#     G=k.length+B.length+u.length,q=G*G;if(k.length>0&&q<=r)return r-=q,Mh(k)+B+u;return`\u2026 [+...]`+u})
+# (jnt=4096). So, line by line: a line over MAX_LINE characters is cut (marked) whatever the budgets; a line
+# whose squared length is within what is left of DIALOG_BUDGET (4 x 4096^2) is shown and takes that from it;
+# otherwise a line of at most SHORT_LINE (1024) characters is shown from SHORT_BUDGET (64 x 1024^2) if its
+# square fits what is left there; any other line is cut, and approval is withheld. Short lines draw on the
+# first budget while it lasts: the order of the lines matters (line_budgets below walks them the same way).
+# Measured on 2.1.328 in a 220-column terminal, as the rule says: 199,993 characters approved, 203,962
+# refused; seven 3,000-character lines approved, eight and nine refused (tests/realcli/test_realcli_dialog.py).
 MAX_SCRIPT_CHARS = 200_000
 MAX_LINE = 4096
 SHORT_LINE = 1024
 DIALOG_BUDGET = 4 * 4096 ** 2
-SHORT_BUDGET = SHORT_LINE * MAX_SCRIPT_CHARS
-# The longest piece of text on one line, JSON-escaped: a line is the piece, its quotes and a comma, so a
-# short line (SHORT_BUDGET): a script of 200,000 characters in such lines weighs about 17M of the 205M
-# budget; each line adds 4 characters to it.
+SHORT_BUDGET = 64 * 1024 ** 2
+# The dialog's tab stops (a tab counts up to the next multiple), and the longest run of combining marks it
+# shows (more are cut, a withheld approval like a long line).
+TAB_STOP = 8
+MAX_MARKS = 8
+# The mark a cut line ends with: a script that holds this text is treated as cut too.
+CUT_MARK = re.compile("\u2026 \\[\\+\\d+ graphemes\\]")
+# The longest piece of text on one line, JSON-escaped: a line is the piece, its quotes and a comma. A script of
+# 200,000 characters in such lines weighs about 17M in squares, a quarter of DIALOG_BUDGET.
 PIECE = 80
 
 # Where a task's hole stands in its bound prompt: a control character; a prompt that holds it keeps its hole
@@ -61,30 +77,92 @@ def line_width(line: str) -> int:
     return len(line) if line.isascii() else len(line.encode("utf-16-le", "surrogatepass")) // 2
 
 
+def _shown_width(line: str) -> int:
+    """A line's length as the dialog's sanitizer measures it: U+FE0E and U+FE0F dropped, tabs expanded to
+    stops of TAB_STOP, other characters in UTF-16 units (what it swaps for U+FFFD keeps its width, but for
+    default-ignorable characters outside the BMP, one unit instead of two: counted as two here)."""
+    if line.isascii() and "\t" not in line:
+        return len(line)
+    width = 0
+    for ch in line:
+        if ch in "\ufe0e\ufe0f":
+            continue
+        if ch == "\t":
+            width += TAB_STOP - width % TAB_STOP
+        else:
+            width += 2 if ord(ch) > 0xFFFF else 1
+    return width
+
+
+def line_budgets(script: str) -> tuple[int, int, int]:
+    """(what ``script``'s lines take of DIALOG_BUDGET, of SHORT_BUDGET, how many lines the dialog cuts), walked
+    in order as Claude Code does (see the rule above). From the first line cut on, every line's square counts
+    against DIALOG_BUDGET, so the first figure exceeds it exactly when a line of at most MAX_LINE characters is
+    cut, and grows with the script past that (a measure of how far over it is)."""
+    first = second = cut = 0
+    for line in script.split("\n"):
+        if not line:
+            continue
+        w = _shown_width(line)
+        sq = w * w
+        if cut:
+            first += sq
+        elif w > MAX_LINE:
+            cut += 1
+        elif first + sq <= DIALOG_BUDGET:
+            first += sq
+        elif w <= SHORT_LINE and second + sq <= SHORT_BUDGET:
+            second += sq
+        else:
+            cut += 1
+            first += sq
+    return first, second, cut
+
+
+def marked_lines(script: str) -> int:
+    """Lines the dialog would mark though their length is fine: a run of more than MAX_MARKS combining marks
+    (Unicode category M; the CLI also counts characters of no width, which it mostly swaps for U+FFFD first:
+    not counted here), or the text of its own cut mark."""
+    n = 0
+    for line in script.split("\n"):
+        if CUT_MARK.search(line):
+            n += 1
+            continue
+        if line.isascii():
+            continue
+        run = 0
+        for ch in line:
+            if ch in "\ufe0e\ufe0f":  # dropped before the marks are counted
+                continue
+            run = run + 1 if unicodedata.category(ch).startswith("M") else 0
+            if run > MAX_MARKS:
+                n += 1
+                break
+    return n
+
+
 def dialog_cost(script: str) -> int:
-    """What the approval dialog weighs against DIALOG_BUDGET: the sum of the squared lengths of ``script``'s
-    lines longer than SHORT_LINE."""
-    return sum(w * w for w in map(line_width, script.split("\n")) if w > SHORT_LINE)
+    """What ``script``'s lines take of DIALOG_BUDGET (more than it when the dialog cuts one)."""
+    return line_budgets(script)[0]
 
 
 def short_cost(script: str) -> int:
-    """What the approval dialog weighs against SHORT_BUDGET: the sum of the squared lengths of ``script``'s
-    lines of at most SHORT_LINE characters."""
-    return sum(w * w for w in map(line_width, script.split("\n")) if w <= SHORT_LINE)
+    """What ``script``'s lines take of SHORT_BUDGET: those of at most SHORT_LINE characters the first budget
+    no longer had room for."""
+    return line_budgets(script)[1]
 
 
 def measure(script: str) -> tuple[int, ...]:
-    """(characters as the dialog counts them, bytes, dialog cost of long lines, of short lines, the longest
-    line) of ``script``."""
-    widths = [line_width(line) for line in script.split("\n")]
-    long_cost = sum(w * w for w in widths if w > SHORT_LINE)
-    return (line_width(script), len(script.encode("utf-8")), long_cost,
-            sum(w * w for w in widths if w <= SHORT_LINE), max(widths))
+    """(characters as the dialog counts them, bytes, what its lines take of DIALOG_BUDGET, of SHORT_BUDGET,
+    the longest line, lines marked for their marks) of ``script``."""
+    first, second, _ = line_budgets(script)
+    widths = [_shown_width(line) for line in script.split("\n")]
+    return (line_width(script), len(script.encode("utf-8")), first, second, max(widths), marked_lines(script))
 
 
 def limits() -> tuple[int, ...]:
     """What each figure of :func:`measure` may reach."""
-    return MAX_SCRIPT_CHARS, MAX_SCRIPT_BYTES, DIALOG_BUDGET, SHORT_BUDGET, MAX_LINE
+    return MAX_SCRIPT_CHARS, MAX_SCRIPT_BYTES, DIALOG_BUDGET, SHORT_BUDGET, MAX_LINE, 0
 
 
 def within(figures: tuple[int, ...]) -> bool:
