@@ -229,9 +229,11 @@ class TrialData:
     # Extension (issue 18): what collect refused for this trial (refused.json): transcripts no session of the
     # run launched, tool calls Claude Code refused; one line each.
     refused: tuple[str, ...] = ()
-    # Extension (issue 27): judge answers collect ignored as duplicates from the run's own sessions
-    # (ignored.json); one line each.
+    # Extension (issue 27): judge answers and arm transcripts collect ignored as duplicates from the run's own
+    # sessions (ignored.json); one line each.
     ignored: tuple[str, ...] = ()
+    # Extension (issue 27): usage of each ignored duplicate's transcript (kept under ignored/): real spend.
+    ignored_usage: tuple["ArmUsage", ...] = ()
 
 
 @frozen
@@ -485,6 +487,11 @@ class SkillResult:
     served: dict[str, tuple[str, ...]] = field(factory=dict)
     # Extension (issue 28): the judges' noise floor beside the verdicts.
     noise: Optional[NoiseFloor] = None
+    # Extension (issue 27): the arm transcripts and judge answers collect ignored as duplicates the run's own
+    # sessions launched (a fan-out launched twice), one line each ("<case> t<N>: <cell or packet>: <why> (<path>)"),
+    # and what they spent: reported beside the arms and judges, never counted in them, never gating.
+    ignored: tuple[str, ...] = ()
+    ignored_usage: Optional[ArmUsage] = None
 
 
 # --------------------------------------------------------------------------

@@ -239,6 +239,11 @@ def build_results(data: RunData, calibration: Optional[Calibration] = None) -> S
 
     judge_cells = [u for t in data.trials if t.case in run.cases for u in t.judge_usage]
     judges = _round_usage(sum_usage(judge_cells)) if judge_cells else None
+    # Duplicates the run's own sessions launched (a fan-out launched twice): not the arms' nor the judges'
+    # usage, but paid for.
+    ignored_cells = [u for t in data.trials if t.case in run.cases for u in t.ignored_usage]
+    ignored_usage = _round_usage(sum_usage(ignored_cells)) if ignored_cells else None
+    ignored = tuple(f"{t.case} t{t.trial}: {line}" for t in data.trials if t.case in run.cases for line in t.ignored)
 
     incomplete_cases = sum(1 for c in cases
                            if c.efficacy.incomplete or (c.regression is not None and c.regression.incomplete))
@@ -279,6 +284,8 @@ def build_results(data: RunData, calibration: Optional[Calibration] = None) -> S
         served={**{arm: tuple(u.models) for arm, u in arms.items() if u.models},
                 **({"judges": tuple(judges.models)} if judges is not None and judges.models else {})},
         noise=floor(calibration, data, arms, judges, *_confirmations(data)),
+        ignored=ignored,
+        ignored_usage=ignored_usage,
     )
 
 

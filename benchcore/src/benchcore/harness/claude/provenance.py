@@ -223,6 +223,15 @@ def rival(pick, own: list, prompt: str, done, children=lambda af: ()) -> Optiona
 
 
 
+def twins(own: list, prompt: str, done, children=lambda af: ()) -> list:
+    """The finished candidates whose task is ``prompt`` (none an agent the others launched), first to start
+    first: with the run's sessions known, each one is an agent they launched for this cell (a fan-out launched
+    twice), so one counts and the others are ignored duplicates, not rivals."""
+    kids = {k for c in own for k in children(c)}
+    return sorted((c for c in own if c.agent_id not in kids and same_prompt(prompt, c.prompt) and done(c)),
+                  key=lambda c: (c.started, str(c.path)))
+
+
 def refused_whys(t) -> tuple[str, ...]:
     """For each tool call Claude Code refused in transcript ``t``, the line the report shows (few, short)."""
     out = []

@@ -12,6 +12,7 @@ from ... import serde
 from ...model import ComparisonRecord, Judgment
 from ..claude import projects
 from ..claude.transcript import Transcript, journal_result, load
+from .duplicates import ignore
 from .packets import add_confirmation, add_packet, confirm_id
 from .state import RunState, write_bytes_if_changed, write_if_changed
 from ..store.files import read_text, write_atomic
@@ -79,12 +80,12 @@ def read_answers(run: RunState, packets: dict[str, Packet]
         if len(valid) > 1 and run.plan.sessions:
             # Every one is a judge this run's sessions launched for this packet, each a fresh agent with the
             # planned prompt (a fan-out launched twice, a command typed while one ran): the first to start
-            # counts, whatever it answered, and the others are named as ignored.
+            # counts, whatever it answered, and the others are named as ignored (their cost is kept).
             first = valid[-1]
-            for af, _, _ in valid[:-1]:
-                run.duplicates.append((pid, str(af.path), f"a second judge this session launched answered it (a "
-                                                          f"fan-out launched twice?); the first to start counts: "
-                                                          f"{first[0].path.name}"))
+            for af, t, _ in valid[:-1]:
+                ignore(run, pid, packet.case, packet.trial, af.path, af.agent_id,
+                       f"a second judge this session launched answered it (a fan-out launched twice?); the first "
+                       f"to start counts: {first[0].path.name}", t.children)
             valid = [first]
         if len(valid) > 1:  # provenance unknown (no session recorded): two judges, neither is chosen
             errors.insert(0, f"two judges answered it: {valid[0][0].path} and {valid[1][0].path}")
@@ -105,23 +106,6 @@ def read_answers(run: RunState, packets: dict[str, Packet]
             if kept is not None:
                 answers[pid] = kept
     return answers, bad, ignored
-
-
-def write_ignored(run: RunState) -> None:
-    """``t<N>/ignored.json`` for every trial with a judge answer ignored as a duplicate (the report's trial
-    details show it), removed when there is none."""
-    packets = {p.id: p for p in run.plan.packets}
-    table: dict[tuple[str, int], list[dict]] = {}
-    for pid, path, why in sorted(set(run.duplicates)):
-        p = packets.get(pid)
-        if p is not None:
-            table.setdefault((p.case, p.trial), []).append({"packet": pid, "path": path, "why": why})
-    for case, trial in {(c.case, c.trial) for c in run.plan.cells}:
-        path = run.tdir(case, trial) / "ignored.json"
-        if (case, trial) in table:
-            write_if_changed(path, json.dumps(table[(case, trial)], indent=1) + "\n")
-        elif path.is_file():
-            path.unlink()
 
 
 def _answer(run: RunState, t: Transcript, af: projects.AgentFile, pid: str) -> Judgment:

@@ -14,6 +14,7 @@ from ..claude.transcript import Transcript, agent_type, load, meta_path
 from .state import RunState, write_bytes_if_changed, write_if_changed
 from ..store.files import not_regular, read_regular_bytes, read_text, write_atomic
 from ...judging import same_prompt
+from .duplicates import ignore
 from .kept import KeptTranscript, load_copy
 
 
@@ -67,6 +68,14 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
         pick = pick_transcript(cands, cell.prompt, done, kids,
                                lambda af: tuple(str(u.input.get("prompt", "")) for u in get(af).tool_uses()
                                                 if u.name in ("Agent", "Task") and u.agent_id == af.agent_id))
+        ignored: list = []
+        if run.plan.sessions and pick is not None and done(pick):
+            # Launched twice by the run's own sessions (every candidate left is theirs): the one collect already
+            # took the output from counts, else the first finished one to start; the others are ignored.
+            both = provenance.twins(cands, cell.prompt, done, kids)
+            if len(both) > 1:
+                pick = next((c for c in both if run.first_read.took(c.path, cell.id)), both[0])
+                ignored = [c for c in both if c is not pick]
         cdir = run.tdir(cell.case, cell.trial) / cell.arm
         if run.plan.cleaned_at and pick is not None and collected(cdir) is None:
             run.late.append((cell.id, str(pick.path)))  # its world and skill copy are gone: nothing to audit
@@ -103,7 +112,7 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
         if final is None:
             run.unfinished.add(cell.id)  # still running or cut off: not collected yet
             continue
-        other = provenance.rival(pick, cands, cell.prompt, done, kids)
+        other = provenance.rival(pick, [c for c in cands if c not in ignored], cell.prompt, done, kids)
         if other is not None:
             run.conflicts[cell.id] = f"two finished transcripts claim this cell: {pick.path} and {other.path}"
             changed.add(cell.id)
@@ -114,6 +123,10 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
         dirty |= write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
         found[cell.id] = KeptTranscript.of(t, cdir)
         run.received[cell.id] = pick.prompt
+        for af in ignored:
+            ignore(run, cell.id, cell.case, cell.trial, af.path, af.agent_id,
+                   f"a second arm this session launched for this cell finished too (a fan-out launched twice?); "
+                   f"the first to start counts: {pick.path.name}", get(af).children)
         if dirty:
             changed.add(cell.id)
     provenance.write_refusals(run, found)

@@ -54,6 +54,11 @@ class FirstRead:
         return (f"its transcript changed after collect first read it, and Claude Code does not rewrite a "
                 f"finished agent's transcript: {path} (sha256 {first['sha256'][:12]} then, {now[:12]} now)")
 
+    def took(self, path: Path, for_id: str) -> bool:
+        """Whether collect already took ``for_id``'s answer from the transcript at ``path``."""
+        first = self.seen.get(str(path))
+        return first is not None and first.get("for") == for_id
+
     def save(self) -> None:
         if self.dirty:
             write_atomic(self.path, json.dumps(self.seen, indent=1, sort_keys=True) + "\n")

@@ -33,7 +33,8 @@ from attrs import evolve, frozen
 
 from ...errors import BenchError
 from ..claude import projects
-from .answers import confirm, escalate, give_up_judges, read_answers, write_ignored, write_judgments
+from .answers import confirm, escalate, give_up_judges, read_answers, write_judgments
+from .duplicates import write_ignored
 from .audit import audit_trials
 from .cells import find_cells, record_models
 from .environment import record_environment

@@ -105,6 +105,10 @@ def read_cell_usage(cell_dir: Path, prices, warnings: Optional[list] = None):
     return sum_usage(usages)
 
 
+# Where collect keeps a trial's ignored duplicates' transcripts (t<N>/ignored/), for their cost.
+IGNORED_DIR = "ignored"
+
+
 def transcript_files(paths, warnings: Optional[list] = None) -> list[Path]:
     """The regular files among ``paths`` (lstat, never opened: a named pipe would wait forever); each other
     one is named in ``warnings``, and folders are passed over in silence."""
@@ -165,6 +169,13 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
             judge_usage.append(u)
             if skipped and warnings is not None:
                 warnings.append(f"{p}: skipped {skipped} truncated or malformed line{'s' if skipped != 1 else ''}")
+    # Duplicates the run's own sessions launched, ignored by collect but paid for (collect keeps them here).
+    ignored_usage = []
+    idir = tdir / IGNORED_DIR
+    if idir.is_dir():
+        from ..claude.tokens import transcript_usage
+        for p in transcript_files(sorted(idir.glob("*.jsonl")), warnings):
+            ignored_usage.append(transcript_usage(p, prices, follow=False)[0])
     invalid = None
     apath = tdir / "audit.json"
     if apath.is_file():
@@ -175,7 +186,8 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
     return TrialData(case=case_id, trial=trial, outputs=outputs, usage=usage, assertions=assertions,
                      comparisons=comparisons, invalid=invalid, judge_usage=tuple(judge_usage),
                      guard=refusals(run_dir, case_id, trial),
-                     refused=_refused(tdir / "refused.json"), ignored=_ignored(tdir / "ignored.json"))
+                     refused=_refused(tdir / "refused.json"), ignored=_ignored(tdir / "ignored.json"),
+                     ignored_usage=tuple(ignored_usage))
 
 
 def _entries(path: Path) -> list:
@@ -196,8 +208,8 @@ def _refused(path: Path) -> tuple[str, ...]:
 
 
 def _ignored(path: Path) -> tuple[str, ...]:
-    """ignored.json's entries as lines: "<packet>: <why> (<the transcript ignored>)"."""
-    return tuple(f"{e.get('packet')}: {e.get('why')} ({e.get('path')})" for e in _entries(path))
+    """ignored.json's entries as lines: "<packet or cell>: <why> (<the transcript ignored>)"."""
+    return tuple(f"{e.get('packet') or e.get('cell')}: {e.get('why')} ({e.get('path')})" for e in _entries(path))
 
 
 def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> RunData:
