@@ -88,7 +88,9 @@ def test_without_a_session_id_forged_transcripts_make_trials_invalid_not_a_pass(
     assert results(bench)["verdicts"]["efficacy"]["status"] != "pass"
 
 
-def test_two_finished_transcripts_the_session_launched_for_one_cell_make_its_trial_invalid(bench):
+def test_a_second_finished_transcript_the_session_launched_for_one_cell_is_ignored_not_a_conflict(bench):
+    # Issue 27.5: both are agents the run's session launched with the planned prompt (the arms' fan-out
+    # launched twice): the first to start counts, the other is named as ignored, and the trial stands.
     _, out, _ = bench.plan("greet", "--seed", "9")
     [run_dir] = bench.runs()
     bench.arms(next_script(out), Script(files=greet_files()))
@@ -96,10 +98,12 @@ def test_two_finished_transcripts_the_session_launched_for_one_cell_make_its_tri
     [second] = run_tasks("Arms", [{"id": cell["id"], "prompt": cell["prompt"]}], bench.config,
                          Script(files=greet_files(), output=lambda *a: "another answer"), bench.repo)
     rc, out, _ = bench.run("collect", str(run_dir))
-    assert rc == 0 and f"INVALID trial {CASE1}/t3" in out
-    audit = json.loads((run_dir / "cases" / CASE1 / "t3" / "audit.json").read_text())
-    [problem] = [p["problem"] for p in audit["problems"]]
-    assert problem.startswith("two finished transcripts claim this cell: ") and str(second) in problem
+    assert rc == 0 and f"INVALID trial {CASE1}/t3" not in out, out
+    assert not (run_dir / "cases" / CASE1 / "t3" / "audit.json").is_file() or not json.loads(
+        (run_dir / "cases" / CASE1 / "t3" / "audit.json").read_text())["problems"]
+    assert "another answer" not in (run_dir / "cases" / CASE1 / "t3" / "baseline" / "output.md").read_text()
+    [entry] = json.loads((run_dir / "cases" / CASE1 / "t3" / "ignored.json").read_text())
+    assert entry["cell"] == cell["id"] and entry["path"] == str(second) and "the first to start counts" in entry["why"]
 
 
 def test_a_judge_that_always_answers_prose_is_asked_three_times_then_given_up(bench):
