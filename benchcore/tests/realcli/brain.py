@@ -158,6 +158,9 @@ class Scenario:
     # appearing while an arm runs). The brain runs in the test's process, so this is the test acting.
     on_step: Optional[Callable[[str, int, str], None]] = None
     use_workflow: bool = True
+    # Fan-outs ("arms", "judges": the bound script's folder) whose Workflow the orchestrator launches a second
+    # time once the first has ended, as a retyped command or a double approval would (issue 27.5).
+    launch_twice: set = field(default_factory=set)
     # Seconds the orchestrator "thinks" before each response, as a real model takes time.
     think: float = 0.0
 
@@ -178,6 +181,7 @@ class Brain:
         # Set when the orchestrator stopped after one part of the Agent-tool path: the user types /clear and
         # the command again (the interactive rig does).
         self.paused = False
+        self.relaunched: set[str] = set()  # the scripts launch_twice has launched again
         self.agent_background_field = True
 
     # ------------------------------------------------------------------ dispatch
@@ -388,6 +392,10 @@ class Brain:
                     return Reply([Text("Waiting for the workflow to finish.")], who="orchestrator")
                 if len(done) < len(scripts):
                     return Reply([ToolUse("Workflow", {"scriptPath": scripts[len(done)]})], who="orchestrator")
+                again = [p for p in scripts if Path(p).parent.name in self.s.launch_twice and p not in self.relaunched]
+                if again:
+                    self.relaunched.add(again[0])
+                    return Reply([ToolUse("Workflow", {"scriptPath": again[0]})], who="orchestrator")
                 return Reply([ToolUse("Bash", {"command": self._bc(wrapper, then), "description": "collect"})], who="orchestrator")
             return self._agent_path(msgs, since, nxt, then, wrapper, launched)
         if nxt.startswith("nothing"):
