@@ -99,11 +99,14 @@ def line_budgets(script: str) -> tuple[int, int, int]:
     in order as Claude Code does (see the rule above). From the first line cut on, every line's square counts
     against DIALOG_BUDGET, so the first figure exceeds it exactly when a line of at most MAX_LINE characters is
     cut, and grows with the script past that (a measure of how far over it is)."""
+    return _walk(_shown_width(line) for line in script.split("\n"))
+
+
+def _walk(widths) -> tuple[int, int, int]:
     first = second = cut = 0
-    for line in script.split("\n"):
-        if not line:
-            continue
-        w = _shown_width(line)
+    for w in widths:
+        if not w:
+            continue  # an empty line (or one of only dropped characters) costs nothing
         sq = w * w
         if cut:
             first += sq
@@ -155,8 +158,8 @@ def short_cost(script: str) -> int:
 def measure(script: str) -> tuple[int, ...]:
     """(characters as the dialog counts them, bytes, what its lines take of DIALOG_BUDGET, of SHORT_BUDGET,
     the longest line, lines marked for their marks) of ``script``."""
-    first, second, _ = line_budgets(script)
     widths = [_shown_width(line) for line in script.split("\n")]
+    first, second, _ = _walk(widths)
     return (line_width(script), len(script.encode("utf-8")), first, second, max(widths), marked_lines(script))
 
 
