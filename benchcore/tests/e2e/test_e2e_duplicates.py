@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from benchcore.harness.runs.costs import spent
 from standin.agent import Script
 from test_e2e_benchmark import CASE1, CASE2, Bench, greet_files, greet_repo, next_script, regression_script
 
@@ -87,6 +90,8 @@ def test_an_arms_fan_out_launched_twice_counts_the_first_arm_of_each_cell(tmp_pa
     # No trial is invalid or sent back: every output is the first launch's.
     status = json.loads((run_dir / "collect.json").read_text())
     assert not status["to_rerun"] and not status.get("conflicts")
+    assert len(status["ignored_duplicates"]) == 30 and not status["refused_transcripts"]
+    assert "ignored 30 duplicates this session launched (a fan-out launched twice?)" in out
     outputs = sorted(run_dir.glob("cases/*/t*/*/output.md"))
     assert len(outputs) == 30 and not any("SECOND LAUNCH" in p.read_text() for p in outputs)
     # Each trial names its three ignored arms, with the one that counts; results.json names all thirty.
@@ -103,6 +108,9 @@ def test_an_arms_fan_out_launched_twice_counts_the_first_arm_of_each_cell(tmp_pa
     # Their tokens are real spend: a cost row of their own, about what the arms spent, in no arm's figures.
     arms_raw = sum(u["raw_tokens"] for u in results["arms"].values())
     assert 0.5 * arms_raw < results["ignored_usage"]["raw_tokens"] < 2 * arms_raw
+    # And they count against the run's budget (what it has spent), beside the arms and the judges.
+    raw, _ = spent(run_dir)
+    assert raw == pytest.approx(arms_raw + results["judges"]["raw_tokens"] + results["ignored_usage"]["raw_tokens"])
     html = (b.repo / "tests/.reports/greet.html").read_text()
     assert "ignored duplicates (30 transcripts)" in html
     assert f"trial 1, ignored by collect: {CASE1}/t1/new: a second arm this session launched" in html

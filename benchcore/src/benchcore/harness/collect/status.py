@@ -36,6 +36,8 @@ class Status:
     refused_transcripts: tuple[tuple[str, str, str], ...] = ()  # (cell id, path, why): not the session's agent
     late: tuple[tuple[str, str], ...] = ()  # (cell id, path): arrived after benchcore clean, not collected
     refused_calls: tuple[tuple[str, str], ...] = ()  # (cell id, which of its tool calls Claude Code refused)
+    # (cell or packet id, path, why): an arm or judge the run's sessions launched twice, not counted
+    duplicates: tuple[tuple[str, str, str], ...] = ()
 
 
 def _waiting(run: RunState, found: dict, redone) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -78,14 +80,16 @@ def status_dict(s: Status) -> dict:
             "provenance": s.provenance,
             "refused_transcripts": [{"cell": c, "path": p, "why": w} for c, p, w in s.refused_transcripts],
             "late_transcripts": [{"cell": c, "path": p} for c, p in s.late],
-            "refused_calls": [{"cell": c, "what": w} for c, w in s.refused_calls]}
+            "refused_calls": [{"cell": c, "what": w} for c, w in s.refused_calls],
+            "ignored_duplicates": [{"id": k, "path": p, "why": w} for k, p, w in s.duplicates]}
 
 
 def provenance_fields(run: RunState) -> dict:
     """The Status fields of what collect refused for this run: transcripts no session of the run launched,
     and those that arrived after benchcore clean."""
     return {"provenance": state(tuple(run.plan.sessions)), "refused_transcripts": tuple(run.refused),
-            "late": tuple(run.late), "refused_calls": tuple(run.refused_calls)}
+            "late": tuple(run.late), "refused_calls": tuple(run.refused_calls),
+            "duplicates": tuple(sorted(set(run.duplicates)))}
 
 
 def provenance_lines(s: Status, limit: int = 10) -> list[str]:
@@ -98,6 +102,11 @@ def provenance_lines(s: Status, limit: int = 10) -> list[str]:
             for cell, path in s.late[:limit]]
     out += [f"  gave up judging {pid}: {why}; that trial stays unjudged (the report shows the axis incomplete)"
             for pid, why in s.given_up_packets[:limit]]
+    if s.duplicates:
+        n = len(s.duplicates)
+        out.append(f"  ignored {n} duplicate{'s' if n != 1 else ''} this session launched (a fan-out launched twice?): "
+                   f"the first of each cell or packet counts; the others are named in their trials' ignored.json, "
+                   f"their tokens in the report's cost")
     if s.provenance.startswith("unknown"):
         out.append(f"  note: provenance {s.provenance}")
     return out
