@@ -88,9 +88,8 @@ def cost_table(result: SkillResult, two_arm: bool, run: Optional[RunData] = None
         rows.append(_cost_row("judges", result.judges))
     if result.ignored_usage is not None:
         # Arms or judges the run's own sessions launched twice (collect counted one, ignored the others):
-        # paid for, so shown, in no arm's figures and no ratio.
-        n = len(result.ignored)
-        rows.append(_cost_row(f"ignored duplicates ({n} transcript{'s' if n != 1 else ''})", result.ignored_usage))
+        # paid for, so shown, in no arm's figures and no ratio (the trial details name each one).
+        rows.append(_cost_row("ignored duplicates", result.ignored_usage))
     cells_run: dict[str, int] = {}
     for t in (run.trials if run is not None else ()):
         for arm in t.usage:
