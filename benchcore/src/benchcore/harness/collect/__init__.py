@@ -6,6 +6,7 @@ first took an answer from it), ``rerun`` (fresh worlds for invalid trials), ``au
 checks one trial, ``rewrites`` that every Bash call ran sandboxed), ``gate`` (hard assertions), ``packets``
 (blind judge packets),
 ``answers`` (judgments, escalation to a panel; ``duplicates`` names and keeps, for their cost, the arms and
-judges the run's sessions launched twice for one cell or packet), ``environment`` (what each arm shared). Then over all runs:
+judges the run's sessions launched twice for one cell or packet), ``environment`` (what each arm shared).
+Then over all runs:
 ``budget`` and ``launch`` (what runs next), and ``status`` (``collect.json`` and what the command prints).
 """

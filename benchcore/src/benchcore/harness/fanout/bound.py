@@ -44,7 +44,7 @@ from typing import Union
 # otherwise a line of at most SHORT_LINE (1024) characters is shown from SHORT_BUDGET (64 x 1024^2) if its
 # square fits what is left there; any other line is cut, and approval is withheld. Short lines draw on the
 # first budget while it lasts: the order of the lines matters (line_budgets below walks them the same way).
-# Measured on 2.1.328 in a 220-column terminal, as the rule says (tests/realcli/test_realcli_dialog.py):
+# Measured on 2.1.328 and 2.1.332 in a 220-column terminal, as the rule says (realcli/test_realcli_dialog.py):
 # 199,993 characters approved, 203,962 refused; seven 3,000-character lines approved, nine refused; one
 # 5,000-character line refused; seven 3,000- then 43 1,024-character lines (1.6 x DIALOG_BUDGET in squares)
 # approved, and the same lines with the 1,024-character ones first refused.
