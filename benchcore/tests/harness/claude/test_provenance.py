@@ -7,7 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
-from standin.agent import Script, run_tasks, session_id
+from standin.agent import Script, Session, run_arm, run_tasks, session_id
 from test_e2e_benchmark import CASE1, Bench, bench, greet_files, next_script  # noqa: F401
 from places import TESTS
 
@@ -104,6 +104,26 @@ def test_a_second_finished_transcript_the_session_launched_for_one_cell_is_ignor
     assert "another answer" not in (run_dir / "cases" / CASE1 / "t3" / "baseline" / "output.md").read_text()
     [entry] = json.loads((run_dir / "cases" / CASE1 / "t3" / "ignored.json").read_text())
     assert entry["cell"] == cell["id"] and entry["path"] == str(second) and "the first to start counts" in entry["why"]
+
+
+def test_a_second_transcript_for_a_cell_from_another_session_stays_refused(bench):
+    # Issue 27.5: only the run's own sessions' launches are duplicates; the same planned prompt run from a
+    # session that never ran plan or collect (another project folder) is refused, never counted nor ignored.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    cell = next(c for c in bench.plan_json(run_dir)["cells"] if c["id"] == f"{CASE1}/t3/baseline")
+    other = Session(bench.config, str(bench.repo) + "-elsewhere", "workflow")
+    stranger = run_arm(other, cell["id"], cell["prompt"], Script(files=greet_files(), output=lambda *a: "another answer"),
+                       bench.repo, None, "bench-arm")
+    other.close()
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and f"INVALID trial {CASE1}/t3" not in out, out
+    assert "another answer" not in (run_dir / "cases" / CASE1 / "t3" / "baseline" / "output.md").read_text()
+    refused = json.loads((run_dir / "cases" / CASE1 / "t3" / "refused.json").read_text())
+    assert [(e["cell"], e["path"]) for e in refused] == [(cell["id"], str(stranger))]
+    assert "no session that ran plan or collect for this run" in refused[0]["why"]
+    assert not (run_dir / "cases" / CASE1 / "t3" / "ignored.json").exists()
 
 
 def test_a_judge_that_always_answers_prose_is_asked_three_times_then_given_up(bench):
