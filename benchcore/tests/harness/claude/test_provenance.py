@@ -114,8 +114,8 @@ def test_a_second_transcript_for_a_cell_from_another_session_stays_refused(bench
     bench.arms(next_script(out), Script(files=greet_files()))
     cell = next(c for c in bench.plan_json(run_dir)["cells"] if c["id"] == f"{CASE1}/t3/baseline")
     other = Session(bench.config, str(bench.repo) + "-elsewhere", "workflow")
-    stranger = run_arm(other, cell["id"], cell["prompt"], Script(files=greet_files(), output=lambda *a: "another answer"),
-                       bench.repo, None, "bench-arm")
+    stranger = run_arm(other, cell["id"], cell["prompt"],
+                       Script(files=greet_files(), output=lambda *a: "another answer"), bench.repo, None, "bench-arm")
     other.close()
     rc, out, _ = bench.run("collect", str(run_dir))
     assert rc == 0 and f"INVALID trial {CASE1}/t3" not in out, out
