@@ -135,6 +135,23 @@ def test_pieces_and_shared_texts_give_back_every_prompt_exactly():
     assert all(bound.line_width(p) <= bound.PIECE for e in encoded for p in e if isinstance(p, str))
 
 
+def test_an_answer_the_dialog_would_mark_is_bound_so_it_does_not(tmp_path):
+    # A packet shows the arms' answers as they wrote them: a run of combining marks, or text that reads as
+    # the dialog's own cut mark, would withhold approval of the judges' script. The script writes those
+    # characters as \u escapes: the same prompt to the script, nothing the dialog marks.
+    prompt = "Judge this.\nAnswer A: Z" + "\u0301\u0302" * 6 + "algo\nAnswer B: see \u2026 [+12 graphemes] \U0001D165\n"
+    tasks = [{"id": "p1", "prompt": prompt}, {"id": "p2", "prompt": "Plain \u00e9t\u00e9 \u2014 caf\u00e9.\n"}]
+    template = (SKILL_DIR / fanout.SCRIPT).read_text()
+    text = fanout.bound_script(template, "Judges", tasks)
+    assert not bound.fits("\n".join(t["prompt"] for t in tasks)) and bound.fits(text)
+    assert "\\u0301" in text and "\\u2026" in text and "\u00e9t\u00e9 \u2014" in text  # only marks and U+2026
+    path = tmp_path / "bench-fanout.js"
+    path.write_text(text, encoding="utf-8")
+    assert [t["prompt"] for t in read_bound(path)["tasks"]] == [t["prompt"] for t in tasks]
+    if NODE is not None:
+        assert run_in_node(path)["calls"] == [t["prompt"] for t in tasks]
+
+
 def scripts_and_costs(tmp_path: Path, cells, packets):
     schema = Templates(SKILL_DIR).answer_schema
     arms = fanout.write_bound_scripts(SKILL_DIR, tmp_path / "arms", "Arms", fanout.arm_tasks(cells))

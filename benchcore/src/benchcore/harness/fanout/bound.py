@@ -325,6 +325,20 @@ def decoded_tasks(data: dict) -> list[dict]:
     return out
 
 
+# What the dialog would mark in a prompt (an answer a packet shows may hold anything): combining marks, of
+# which it shows at most MAX_MARKS in a run, and U+2026, which begins its cut mark. Written as \u escapes in
+# the script, they are the same characters to the script and nothing the dialog marks.
+_MARKED = re.compile(r"[^\x00-\x7f]")
+
+
+def _escape_marked(ch: str) -> str:
+    if ch != "\u2026" and not unicodedata.category(ch).startswith("M"):
+        return ch
+    return json.dumps(ch)[1:-1]  # \uXXXX (a surrogate pair outside the BMP)
+
+
 def render(data: dict) -> str:
-    """The bound object as the script holds it: one JSON value a line, no indentation."""
-    return json.dumps(data, ensure_ascii=False, indent=0)
+    """The bound object as the script holds it: one JSON value a line, no indentation; combining marks and
+    U+2026 escaped (see _MARKED)."""
+    text = json.dumps(data, ensure_ascii=False, indent=0)
+    return text if text.isascii() else _MARKED.sub(lambda m: _escape_marked(m.group()), text)
