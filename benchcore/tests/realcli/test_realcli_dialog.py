@@ -11,7 +11,8 @@ characters; and a file over 512 KiB, which the Workflow tool refuses. And the
 rule bound.py reads from the CLI's code, at its edges: one 5,000-character line
 (its square well within the budget) refused; 3,000- and 1,024-character lines
 summing to 1.6x the first budget approved, and the same lines with the short ones
-first refused (they spend the first budget before the long ones come).
+first refused (they spend the first budget before the long ones come); a run of
+nine combining marks refused, and a judge packet showing one bound so it is not.
 """
 
 from __future__ import annotations
@@ -92,6 +93,11 @@ def test_the_dialog_approves_benchmarks_scripts_and_refuses_past_the_budget(tmp_
         "mixed-long-first": lines_script([3000] * 7 + [1024] * 43),
         # ...and refused with the short lines first.
         "mixed-short-first": lines_script([1024] * 43 + [3000] * 7),
+        # A run of nine combining marks in a comment: the dialog marks it and withholds approval...
+        "marks-raw": lines_script([40]) + "\n// Z" + "\u0301" * 9 + "algo",
+        # ...while a judge packet showing such an answer is bound with them escaped, and approved.
+        "marks-bound": fanout.bound_script(TEMPLATE, "Judges", [{"id": "p1", "prompt": "Answer A: Z" + "\u0301" * 9
+                                                                  + "algo; answer B: \u2026 [+3 graphemes]\n"}], schema),
         # Cheap lines but a file over 512 KiB: the Workflow tool refuses it, no dialog.
         "file-over": padded_script(bound.MAX_SCRIPT_BYTES + 2000, 40),
     }
@@ -107,6 +113,7 @@ def test_the_dialog_approves_benchmarks_scripts_and_refuses_past_the_budget(tmp_
     assert seen["judges-60-one-line"] and seen["chars-over"] and seen["long-lines-9"]  # a dialog, "No" only
     assert approvable(seen["mixed-long-first"]) and not approvable(seen["mixed-short-first"])
     assert seen["one-line-5000"] and not approvable(seen["one-line-5000"])
+    assert seen["marks-raw"] and not approvable(seen["marks-raw"]) and approvable(seen["marks-bound"])
     assert not seen["file-over"]  # no dialog: the tool refused the file
 
 

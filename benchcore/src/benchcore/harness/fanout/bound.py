@@ -47,7 +47,8 @@ from typing import Union
 # Measured on 2.1.328 and 2.1.332 in a 220-column terminal, as the rule says (realcli/test_realcli_dialog.py):
 # 199,993 characters approved, 203,962 refused; seven 3,000-character lines approved, nine refused; one
 # 5,000-character line refused; seven 3,000- then 43 1,024-character lines (1.6 x DIALOG_BUDGET in squares)
-# approved, and the same lines with the 1,024-character ones first refused.
+# approved, and the same lines with the 1,024-character ones first refused; a run of nine combining marks
+# refused, the same prompt bound with them escaped (render) approved.
 MAX_SCRIPT_CHARS = 200_000
 MAX_LINE = 4096
 SHORT_LINE = 1024
