@@ -96,8 +96,8 @@ def test_the_dialog_approves_benchmarks_scripts_and_refuses_past_the_budget(tmp_
         # A run of nine combining marks in a comment: the dialog marks it and withholds approval...
         "marks-raw": lines_script([40]) + "\n// Z" + "\u0301" * 9 + "algo",
         # ...while a judge packet showing such an answer is bound with them escaped, and approved.
-        "marks-bound": fanout.bound_script(TEMPLATE, "Judges", [{"id": "p1", "prompt": "Answer A: Z" + "\u0301" * 9
-                                                                  + "algo; answer B: \u2026 [+3 graphemes]\n"}], schema),
+        "marks-bound": fanout.bound_script(TEMPLATE, "Judges", [{"id": "p1", "prompt": (
+            "Answer A: Z" + "\u0301" * 9 + "algo; answer B: \u2026 [+3 graphemes]\n")}], schema),
         # Cheap lines but a file over 512 KiB: the Workflow tool refuses it, no dialog.
         "file-over": padded_script(bound.MAX_SCRIPT_BYTES + 2000, 40),
     }
