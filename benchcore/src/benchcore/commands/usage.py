@@ -34,18 +34,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attrs import asdict  # not serde: cattrs costs more to import than a corpus costs to read
-
-    from .. import usage
+    from .. import usage_plain
     from ..harness.claude import tokens
+    from ..usage_lines import LineReducer
 
-    prices = tokens.price_table()
-    files = [(path, *tokens.transcript_usage(path, prices)) for path in args.transcripts]
-    total = usage.sum_usage(u for _, u, _ in files)
+    # Plain figures (usage_plain) where they apply, else the attrs path (usage.arm_usage): the same numbers,
+    # but attrs alone costs more to import than 300 MB of transcripts cost to read.
+    prices = usage_plain.plain_prices(tokens.price_data())
+    files = []
+    for path in args.transcripts:
+        reducer = LineReducer()
+        tokens.read_into(path, reducer)
+        groups, result, skipped = reducer.close()
+        figures = usage_plain.arm_figures(groups, result, prices)
+        if figures is None:
+            figures = _arm_usage(groups, result, skipped, tokens.price_table())
+        files.append((path, figures, skipped))
+    total = usage_plain.sum_figures(u for _, u, _ in files)
     skipped = sum(n for _, _, n in files)
     if args.json:
-        doc = {"files": [{"path": path, **asdict(u), "skipped_lines": n} for path, u, n in files],
-               "total": {**asdict(total), "skipped_lines": skipped}}
+        doc = {"files": [{"path": path, **_lists(u), "skipped_lines": n} for path, u, n in files],
+               "total": {**_lists(total), "skipped_lines": skipped}}
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         blocks = [_table(path, u, n) for path, u, n in files]
@@ -60,18 +69,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _table(title: str, u, skipped: int) -> str:
-    rows = [(label, f"{getattr(u, key):,}") for label, key in _ROWS]
-    rows.append(("cost-equivalent tokens", f"{u.cost_equivalent_tokens:,.1f}"))
+def _arm_usage(groups: dict, result, skipped: int, prices) -> dict:
+    """The attrs path: a transcript's figures as :func:`benchcore.usage.arm_usage` gives them."""
+    from attrs import asdict  # not serde: cattrs costs more to import than a corpus costs to read
+
+    from .. import usage
+
+    return asdict(usage.arm_usage(usage.finish_state(groups, result, skipped), prices),
+                  retain_collection_types=True)
+
+
+def _lists(u: dict) -> dict:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in u.items()}
+
+
+def _table(title: str, u: dict, skipped: int) -> str:
+    rows = [(label, f"{u[key]:,}") for label, key in _ROWS]
+    rows.append(("cost-equivalent tokens", f"{u['cost_equivalent_tokens']:,.1f}"))
     rows.append(("dollars (imputed)", _dollars(u)))
-    rows.append(("models", ", ".join(u.models) or "none"))
+    rows.append(("models", ", ".join(u["models"]) or "none"))
     rows.append(("skipped lines", f"{skipped:,}"))
     width = max(len(label) for label, _ in rows)
     return "\n".join([title] + [f"  {label:<{width}}  {value}" for label, value in rows])
 
 
-def _dollars(u) -> str:
-    if u.cost_usd is None:
-        names = ", ".join(u.unpriced_models)
-        return f"unknown: no price for model{'s' if len(u.unpriced_models) > 1 else ''} {names}"
-    return f"${u.cost_usd:,.4f}" if u.cost_usd >= 0.01 or u.cost_usd == 0 else f"${u.cost_usd:.6f}"
+def _dollars(u: dict) -> str:
+    usd, unpriced = u["cost_usd"], u["unpriced_models"]
+    if usd is None:
+        return f"unknown: no price for model{'s' if len(unpriced) > 1 else ''} {', '.join(unpriced)}"
+    return f"${usd:,.4f}" if usd >= 0.01 or usd == 0 else f"${usd:.6f}"

@@ -10,18 +10,33 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ... import pricing, usage, usage_scan
+from ... import usage_scan
 from ...errors import BenchError
+from ...usage_lines import LineReducer
 from ..store.files import not_regular, open_regular
-from ...armusage import ArmUsage
+
+if TYPE_CHECKING:  # imported where used: `benchcore usage` reads through LineReducer and never imports attrs
+    from ... import pricing, usage
+    from ...armusage import ArmUsage
 
 PRICES_RESOURCE = "data/prices.json"
+PRICES_SOURCE = f"benchcore/{PRICES_RESOURCE}"
+
 
 @lru_cache(maxsize=1)
-def price_table() -> pricing.PriceTable:
+def price_table() -> "pricing.PriceTable":
     """The committed price table (``benchcore/data/prices.json``)."""
-    source = f"benchcore/{PRICES_RESOURCE}"
+    from ... import pricing
+
+    return pricing.parse_prices(price_data(), source=PRICES_SOURCE)
+
+
+@lru_cache(maxsize=1)
+def price_data() -> dict:
+    """The committed price table as read from its JSON, not yet checked (:func:`price_table` checks it)."""
+    source = PRICES_SOURCE
     # The package's own folder when it is one (every pip and Nix install); importlib.resources otherwise
     # (a zip), which costs `benchcore usage` about 10 ms of imports.
     here = Path(__file__).resolve().parents[2] / PRICES_RESOURCE  # benchcore/harness/claude/tokens.py
@@ -33,14 +48,23 @@ def price_table() -> pricing.PriceTable:
             data = json.loads(resources.files("benchcore").joinpath(PRICES_RESOURCE).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise BenchError(source, f"cannot be read: {exc}", fix="reinstall benchcore") from None
-    return pricing.parse_prices(data, source=source)
+    return data
 
 
 USAGE_FIX = "name a transcript Claude Code wrote: a regular .jsonl file (under ~/.claude/projects)"
 
 
-def read_transcript(path: Path | str, follow: bool = True) -> usage.TranscriptUsage:
-    """Stream one transcript file into the reducer; a missing or unreadable file, or anything but a regular
+def read_transcript(path: Path | str, follow: bool = True) -> "usage.TranscriptUsage":
+    """One transcript file's usage (:func:`read_into` a :class:`benchcore.usage.Reducer`)."""
+    from ... import usage
+
+    reducer = usage.Reducer()
+    read_into(path, reducer, follow)
+    return reducer.finish()
+
+
+def read_into(path: Path | str, reducer: LineReducer, follow: bool = True) -> None:
+    """Stream one transcript file into ``reducer``; a missing or unreadable file, or anything but a regular
     file (a named pipe would wait forever; found by stat, never opened), is a BenchError naming it.
     ``follow``: a symbolic link to a regular file is read (a file the user named); else it is refused."""
     path = Path(path)
@@ -49,7 +73,7 @@ def read_transcript(path: Path | str, follow: bool = True) -> usage.TranscriptUs
                          fix="name the .jsonl transcript file inside it")
     try:
         with open_regular(path, follow, fix=USAGE_FIX) as fh:
-            return usage_scan.read_usage_chunks(iter(lambda: fh.read(usage_scan.BLOCK), b""))
+            usage_scan.feed(reducer, iter(lambda: fh.read(usage_scan.BLOCK), b""))
     except FileNotFoundError:
         raise BenchError(str(path), "transcript not found",
                          fix="check the path; a cell's transcript is cases/<case>/t<N>/<arm>/transcript.jsonl") from None
@@ -58,8 +82,10 @@ def read_transcript(path: Path | str, follow: bool = True) -> usage.TranscriptUs
                          fix="check the file's permissions") from None
 
 
-def transcript_usage(path: Path | str, prices: pricing.PriceTable | None = None,
-                     follow: bool = True) -> tuple[ArmUsage, int]:
+def transcript_usage(path: Path | str, prices: "pricing.PriceTable | None" = None,
+                     follow: bool = True) -> "tuple[ArmUsage, int]":
     """One transcript's usage (turns, components, cost-equivalent tokens, dollars) and its skipped-line count."""
+    from ... import usage
+
     tu = read_transcript(path, follow)
     return usage.arm_usage(tu, prices if prices is not None else price_table()), tu.skipped_lines
