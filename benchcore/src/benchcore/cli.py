@@ -13,12 +13,15 @@ where to report it, never a verdict); 130 interrupted.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 
 from . import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 COMMANDS = {
     "validate": "check the tests/ tree against skills/; exit 2 on any problem",
@@ -52,7 +55,9 @@ exit codes:
 Run 'benchcore <command> --help' for a command's options."""
 
 
-def build_parser(load_all: bool) -> argparse.ArgumentParser:
+def build_parser(load_all: bool) -> "argparse.ArgumentParser":
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="benchcore",
         description="The mechanical core of a Claude Code skill benchmark.",
@@ -85,11 +90,17 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.import_module(f"benchcore.commands.{name}")
     except Exception as exc:  # noqa: BLE001 - a broken install (a dependency too old or missing) is not bad input
         return _internal_error(name, exc, what="benchcore cannot start (a broken install)")
-    parser = argparse.ArgumentParser(prog=f"benchcore {name}", description=COMMANDS[name])
-    module.add_arguments(parser)
     rest = list(argv)
     rest.remove(name)
-    args = parser.parse_args(rest)
+    # A command may read its plain forms itself (`usage`: argparse and re are a tenth of its run); argparse
+    # parses every other form, with its messages.
+    args = module.parse_simple(rest) if hasattr(module, "parse_simple") else None
+    if args is None:
+        import argparse
+
+        parser = argparse.ArgumentParser(prog=f"benchcore {name}", description=COMMANDS[name])
+        module.add_arguments(parser)
+        args = parser.parse_args(rest)
     from .errors import BenchError
 
     try:

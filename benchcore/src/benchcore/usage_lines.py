@@ -5,9 +5,9 @@ turns its state into a :class:`benchcore.usage.TranscriptUsage`, :mod:`benchcore
 
 from __future__ import annotations
 
-import json
-import json.scanner
-from typing import Any, Optional, Union
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional, Union
 
 SYNTHETIC = "<synthetic>"
 UNKNOWN_MODEL = "<unknown>"
@@ -130,7 +130,7 @@ class LineReducer:
             self.last_unparsed = None
             if buf[stop - 1:stop] not in _LINE_BREAKS:  # a line break: written whole (not parsed again)
                 try:
-                    json.loads(buf[start:stop])
+                    _loads(buf[start:stop])
                 except ValueError:
                     self.skipped += 1
         return self.groups, self.result, self.skipped
@@ -160,7 +160,27 @@ def _user_by_tail(buf: bytes, start: int, stop: int, needles) -> bool:
 
 
 _TAIL = 1024  # how far from a line's end to look for a top-level "type" written last
-_SCAN = json.scanner.make_scanner(json.JSONDecoder())
+
+
+class _Decoder:
+    """What json's scanner reads of a ``json.JSONDecoder()``: its defaults. The scanner is made from ``_json``
+    directly, as ``json.scanner.make_scanner(json.JSONDecoder())`` makes it, because importing ``json``
+    imports ``re`` (~8 ms of `benchcore usage`'s start)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+    memo: dict = {}
+
+
+try:
+    from _json import make_scanner as _make_scanner
+except ImportError:  # a Python without json's C speed-ups
+    from json.scanner import make_scanner as _make_scanner
+_SCAN = _make_scanner(_Decoder())
 _SPACE = " \t\n\r"  # what json.loads allows after a value
 _LINE_BREAKS = (b"\n", "\n")
 
@@ -170,6 +190,8 @@ def _loads(line: Union[str, bytes]) -> Any:
     scanner for any input (finding the encoding, skipping leading white space) left out."""
     if isinstance(line, (bytes, bytearray)):
         if line[1:2] == b"\x00":  # json.loads would read it as UTF-16 or UTF-32
+            import json
+
             return json.loads(line)
         line = line.decode("utf-8", "surrogatepass")
     try:
@@ -179,6 +201,22 @@ def _loads(line: Union[str, bytes]) -> Any:
     if line[end:].strip(_SPACE):
         raise ValueError("extra data after the record")
     return value
+
+
+def loads_text(text: str) -> Any:
+    """``json.loads(text)`` for a ``str``, without importing json unless the text is not plain JSON (then
+    json.loads raises its own error)."""
+    body = text.lstrip(_SPACE)
+    if not body.startswith("\ufeff"):
+        try:
+            value, end = _SCAN(body, 0)
+            if not body[end:].strip(_SPACE):
+                return value
+        except (ValueError, StopIteration):
+            pass
+    import json
+
+    return json.loads(text)
 
 
 def _usage_figures(usage: dict) -> tuple[int, int, int, int, int, int]:

@@ -17,18 +17,25 @@ that is not plainly well formed (the attrs path names what is wrong with it).
 
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Any, Iterable, Optional
-
 from .modelid import normalize_model_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Optional
 
 COMPONENTS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
 FIELDS = ("turns", *COMPONENTS, "raw_tokens", "cost_equivalent_tokens", "cost_usd", "models", "unpriced_models")
 USD_DECIMALS = 10  # as benchcore.pricing.USD_DECIMALS
-_MILLION = 1_000_000
+# Prices are exact integers in units of 1e-10 (of USD per million tokens, and of USD per web search), as every
+# price in the table is a multiple of that (a price that is not declines); a sum over responses is then an
+# integer count of 1e-16 USD, turned into a float by one correctly rounded division, which gives the float
+# benchcore.pricing gives from the same exact sum in Fractions.
+_SCALE_DIGITS = 10
+_SCALE = 10 ** _SCALE_DIGITS
+_PER_USD = _SCALE * 1_000_000  # units of the sums per USD
 
-# A model's prices: (rates, long-prompt threshold or None, long-prompt rates or None, USD per web search),
-# rates being five Fractions in COMPONENTS order (USD per million tokens).
+# A model's prices: (rates, long-prompt threshold or None, long-prompt rates or None, web search price),
+# rates being five scaled integers in COMPONENTS order.
 Price = tuple
 
 
@@ -74,11 +81,17 @@ def _rates(value: Any) -> Optional[tuple]:
     return None if None in rates else rates
 
 
-def _price(value: Any) -> Optional[Fraction]:
-    """As benchcore.pricing._price: a JSON number taken as the decimal it is written as; None if not one."""
+def _price(value: Any) -> Optional[int]:
+    """As benchcore.pricing._price (a JSON number taken as the decimal it is written as), in units of 1e-10;
+    None if it is not a non-negative number, or not a whole number of those units."""
     if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
         return None
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    if isinstance(value, int):
+        return value * _SCALE
+    whole, dot, frac = repr(value).partition(".")
+    if not dot or not whole.isdigit() or not frac.isdigit() or len(frac) > _SCALE_DIGITS or not whole.isascii():
+        return None  # 1e-05, inf, nan, or finer than 1e-10: benchcore.pricing prices it
+    return int(whole) * _SCALE + int(frac.ljust(_SCALE_DIGITS, "0"))
 
 
 def arm_figures(groups: dict, result: Optional[dict], prices: Optional[dict[str, Price]]) -> Optional[dict]:
@@ -88,7 +101,7 @@ def arm_figures(groups: dict, result: Optional[dict], prices: Optional[dict[str,
         return None
     sums = [0, 0, 0, 0, 0]
     alike: dict[int, list] = {}  # id(rates) -> [rates, five token sums]
-    web_usd = Fraction(0)
+    web_units = 0
     unpriced = set()
     models = set()
     found: dict[str, Optional[Price]] = {}
@@ -120,13 +133,13 @@ def arm_figures(groups: dict, result: Optional[dict], prices: Optional[dict[str,
         acc[4] += e1
         acc[5] += read
         if web:
-            web_usd += web * web_each
+            web_units += web * web_each
     cost = None
     if not unpriced:
-        total = web_usd
+        total = web_units * 1_000_000  # per request, not per million
         for rates, *n in alike.values():
-            total += sum((k * r for k, r in zip(n, rates)), Fraction(0)) / _MILLION
-        cost = round(float(total), USD_DECIMALS)
+            total += sum(k * r for k, r in zip(n, rates))
+        cost = round(total / _PER_USD, USD_DECIMALS)  # int / int: correctly rounded, as float(Fraction)
     return _figures(len(groups), sums, cost, tuple(sorted(models)), tuple(sorted(unpriced)))
 
 

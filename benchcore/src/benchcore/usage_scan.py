@@ -15,11 +15,12 @@ Memory holds one block (4 MB, or one line when a line is longer), never the file
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
-
 from .usage_lines import _BYTES, LineReducer
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Iterable
+
     from .usage import TranscriptUsage
 
 BLOCK = 4 << 20
