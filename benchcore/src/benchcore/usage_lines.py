@@ -198,6 +198,8 @@ def _loads(line: Union[str, bytes]) -> Any:
         value, end = _SCAN(line, 0)
     except StopIteration:
         raise ValueError("not JSON") from None
+    except SystemError:
+        value, end = _rescan(line)
     if line[end:].strip(_SPACE):
         raise ValueError("extra data after the record")
     return value
@@ -212,11 +214,22 @@ def loads_text(text: str) -> Any:
             value, end = _SCAN(body, 0)
             if not body[end:].strip(_SPACE):
                 return value
-        except (ValueError, StopIteration):
+        except (ValueError, StopIteration, SystemError):
             pass
     import json
 
     return json.loads(text)
+
+
+def _rescan(line: str) -> tuple:
+    """Python 3.11's scanner can name a JSON error only once ``json.decoder`` is imported (it looks the
+    error's class up there and, not finding the module, raises SystemError): import it, scan again."""
+    import json.decoder  # noqa: F401
+
+    try:
+        return _SCAN(line, 0)
+    except StopIteration:
+        raise ValueError("not JSON") from None
 
 
 def _usage_figures(usage: dict) -> tuple[int, int, int, int, int, int]:

@@ -97,8 +97,7 @@ def _arm_usage(groups: dict, result, skipped: int, prices) -> dict:
 
     from .. import usage
 
-    return asdict(usage.arm_usage(usage.finish_state(groups, result, skipped), prices),
-                  retain_collection_types=True)
+    return asdict(usage.arm_usage(usage.finish_state(groups, result, skipped), prices))
 
 
 def _dumps(doc: dict) -> str:
