@@ -167,8 +167,8 @@ def _user_by_tail(buf: bytes, start: int, stop: int, needles) -> bool:
     close = buf.rfind(b"}", start, stop)
     if end == -1 or b"\\" in buf[v:end] or close <= end:
         return False
-    return not any(buf.find(c, end + 1, close) != -1 for c in (b"{", b"}", b"[", b"]")) and \
-        not buf[close + 1:stop].strip()
+    after = buf[end + 1:close]  # at most _TAIL bytes
+    return not (b"{" in after or b"}" in after or b"[" in after or b"]" in after) and not buf[close + 1:stop].strip()
 
 
 _TAIL = 1024  # how far from a line's end to look for a top-level "type" written last
