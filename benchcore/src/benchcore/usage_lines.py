@@ -71,7 +71,7 @@ class LineReducer:
             if buf.startswith(space, v):
                 v += 1
             if t == -1 or not buf.startswith(assistant, v):
-                if _user_by_tail(buf, start, stop, self.needles):
+                if t != -1 and _user_by_tail(buf, start, stop, v, assistant, result_marker):
                     self.last_unparsed = (buf, start, stop)  # its type written last: a user record, seen from its end
                     return
         if buf.find(usage_key, start, stop) < 0 or (buf.find(assistant, start, stop) < 0
@@ -148,19 +148,12 @@ class LineReducer:
         return self.groups, self.result, self.skipped
 
 
-def _user_by_tail(buf: bytes, start: int, stop: int, needles) -> bool:
+def _user_by_tail(buf: bytes, start: int, stop: int, v: int, assistant: bytes, result_marker: bytes) -> bool:
     """Whether a framed line whose head holds no "type" key ends with its top-level type, and that type
-    cannot carry usage: the last '"type":' in its last bytes, a plain string value other than "assistant"
-    or "result", and after it nothing that opens or closes an object or array but the record's own final
-    '}' (so it is the record's key, the one json.loads keeps). Anything else: False, and the line is
-    scanned whole, as before."""
-    _, _, _, assistant, result_marker, type_key, space = needles
-    t = buf.rfind(type_key, max(start, stop - _TAIL), stop)
-    if t == -1:
-        return False
-    v = t + len(type_key)
-    if buf.startswith(space, v):
-        v += 1
+    cannot carry usage: the last '"type":' in its last bytes (its value at ``v``: the caller found it), a
+    plain string value other than "assistant" or "result", and after it nothing that opens or closes an
+    object or array but the record's own final '}' (so it is the record's key, the one json.loads keeps).
+    Anything else: False, and the line is scanned whole, as before."""
     if buf[v:v + 1] != b'"' or buf.startswith(assistant, v) or buf.startswith(result_marker, v):
         return False
     end = buf.find(b'"', v + 1, stop)
