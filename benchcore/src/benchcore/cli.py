@@ -1,9 +1,10 @@
 """``benchcore``: parse arguments, dispatch to one command module.
 
 Each command lives in ``benchcore/commands/<name>.py`` and exposes
-``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``, and may expose
+``parse_simple(argv)``: the arguments of its plain forms without argparse, or None (then argparse parses).
 Modules are imported only when their command runs, so ``benchcore --help``
-starts fast (Jinja2 is imported by render alone).
+starts fast (Jinja2 is imported by render alone), and argparse only when it parses.
 
 Exit codes (README, Exit codes): 0 done (collect: its work done and the next step named, work left
 included); 1 only from render, for a red or incomplete verdict; 2 bad input,
