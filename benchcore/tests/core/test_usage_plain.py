@@ -131,7 +131,7 @@ def test_the_json_written_is_json_dumps():
                           "f": rng.choice([0.0, 1e-7, 11425.0, 0.1 + 0.2, 1e22]), "none": None, "t": True,
                           "models": rng.choice([[], ["x"], ["x", "y\n"]]), "empty": {}}
                          for _ in range(rng.randint(1, 3))], "total": {"k": [1, [2, {}]]}}
-        assert usage_cmd._dumps(doc) == json.dumps(doc, indent=2, ensure_ascii=False)
+        assert usage_plain.dumps(doc) == json.dumps(doc, indent=2, ensure_ascii=False)
 
 
 def _argparse(argv: list[str]):

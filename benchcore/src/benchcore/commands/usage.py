@@ -48,11 +48,10 @@ def parse_simple(argv: list[str]) -> "_Args | None":
     files = [a for a in argv if a != "--json"]
     if not files or any(a.startswith("-") for a in files):
         return None
-    flags = [i for i, a in enumerate(argv) if a == "--json"]
-    if any(0 < i < len(argv) - 1 and argv[i - 1] != "--json" and argv[i + 1] != "--json" for i in flags) or \
-            argv[argv.index(files[0]):argv.index(files[0]) + len(files)] != files:
+    first = argv.index(files[0])
+    if argv[first:first + len(files)] != files:
         return None  # --json between two names: argparse's own message
-    return _Args(files, bool(flags))
+    return _Args(files, len(files) < len(argv))
 
 
 def run(args: "argparse.Namespace") -> int:
@@ -77,7 +76,7 @@ def run(args: "argparse.Namespace") -> int:
     if args.json:
         doc = {"files": [{"path": path, **_lists(u), "skipped_lines": n} for path, u, n in files],
                "total": {**_lists(total), "skipped_lines": skipped}}
-        sys.stdout.write(_dumps(doc) + "\n")
+        sys.stdout.write(usage_plain.dumps(doc) + "\n")
     else:
         blocks = [_table(path, u, n) for path, u, n in files]
         if len(files) > 1:
@@ -98,49 +97,6 @@ def _arm_usage(groups: dict, result, skipped: int, prices) -> dict:
     from .. import usage
 
     return asdict(usage.arm_usage(usage.finish_state(groups, result, skipped), prices))
-
-
-def _dumps(doc: dict) -> str:
-    """``json.dumps(doc, indent=2, ensure_ascii=False)`` without importing json (which imports re)."""
-    try:
-        from _json import encode_basestring
-    except ImportError:  # a Python without json's C speed-ups
-        import json
-
-        return json.dumps(doc, indent=2, ensure_ascii=False)
-    out: list[str] = []
-    _dump(doc, "\n", out, encode_basestring)
-    return "".join(out)
-
-
-def _dump(value, newline: str, out: list, quote) -> None:
-    """One value as json.dumps writes it at ``indent=2`` (``newline``: a line break and the value's indent)."""
-    if value is None:
-        out.append("null")
-    elif value is True or value is False:
-        out.append("true" if value else "false")
-    elif isinstance(value, str):
-        out.append(quote(value))
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
-        out.append(float.__repr__(value) if value == value and value not in (float("inf"), float("-inf")) else
-                   "NaN" if value != value else "Infinity" if value > 0 else "-Infinity")
-    elif isinstance(value, (list, tuple, dict)):
-        if not value:
-            out.append("{}" if isinstance(value, dict) else "[]")
-            return
-        inner = newline + "  "
-        out.append("{" if isinstance(value, dict) else "[")
-        for i, item in enumerate(value.items() if isinstance(value, dict) else value):
-            out.append(inner if i == 0 else "," + inner)
-            if isinstance(value, dict):
-                out.append(quote(str(item[0])) + ": ")
-                item = item[1]
-            _dump(item, inner, out, quote)
-        out.append(newline + ("}" if isinstance(value, dict) else "]"))
-    else:
-        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _lists(u: dict) -> dict:
