@@ -65,7 +65,11 @@ class LineReducer:
         elif buf.__class__ is bytes:
             # Its type written last (Claude Code's own assistant records): one whose last '"type":' is
             # followed by "assistant" is scanned below as before, without the call; else a user record may
-            # be told from its end.
+            # be told from its end. First the commonest: "user" as the record's very last key (the pair
+            # before the final '}' is the root's, and the last of a repeated key is the one json.loads keeps).
+            if buf.endswith(_USER_LAST, start, stop):
+                self.last_unparsed = (buf, start, stop)
+                return
             t = buf.rfind(type_key, max(start, stop - _TAIL), stop)
             v = t + len(type_key)
             if buf.startswith(space, v):
@@ -164,6 +168,7 @@ def _user_by_tail(buf: bytes, start: int, stop: int, v: int, assistant: bytes, r
     return not (b"{" in after or b"}" in after or b"[" in after or b"]" in after) and not buf[close + 1:stop].strip()
 
 
+_USER_LAST = (b',"type":"user"}\n', b',"type":"user"}', b',"type":"user"}\r\n')
 _TAIL = 1024  # how far from a line's end to look for a top-level "type" written last
 
 
