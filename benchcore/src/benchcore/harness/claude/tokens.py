@@ -12,7 +12,7 @@ import os
 from ... import usage_scan
 from ...errors import BenchError
 from ...usage_lines import LineReducer, loads_text
-from ..store.regular import not_regular, open_regular
+from ..store.regular import not_regular, open_regular_fd
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported where used: `benchcore usage` reads through LineReducer and never imports attrs
@@ -77,10 +77,11 @@ def read_into(path: "Path | str", reducer: LineReducer, follow: bool = True) -> 
         raise BenchError(_named(path), "is a directory, not a transcript file",
                          fix="name the .jsonl transcript file inside it")
     try:
-        with open_regular(path, follow, fix=USAGE_FIX) as fh:
-            # os.read on its descriptor, not fh.read: the buffered reader's path cost ~15 ms more over 300 MB
-            fd = fh.fileno()
+        fd = open_regular_fd(path, follow, fix=USAGE_FIX)
+        try:  # os.read, not a buffered reader's read: that cost ~15 ms more over 300 MB
             usage_scan.feed(reducer, iter(lambda: os.read(fd, usage_scan.BLOCK), b""))
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise BenchError(_named(path), "transcript not found",
                          fix="check the path; a cell's transcript is cases/<case>/t<N>/<arm>/transcript.jsonl") from None

@@ -36,6 +36,17 @@ NOT_REGULAR_FIX = "a transcript is a regular file (Claude Code writes one per su
 def open_regular(path: "os.PathLike[str] | str", follow: bool = False, fix: str = NOT_REGULAR_FIX):
     """A regular file opened for binary reading; anything else is a BenchError naming it, and is never opened
     in a way that waits (a named pipe swapped in after the check is opened non-blocking and refused)."""
+    fd = open_regular_fd(path, follow, fix)
+    try:
+        return os.fdopen(fd, "rb", buffering=1 << 20)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular_fd(path: "os.PathLike[str] | str", follow: bool = False, fix: str = NOT_REGULAR_FIX) -> int:
+    """:func:`open_regular`'s checks, and the file descriptor (the caller closes it): a reader that takes
+    its bytes with os.read allocates no buffered reader (a 1 MB buffer per file)."""
     what = not_regular(path, follow)
     if what == "missing":
         raise FileNotFoundError(2, "No such file or directory", str(path))
@@ -46,7 +57,7 @@ def open_regular(path: "os.PathLike[str] | str", follow: bool = False, fix: str 
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise BenchError(str(path), "is not a regular file", fix=fix)
-        return os.fdopen(fd, "rb", buffering=1 << 20)
     except BaseException:
         os.close(fd)
         raise
+    return fd
