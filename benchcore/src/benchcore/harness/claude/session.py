@@ -13,9 +13,12 @@ tool exports it), else the newest transcript of this project's folder.
 
 Before launch, plan also reads what the session records of itself. The session's id comes from ``CLAUDE_CODE_SESSION_ID`` (see provenance.py); its transcript is
 ``<projects>/<project>/<session-id>.jsonl``. Every record carries the CLI's ``version``; assistant records
-carry the model served (``message.model``); the model's ``contextWindow`` is in the session's init record
-and in its model usage (``modelUsage.<model>.contextWindow``: 1,000,000 for claude-opus-5-5 in 2.1.328's
-catalog). Run by hand, outside a session, nothing is known and every field is None.
+carry the model served (``message.model``); the model's ``contextWindow`` is in a headless session's init
+record and in its model usage (``modelUsage.<model>.contextWindow``: 1,000,000 for claude-opus-5-5 in 2.1.328's
+catalog), both on ``claude -p``'s output, and is read here from any transcript record that holds it. Measured
+on 2.1.328, no transcript record does (a terminal session's ``cost-state`` record has ``modelUsage`` without
+``contextWindow``, written when the conversation ends), so there the window is None and the Agent-tool path
+takes the conservative figure. Run by hand, outside a session, nothing is known and every field is None.
 
 The versions the benchmark declares (``benchcore/data/claude_code.json``: the floor it was tested on and
 the newest tested; the plugin's ``engines`` and the README say the same) turn the version into plan's
