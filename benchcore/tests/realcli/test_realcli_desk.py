@@ -14,12 +14,14 @@ sample wins). Markers planted in the user's, the project's and the local
 CLAUDE.md must reach no arm or judge request; the three arms' requests offer
 the same tools. Both fan-out paths: Workflow, and the Agent tool (the CLI
 started with ``--disallowedTools Workflow``), where plan decides before
-launch from the context window the session records whether the run fits one
-conversation (issue 27.6: on a 1M-context model it does). A terminal session
-of Claude Code 2.1.328 records no window, so plan takes the conservative
-200,000 tokens and the run goes in parts, /clear and the command typed again
-between them (the new conversation opens with /clear's own command record,
-then the typed command), each part within plan's budget.
+launch from the orchestrating model's context window whether the run fits one
+conversation (issue 27.6). A terminal session of Claude Code 2.1.328 records
+no window, so plan takes the served model's from Claude Code's catalog:
+claude-opus-5-5 (the CLI's default) has 1,000,000 tokens and the run goes in
+one conversation; claude-sonnet-4-6 (``--model``) has 200,000, the
+conservative figure, and the run goes in parts, /clear and the command typed
+again between them (the new conversation opens with /clear's own command
+record, then the typed command), each part within plan's budget.
 The dialogs of the whole run are counted in default mode on both paths, and
 in acceptEdits, bypassPermissions (as root, IS_SANDBOX=1) and auto on the Workflow
 path. Auto mode (a new user's default in Claude Code 2.1.328) asks the API's
@@ -129,8 +131,8 @@ ASKS = {("workflow", "default"): (1, 2), ("agent-tool", "default"): (1, 0),
 def session_window(rig: Rig) -> int | None:
     """The orchestrating model's context window as the user's session records it, read by benchcore as plan
     reads it, from each conversation's transcript (/clear starts a new one; the model is the same in all):
-    None when none is recorded (measured: Claude Code 2.1.328 in a terminal records none; its cost-state
-    record's modelUsage has no contextWindow)."""
+    when none is recorded (measured: Claude Code 2.1.328 in a terminal records none; its cost-state record's
+    modelUsage has no contextWindow), the served model's in Claude Code's catalog; None when neither."""
     folder = rig.home / ".claude/projects" / project_slug(rig.repo)
     windows = {read_session(f).context_window for f in folder.glob("*.jsonl")}
     assert len(windows) == 1, windows
@@ -139,13 +141,27 @@ def session_window(rig: Rig) -> int | None:
 
 @pytest.mark.parametrize("path,mode", list(ASKS))
 def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
+    decision = desk_run(tmp_path, path, mode)
+    if path == "agent-tool":  # the CLI's default model, claude-opus-5-5: 1,000,000 tokens in its catalog
+        assert decision["parts"] == 1, decision
+
+
+def test_on_a_200k_model_the_agent_tool_path_runs_in_parts_at_the_desk(tmp_path):
+    # claude-sonnet-4-6 has 200,000 tokens in Claude Code's catalog: the conservative budget, and the same run
+    # goes in parts, /clear and the command typed again between them.
+    decision = desk_run(tmp_path, "agent-tool", "default", model="claude-sonnet-4-6")
+    assert decision["parts"] > 1, decision
+
+
+def desk_run(tmp_path, path: str, mode: str, model: str | None = None) -> dict:
+    """The whole run at the desk, checked; on the Agent-tool path, plan's decision (agent-path.json)."""
     workflow = path == "workflow"
     rig = Rig(tmp_path, layout="commit-message")
     plant_markers(rig)
     log = tmp_path / "requests.jsonl"
+    extra = (() if workflow else ("--disallowedTools", "Workflow")) + (("--model", model) if model else ())
     session = InteractiveRig(rig, mode=mode).run(scenario(rig, workflow), "/benchmark-skill commit-message", timeout=1800,
-                                      extra_args=() if workflow else ("--disallowedTools", "Workflow"),
-                                      log_requests=str(log))
+                                      extra_args=extra, log_requests=str(log))
     [run] = rig.runs()
     plan = json.loads((run / "plan.json").read_text())
     results = json.loads((rig.repo / "tests/.reports/commit-message.results.json").read_text())
@@ -214,3 +230,4 @@ def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
         checked = session.server.classified
         print(f"desk {path} auto: {len(checked)} tool calls checked by the (scripted) safety check")
         assert checked and all(outcome == "not_flagged" for _, _, outcome in checked)
+    return {} if workflow else decision
