@@ -27,7 +27,23 @@ SYNTHETIC = "<synthetic>"
 # "This Bash command contains multiple operations. The following part requires approval: python3 -".
 REQUIRES_APPROVAL = "requires approval"
 _AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
-_LINE = re.compile(rb"[^\r\n]+")
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    """The non-empty runs of ``data`` between line breaks (``\\n`` or ``\\r``: what ``splitlines`` gives), one at
+    a time: a transcript line is long and there are few, so a ``find`` per line runs at memory speed where a
+    regular expression stepping through every byte took longer than parsing the JSON."""
+    start, end = 0, len(data)
+    while start < end:
+        stop = data.find(b"\n", start)
+        stop = end if stop < 0 else stop
+        if stop > start:
+            line = data[start:stop]
+            if b"\r" in line:
+                yield from (part for part in line.split(b"\r") if part)
+            else:
+                yield line
+        start = stop + 1
 
 
 def record_of(raw: str | bytes) -> Optional[dict]:
@@ -106,6 +122,11 @@ class Transcript:
     records: tuple[dict, ...]
     children: tuple[str, ...]  # agent ids of launched subagents found on disk
     raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
+    own_count: int = -1  # how many of ``records`` (the first ones) came from the main file; -1: not known
+
+    def main_file_records(self) -> tuple[dict, ...]:
+        """The records read from the main file (its subagents' files aside)."""
+        return self.records if self.own_count < 0 else self.records[:self.own_count]
 
     def own(self) -> Iterator[dict]:
         for r in self.records:
@@ -284,6 +305,7 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
     records: list[dict] = []
     children: list[str] = []
     main_bytes = b""
+    own_count = -1
     seen = {agent_id}
     queue = [(agent_id, path)]
     while queue:
@@ -295,11 +317,13 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
         if aid == agent_id:
             main_bytes = data
         recs = []
-        for line in _LINE.finditer(data):  # the lines splitlines gives, one at a time (no list of copies)
-            if (rec := record_of(line.group())) is not None:
+        for line in _lines(data):  # one at a time (no list of copies)
+            if (rec := record_of(line)) is not None:
                 rec.setdefault("agentId", aid)
                 recs.append(rec)
         records.extend(recs)
+        if aid == agent_id:
+            own_count = len(records)
         for child in _child_ids(recs):
             if child in seen or child not in index.by_id:
                 continue
@@ -307,7 +331,7 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
             children.append(child)
             queue.append((child, index.by_id[child]))
     return Transcript(main_id=agent_id, records=tuple(records), children=tuple(children),
-                      raw=main_bytes)
+                      raw=main_bytes, own_count=own_count)
 
 
 def meta_path(transcript: Path) -> Path:
