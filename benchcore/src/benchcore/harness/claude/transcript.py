@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Iterator, Mapping, Optional, Protocol
 
-from attrs import frozen
+from attrs import field, frozen
 
 from ...errors import BenchError
 from ..store.files import not_regular, open_regular, read_regular_bytes
@@ -123,6 +123,7 @@ class Transcript:
     children: tuple[str, ...]  # agent ids of launched subagents found on disk
     raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
     own_count: int = -1  # how many of ``records`` (the first ones) came from the main file; -1: not known
+    _memo: dict = field(factory=dict, init=False, eq=False, repr=False)  # tool_calls, worked out once
 
     def main_file_records(self) -> tuple[dict, ...]:
         """The records read from the main file (its subagents' files aside)."""
@@ -150,7 +151,13 @@ class Transcript:
         return [c for c in self.tool_calls() if c.refused or (c.error and REQUIRES_APPROVAL in c.result)]
 
     def tool_calls(self) -> list[ToolCall]:
-        """Every tool call, each with its result: what the agent really saw, not only what it asked for."""
+        """Every tool call, each with its result: what the agent really saw, not only what it asked for
+        (worked out once: collect asks for the refusals, the audit and the sandbox check)."""
+        if "calls" not in self._memo:
+            self._memo["calls"] = tuple(self._tool_calls())
+        return list(self._memo["calls"])
+
+    def _tool_calls(self) -> list[ToolCall]:
         results: dict[str, tuple[str, bool]] = {}
         for r in self.records:
             msg = r.get("message")
