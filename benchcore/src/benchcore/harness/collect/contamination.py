@@ -169,7 +169,7 @@ class _Index:
     def candidates(self, shown: "Shown") -> list[int]:
         hit = set(self.always)
         for stride, keys in self.keys.items():
-            for gram in keys.intersection(shown.windows(stride)):  # each window looked up, no set of them built
+            for gram in keys.intersection(shown.windows(stride)):  # each window looked up, no set built
                 hit |= self.by_gram[stride][gram]
         return sorted(hit)
 
@@ -193,16 +193,21 @@ class Shown:
         self.result = result
         self._data = data  # the result's UTF-8, when the caller has it
         self._folded: bytes | None = None
+        self._windows: dict[int, list[int]] = {}
 
     def folded(self) -> bytes:
         if self._folded is None:
             self._folded = _folded(self._data if self._data is not None else _bytes(self.result))
         return self._folded
 
-    def windows(self, stride: int) -> memoryview:
-        """The folded result's 8-byte windows at every multiple of ``stride``, as integers when iterated."""
-        folded = self.folded()
-        return memoryview(folded[: len(folded) - len(folded) % _GRAM]).cast("Q")[::stride // _GRAM]
+    def windows(self, stride: int) -> list[int]:
+        """The folded result's 8-byte windows at every multiple of ``stride``, as integers (one C pass, kept
+        for the next index: looking each up in an index's set costs less than building a set of them)."""
+        if stride not in self._windows:
+            folded = self.folded()
+            self._windows[stride] = memoryview(folded[: len(folded) - len(folded) % _GRAM]).cast("Q")[
+                ::stride // _GRAM].tolist()
+        return self._windows[stride]
 
     def first(self, lines: Iterable[str]) -> str | None:
         """The first of ``lines`` this result shows in any form, or None."""
@@ -226,15 +231,15 @@ class Shown:
         return None
 
 
-MEMO_SIZE = 1 << 16  # results remembered per matcher (a digest and what it showed each): a few MB at most
+MEMO_SIZE = 4096  # results remembered per matcher (a digest and what it showed): under 1 MB each
 MEMO_FROM = 1024  # shorter results are searched again rather than hashed
 
 
 class _Matcher:
-    """Groups of fingerprint lines (the run's, the case's, ...) a cell's tool results are checked against,
-    in one index, so each result is folded and its windows looked up once for all of them. A result
-    byte-identical to one already checked (a file read twice, the same listing in another arm) is not
-    searched again: what it showed is remembered by its SHA-256, never by its text."""
+    """Groups of fingerprint lines a cell's tool results are checked against, in one index, so each result's
+    windows are looked up once for all of them. A result byte-identical to one already checked (a file
+    read twice, the same listing in another arm) is not searched again: what it showed is remembered by
+    its SHA-256, never by its text."""
 
     def __init__(self, groups: tuple[tuple[str, ...], ...]):
         self.groups = groups
@@ -243,15 +248,11 @@ class _Matcher:
         self.members = [[at[line] for line in lines] for lines in groups]  # each group's lines, in its order
         self.memo: dict[bytes, tuple[str | None, ...]] = {}
 
-    def shown(self, result: str) -> tuple[str | None, ...]:
-        """Per group, the first of its lines ``result`` shows (as it came, reshaped or base64-encoded), or None."""
-        if not result:
-            return (None,) * len(self.groups)
-        data = _bytes(result)
-        key = hashlib.sha256(data).digest() if len(data) >= MEMO_FROM else None
+    def shown(self, shown: Shown, key: bytes | None) -> tuple[str | None, ...]:
+        """Per group, the first of its lines the result shows (as it came, reshaped or base64-encoded), or
+        None; ``key``: the result's digest (None: not remembered)."""
         if key is not None and key in self.memo:
             return self.memo[key]
-        shown = Shown(result, data)
         hit = set(self.index.candidates(shown))
         out = tuple(shown.first_of(self.index, (i for i in members if i in hit)) if hit else None
                     for members in self.members)
@@ -260,6 +261,17 @@ class _Matcher:
                 self.memo.clear()
             self.memo[key] = out
         return out
+
+
+def _checked(result: str, matchers: Iterable[_Matcher]) -> tuple[str | None, ...]:
+    """What ``result`` shows of each group of each matcher, in order (the result folded once for all)."""
+    matchers = tuple(matchers)
+    if not result:
+        return tuple(None for m in matchers for _ in m.groups)
+    data = _bytes(result)
+    key = hashlib.sha256(data).digest() if len(data) >= MEMO_FROM else None
+    shown = Shown(result, data)
+    return tuple(hit for m in matchers for hit in m.shown(shown, key))
 
 
 @lru_cache(maxsize=64)
@@ -304,7 +316,9 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
     own_md = fingerprints.skill_md.get(arm, ())
     other_lines = tuple(l for a, lines in fingerprints.skill.items() if a != arm for l in lines if l not in own_lines)
     skill_lines = tuple(l for ls in fingerprints.skill.values() for l in ls) if arm == "baseline" else other_lines
-    matcher = _matcher((fingerprints.run, fingerprints.case, fingerprints.tests, skill_lines, own_md[:3]))
+    # The case's lines (one matcher per case) apart from the skill's (one per arm: the largest, kept once).
+    matchers = (_matcher((fingerprints.run, fingerprints.case, fingerprints.tests)),
+                _matcher((skill_lines, own_md[:3])))
     read_own = False
 
     for use in t.tool_calls():
@@ -316,7 +330,7 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
             problems.append(f"Claude Code refused its tool call {said}: {_short(use.result, 400)}")
         # What the result showed, whatever the call looked like (an error's output may still show a file).
         result = use.result
-        run_hit, case_hit, tests_hit, skill_hit, own_hit = matcher.shown(result)
+        run_hit, case_hit, tests_hit, skill_hit, own_hit = _checked(result, matchers)
         if use.name != "StructuredOutput" and result:
             if (hit := run_hit) is not None:
                 problems.append(f"saw the run folder's files (the result of {said} holds {_short(hit, 60)!r})")
