@@ -147,36 +147,39 @@ def _needles(line: str) -> tuple[bytes, ...]:
 class _Index:
     """Fingerprint lines prepared once for many results: each line's needles, and a prefilter of 8-byte
     windows. A needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
-    starts at a multiple of ``stride``, so a result sharing no such window with a line cannot show it;
-    needles too short for the smallest stride are always searched."""
+    starts at a multiple of ``stride`` (a multiple of a finer stride too), so a result sharing no such window
+    with a line cannot show it; needles too short for the smallest stride are always searched. The result's
+    windows are taken at the finest stride any needle needs, and looked up once for every needle."""
 
     def __init__(self, lines: tuple[str, ...]):
         self.lines = lines
         self.needles = [_needles(line) for line in lines]
-        self.by_gram: dict[int, dict[int, set[int]]] = {stride: {} for stride in _STRIDES}
+        self.by_gram: dict[int, set[int]] = {}
         self.always: set[int] = set()
+        strides = {_STRIDES[0]}
         for i, needles in enumerate(self.needles):
             for needle in needles:
                 stride = next((st for st in _STRIDES if len(needle) >= st + _GRAM - 1), None)
                 if stride is None:
                     self.always.add(i)
                     continue
+                strides.add(stride)
                 for j in range(stride):
                     gram = memoryview(needle[j:j + _GRAM]).cast("Q")[0]
-                    self.by_gram[stride].setdefault(gram, set()).add(i)
-        self.keys = {stride: frozenset(grams) for stride, grams in self.by_gram.items() if grams}
+                    self.by_gram.setdefault(gram, set()).add(i)
+        self.stride = min(strides)
+        self.keys = frozenset(self.by_gram)
 
-    def candidates(self, shown: "Shown") -> list[int]:
+    def candidates(self, shown: "Shown", grams: Iterable[int] | None = None) -> list[int]:
+        """The lines ``shown`` may show; ``grams``: its windows (at ``stride`` or finer) that are keys of
+        this index or of another, when the caller looked them up once for several indexes."""
         hit = set(self.always)
-        for stride, keys in self.keys.items():
-            for gram in keys.intersection(shown.windows(stride)):  # each window looked up, no set built
-                hit |= self.by_gram[stride][gram]
+        if grams is None:
+            grams = self.keys.intersection(shown.windows(self.stride))  # each window looked up, no set built
+        for gram in grams:
+            if (ids := self.by_gram.get(gram)) is not None:
+                hit |= ids
         return sorted(hit)
-
-
-@lru_cache(maxsize=64)
-def _index(lines: tuple[str, ...]) -> _Index:
-    return _Index(lines)
 
 
 class Shown:
@@ -209,14 +212,6 @@ class Shown:
                 ::stride // _GRAM].tolist()
         return self._windows[stride]
 
-    def first(self, lines: Iterable[str]) -> str | None:
-        """The first of ``lines`` this result shows in any form, or None."""
-        lines = tuple(lines)
-        if not lines or not self.result:
-            return None
-        index = _index(lines)
-        return self.first_of(index, index.candidates(self))
-
     def first_of(self, index: _Index, found: Iterable[int]) -> str | None:
         """The first line of ``index`` among ``found`` (candidates, in order) that this result shows."""
         found = list(found)
@@ -248,12 +243,13 @@ class _Matcher:
         self.members = [[at[line] for line in lines] for lines in groups]  # each group's lines, in its order
         self.memo: dict[bytes, tuple[str | None, ...]] = {}
 
-    def shown(self, shown: Shown, key: bytes | None) -> tuple[str | None, ...]:
+    def shown(self, shown: Shown, key: bytes | None, grams: Iterable[int] | None = None
+              ) -> tuple[str | None, ...]:
         """Per group, the first of its lines the result shows (as it came, reshaped or base64-encoded), or
-        None; ``key``: the result's digest (None: not remembered)."""
+        None; ``key``: the result's digest (None: not remembered); ``grams`` as for ``_Index.candidates``."""
         if key is not None and key in self.memo:
             return self.memo[key]
-        hit = set(self.index.candidates(shown))
+        hit = set(self.index.candidates(shown, grams))
         out = tuple(shown.first_of(self.index, (i for i in members if i in hit)) if hit else None
                     for members in self.members)
         if key is not None:
@@ -263,15 +259,26 @@ class _Matcher:
         return out
 
 
-def _checked(result: str, matchers: Iterable[_Matcher]) -> tuple[str | None, ...]:
-    """What ``result`` shows of each group of each matcher, in order (the result folded once for all)."""
-    matchers = tuple(matchers)
+@lru_cache(maxsize=4)
+def _keys(matchers: tuple[_Matcher, ...]) -> tuple[int, frozenset]:
+    """The finest stride the matchers' indexes need, and their keys together (a cell's matchers: the case's
+    and the arm's; kept for the next cell of the same case and arm)."""
+    return min(m.index.stride for m in matchers), frozenset().union(*(m.index.keys for m in matchers))
+
+
+def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, ...]:
+    """What ``result`` shows of each group of each matcher, in order: the result folded once for all, and
+    its windows looked up once in all their keys."""
     if not result:
         return tuple(None for m in matchers for _ in m.groups)
     data = _bytes(result)
     key = hashlib.sha256(data).digest() if len(data) >= MEMO_FROM else None
+    if key is not None and all(key in m.memo for m in matchers):
+        return tuple(hit for m in matchers for hit in m.memo[key])
     shown = Shown(result, data)
-    return tuple(hit for m in matchers for hit in m.shown(shown, key))
+    stride, keys = _keys(matchers)
+    grams = keys.intersection(shown.windows(stride))
+    return tuple(hit for m in matchers for hit in m.shown(shown, key, grams))
 
 
 @lru_cache(maxsize=64)
