@@ -88,12 +88,29 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "realcli: runs the real Claude Code CLI (every test under tests/realcli/)")
 
 
+# The files whose tests take longest, longest first (measured with --durations=0). pytest-xdist's default
+# scheduler hands tests out in collection order, so with these first the two workers of ``-n 2`` share the long
+# ones and end together on short ones, instead of one waiting while the other finishes a long test.
+SLOW_FIRST = [
+    "commands/test_harden_rest.py", "e2e/test_e2e_cost.py", "harness/repo/test_example_cases.py",
+    "project/test_plugin.py", "project/test_wrapper_places.py", "commands/test_harden.py",
+    "report/test_report_browser.py", "project/test_layers.py", "harness/confine/test_sandbox.py",
+    "e2e/test_attacks.py", "e2e/test_e2e_benchmark.py", "commands/test_exit_codes.py",
+    "e2e/test_e2e_cost_controls.py", "harness/plan/test_resume.py", "harness/plan/test_first_day.py",
+    "harness/claude/test_provenance.py", "e2e/test_e2e_calibration.py", "harness/collect/test_audit_reshaped.py",
+    "harness/render/test_render.py", "harness/collect/test_collect_scale.py", "harness/fanout/test_bound.py",
+]
+
+
 def pytest_collection_modifyitems(config, items):
-    """Every test under tests/realcli/ is marked ``realcli``: ``-m "not realcli"`` runs the rest (the fast loop)."""
+    """Every test under tests/realcli/ is marked ``realcli``: ``-m "not realcli"`` runs the rest (the fast loop).
+    The tests of SLOW_FIRST's files go first, in its order; the rest keep theirs."""
     realcli = TESTS / "realcli"
     for item in items:
         if realcli in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.realcli)
+    rank = {str(TESTS / f): i for i, f in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(str(item.fspath), len(rank)))  # stable: the rest keep their order
 
 
 def pytest_report_header(config):
