@@ -177,38 +177,19 @@ def read_regular_bytes(path: Path | str, follow: bool = False) -> bytes:
 
 RUN_LOCK = ".collect.lock"
 RUN_LOCK_WAIT = 10.0  # seconds a second collect waits for the first before it gives up
-RUN_LOCK_WAIT_ENV = "BENCHCORE_COLLECT_LOCK_WAIT"  # seconds, in place of RUN_LOCK_WAIT (the tests set it small)
-
-
-def run_lock_wait() -> float:
-    """How long a second collect waits for the first: ``$BENCHCORE_COLLECT_LOCK_WAIT`` seconds when set, else
-    RUN_LOCK_WAIT."""
-    text = os.environ.get(RUN_LOCK_WAIT_ENV, "").strip()
-    if not text:
-        return RUN_LOCK_WAIT
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise BenchError(RUN_LOCK_WAIT_ENV, f"is {text!r}, not a number of seconds",
-                         fix=f"unset {RUN_LOCK_WAIT_ENV} (a collect then waits {RUN_LOCK_WAIT:g} s), or set it to "
-                             "a number of seconds such as 2")
-    return seconds
 
 
 @contextmanager
-def locked_run(run_dir: Path, wait: Optional[float] = None) -> Iterator[None]:
+def locked_run(run_dir: Path, wait: float = RUN_LOCK_WAIT) -> Iterator[None]:
     """Hold the run folder's collect lock: one collect at a time plans, copies and re-plans a run (three at
     once each re-planned the same cells).
 
     The lock is the folder's flock (:func:`_flock_folder`): a killed collect leaves no lock to take over, and
     no pid can be mistaken for a live one. While it is held, ``<run>/.collect.lock`` names the holder's pid
     for the message a second collect prints; the holder removes it when done (one a killed collect left is
-    overwritten). A live holder makes this wait up to ``wait`` seconds (:func:`run_lock_wait` when None), then it
-    is a BenchError naming the run folder."""
+    overwritten). A live holder makes this wait up to ``wait`` seconds, then it is a BenchError naming the
+    run folder."""
     run_dir = Path(run_dir)
-    wait = run_lock_wait() if wait is None else wait
     pid_file = run_dir / RUN_LOCK
 
     def busy() -> BenchError:
