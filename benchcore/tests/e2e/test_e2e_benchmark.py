@@ -758,7 +758,7 @@ def test_collect_refuses_a_folder_that_is_not_a_run(bench):
 def agent_calls(output: str) -> list[dict]:
     """The Agent calls a command's next: line names (the file with one call a line)."""
     nxt = [line for line in output.splitlines() if line.startswith("next: ")][-1]
-    path = re.search(r"one Agent call per line of (\S+?),? ", nxt).group(1)
+    path = re.search(r"one Agent call per line of ([^\s,)]+)", nxt).group(1)
     path = Path(path) if Path(path).is_absolute() else Path.cwd() / path
     return [json.loads(line) for line in path.read_text().splitlines()]
 

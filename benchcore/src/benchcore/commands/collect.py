@@ -125,8 +125,8 @@ def _print_status(s: Status) -> None:
     if s.pending_packets:
         n = len(s.pending_packets)
         # A long list is noise to the agent that launches the judges script: their ids are in collect.json.
-        print(f"  packets with no answer: {n}: " + (_names(s.pending_packets) if n <= LIST_LIMIT else
-                                                   f"{s.pending_packets[0]} ... (all in collect.json, pending_packets)"))
+        print(f"  packets with no answer: {n}" + (f": {_names(s.pending_packets)}" if n <= LIST_LIMIT else
+                                                  " (their ids: collect.json)"))
     if s.not_run:
         whys = sorted({why for _, why in s.not_run})
         print(f"  not run ({'; '.join(whys)}; the report shows them as not run, never scored): "

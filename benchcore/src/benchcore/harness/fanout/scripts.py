@@ -253,8 +253,7 @@ def agent_tasks_phrase(scripts: list[Path]) -> str:
         path = path.relative_to(Path.cwd())
     except ValueError:
         pass
-    return (f"no Workflow tool: one Agent call per line of {path}, "
-            "its fields exactly")
+    return f"no Workflow tool: one Agent call per line of {path}"
 
 
 def write_agent_path(kind_dir: Path, runs: list, arm_tasks: list[dict], ceilings: Optional[dict] = None,
