@@ -396,7 +396,8 @@ class Brain:
             # SKILL.md step 4: the verdict and the report path at once, and in that same message clean in the
             # background (the answer never waits for it); once it has run, the benchmark is finished.
             if any(u.get("name") == "Bash" and " clean " in str(u.get("input", {}).get("command")) for u in launched):
-                return Reply([Text(self._final(msgs))], who="orchestrator")
+                # SKILL.md: on clean's notification, say nothing unless it failed (the verdict was told already).
+                return Reply([Text("Benchmark finished.")], who="orchestrator")
             return Reply([Text(self._final(msgs).replace("Benchmark finished.", "The verdict:", 1)),
                           ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
                                            "description": "clean", "run_in_background": True})], who="orchestrator")
