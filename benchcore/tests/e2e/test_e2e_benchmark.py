@@ -758,8 +758,8 @@ def test_collect_refuses_a_folder_that_is_not_a_run(bench):
 def agent_calls(output: str) -> list[dict]:
     """The Agent calls a command's next: line names (the file with one call a line)."""
     nxt = [line for line in output.splitlines() if line.startswith("next: ")][-1]
-    path = re.search(r"one Agent call per line of ([^\s,)]+)", nxt).group(1)
-    path = Path(path) if Path(path).is_absolute() else Path.cwd() / path
+    name = re.search(r"no Workflow tool: (\S+) beside", nxt).group(1)
+    path = next_scripts(nxt)[0].parent / name  # beside the (first) script the line names in full
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 

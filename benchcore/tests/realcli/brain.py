@@ -426,8 +426,9 @@ class Brain:
     def _agent_path(self, msgs, since, nxt, then, wrapper, launched) -> Reply:
         # SKILL.md: without the Workflow tool, read the agent-tasks.jsonl the next: line names and make one
         # Agent call per line, at most 10 per message.
-        path = re.search(r"one Agent call per line of ([^\s,)]+)", nxt).group(1)
-        path = path if path.startswith("/") else str(self.repo / path)  # relative to the repository root
+        # next: names the file beside the (first) Workflow script it names in full.
+        name = re.search(r"no Workflow tool: (\S+) beside", nxt).group(1)
+        path = str(Path(SCRIPT_RE.findall(nxt)[0]).parent / name)
         ids = {u["id"]: u for u in launched if u.get("name") == "Read" and u["input"].get("file_path") == path}
         if not ids:
             return Reply([ToolUse("Read", {"file_path": path})], who="orchestrator")

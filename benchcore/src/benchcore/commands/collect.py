@@ -91,15 +91,17 @@ def _collect(args, run_dirs: list[Path]) -> int:
         if len(skipped) > LIST_LIMIT:
             print(f"note: ... and {len(skipped) - LIST_LIMIT} more such files (--json lists them)")
         for s in done.statuses:
-            _print_status(s)
+            _print_status(s, named=len(done.statuses) > 1)
         if done.hint:
             print(done.hint)
         print(f"next: {done.next}")
     return 0  # work remaining is not an error: the next: line names it (only render's verdict exits 1)
 
 
-def _print_status(s: Status) -> None:
-    print(f"{s.skill} ({shown_path(s.run_dir)}): {s.cells_in}/{s.cells} cells collected; "
+def _print_status(s: Status, named: bool = True) -> None:
+    # One run: its folder is in the next: line already; several (e.g. one per model): each says which it is.
+    where = f" ({shown_path(s.run_dir)})" if named else ""
+    print(f"{s.skill}{where}: {s.cells_in}/{s.cells} cells collected; "
           f"{s.packets - len(s.pending_packets)}/{s.packets} packets judged")
     if s.rerun:
         print(f"  re-planned {len(s.rerun)} cells with fresh worlds: {_names(s.rerun)}")
