@@ -133,7 +133,8 @@ def noise_line(nf: NoiseFloor, skill: str) -> str:
     command that measures it (results.json and the report keep the whole sentence); else the sentence."""
     if nf.status != "none":
         return nf.sentence
-    cost = f" ({_cost_phrase(nf.cost_usd, nf.cost_equivalent_tokens)})" if nf.cost_usd or nf.cost_equivalent_tokens else ""
+    cost = f" (about ${nf.cost_usd:.2f})" if nf.cost_usd else \
+        f" (about {nf.cost_equivalent_tokens:,.0f} cost-equivalent tokens)" if nf.cost_equivalent_tokens else ""
     return f"judges not calibrated for {skill}; /benchmark-skill --calibrate {skill} measures them{cost}"
 
 

@@ -108,12 +108,18 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
                   f"run benchcore collect {run_dir} and launch the judges script it names")
     for w in warnings:
         print(f"  warning: {w}", file=sys.stderr)
-    print("wrote:")
-    for v_ in files.values():
-        print(f"  {shown_path(v_)}")
+    print(f"wrote: {_wrote(files)}")
     if last:
         print(f"next: {next_step}")
     return code
+
+
+def _wrote(files: dict) -> str:
+    """The report's path first (the one the user opens), then the other files, by name when beside it."""
+    report = Path(files["report"])
+    others = [Path(f).name if Path(f).parent == report.parent else shown_path(f)
+              for k, f in files.items() if k != "report"]
+    return shown_path(report) + (f" (and {', '.join(others)} beside it)" if others else "")
 
 
 def _calibration(args, r, last: bool, sink: Optional[list]) -> int:
