@@ -258,9 +258,6 @@ def test_without_the_tool_less_judge_type_a_judge_that_reads_the_run_folder_is_r
     assert {c["id"]: c for c in results["cases"]}[C1]["efficacy"]["outcomes"] == ["WIN"] * 5
 
 
-@pytest.mark.xfail(reason="the orchestration measured 18,796 bytes on 2026-12-04 after issues 25-28 added plan "
-                          "notes, SKILL.md steps and fan-out dialog headers: over the 16,000-byte budget "
-                          "(regression, to be trimmed)", strict=False)
 def test_a_20_case_three_arm_workflow_run_costs_the_orchestrator_under_16_kb(tmp_path):
     # Issue 8: everything the orchestrating session carries (SKILL.md's body, the tool inputs it writes, the
     # tool results and task notifications it reads) for 300 arm cells and 200 judges, on the real CLI.

@@ -124,7 +124,8 @@ def _print_status(s: Status, named: bool = True) -> None:
     if s.given_up:
         print(f"  given up after {MAX_ATTEMPTS - 1} re-runs (the report shows them as incomplete): "
               f"{len(s.given_up)} cells: {_names(s.given_up)}")
-    if s.pending_packets:
+    if s.pending_packets and (len(s.pending_packets) <= LIST_LIMIT or len(s.pending_packets) < s.packets):
+        # None judged yet and too many to name: the status line's "0/N packets judged" says it all.
         n = len(s.pending_packets)
         # A long list is noise to the agent that launches the judges script: their ids are in collect.json.
         print(f"  packets with no answer: {n}" + (f": {_names(s.pending_packets)}" if n <= LIST_LIMIT else

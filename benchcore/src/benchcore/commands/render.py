@@ -55,7 +55,7 @@ def run(args) -> int:
                           "next": f"benchcore clean {' '.join(str(d) for d in dirs)}"}, indent=2))
     else:
         print(f"next: benchcore clean {' '.join(str(d) for d in dirs)}   "
-              "(in the background, after the verdicts: removes the temp worlds)")
+              "(in the background, after the verdicts)")
     return code
 
 
