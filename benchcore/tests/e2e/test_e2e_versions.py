@@ -25,25 +25,27 @@ def five_case_edited_repo(b: Bench) -> None:
     R.skill(b.repo, GREET, "Greet the reader by name, warmly.")
 
 
-def session_records(b: Bench, version: str, window: int | None) -> Path:
-    """The orchestrating session's own transcript, as Claude Code writes it: records carrying ``version``, the
-    served model on its assistant records, and the model's ``contextWindow`` in its model usage."""
+def session_records(b: Bench, version: str, window: int | None, model: str = OPUS) -> Path:
+    """The orchestrating session's own transcript: records carrying ``version``, the served model on its
+    assistant records, and a cost-state record whose model usage holds the model's ``contextWindow`` when
+    ``window`` is given (Claude Code 2.1.328 writes none there: ``window`` None is its terminal session)."""
     sid = R.env_for(b.tmp)["CLAUDE_CODE_SESSION_ID"]
     path = b.config / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(b.repo)) / f"{sid}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    usage = {OPUS: {"inputTokens": 10, "outputTokens": 5, **({"contextWindow": window} if window else {})}}
+    usage = {model: {"inputTokens": 10, "outputTokens": 5, **({"contextWindow": window} if window else {})}}
     recs = [{"type": "user", "sessionId": sid, "version": version, "message": {"role": "user", "content": "hi"}},
             {"type": "assistant", "sessionId": sid, "version": version,
-             "message": {"role": "assistant", "model": OPUS, "content": [{"type": "text", "text": "ok"}]}},
+             "message": {"role": "assistant", "model": model, "content": [{"type": "text", "text": "ok"}]}},
             {"type": "cost-state", "sessionId": sid, "totalCostUSD": 0.01, "modelUsage": usage}]
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
     return path
 
 
-def planned(tmp_path, monkeypatch, version: str, window: int | None) -> tuple[Bench, str, dict]:
+def planned(tmp_path, monkeypatch, version: str, window: int | None,
+            model: str = OPUS) -> tuple[Bench, str, dict]:
     b = Bench(tmp_path, monkeypatch)
     five_case_edited_repo(b)
-    session_records(b, version, window)
+    session_records(b, version, window, model)
     rc, out, err = b.plan("greet", "--seed", "3")
     assert rc == 0, err
     [run_dir] = b.runs()
@@ -58,9 +60,20 @@ def test_a_five_case_three_arm_run_on_a_1m_context_model_goes_in_one_conversatio
     assert decided["estimated_bytes"] > 300_000  # more than the conservative budget: it would have split
 
 
-def test_with_no_window_recorded_the_conservative_figure_splits_the_same_run(tmp_path, monkeypatch):
+def test_a_terminal_session_that_records_no_window_takes_the_served_models_from_the_catalog(tmp_path, monkeypatch):
+    # As Claude Code 2.1.328 writes a terminal session: the served model, no contextWindow anywhere. The catalog
+    # gives claude-opus-5-5 1,000,000 tokens: the same five-case three-arm run goes in one conversation.
     _, out, decided = planned(tmp_path, monkeypatch, supported().floor, None)
-    assert decided["parts"] > 1 and f"note: without Workflow: {decided['parts']} parts" in out
+    assert decided["parts"] == 1 and decided["budget_bytes"] == 1_500_000 and "note: without Workflow" not in out
+
+
+def test_with_no_window_known_the_conservative_figure_splits_the_same_run(tmp_path, monkeypatch):
+    # No window recorded and a model the catalog does not list; and a 200,000-token model: the conservative
+    # budget, the run in parts, said before launch.
+    for n, model in enumerate(("claude-unlisted-9", "claude-sonnet-4-6")):
+        _, out, decided = planned(tmp_path / str(n), monkeypatch, supported().floor, None, model)
+        assert decided["budget_bytes"] == 300_000, model
+        assert decided["parts"] > 1 and f"note: without Workflow: {decided['parts']} parts" in out, model
 
 
 def test_a_newer_claude_code_than_tested_is_a_note_never_a_refusal(tmp_path, monkeypatch):

@@ -408,8 +408,8 @@ class Brain:
         comes, Read the output file it names (its next: line then drives the rest)."""
         uses = [u for m in msgs if m.get("role") == "assistant" for u in tool_uses(m)]
         if not any(u.get("name") == "Bash" for u in uses):
-            invoked = re.search(r"<command-name>(.*?)</command-name>", user_texts({"messages": msgs}))
-            flag = f"--invoked-as {invoked.group(1).strip()} " if invoked else ""
+            invoked = self._command(msgs)[0]
+            flag = f"--invoked-as {invoked} " if invoked else ""
             return Reply([ToolUse("Bash", {"command": f'"{wrapper}" plan {flag}{args or "--all"}',
                                            "description": "benchcore plan", "run_in_background": True})],
                          who="orchestrator")
@@ -476,9 +476,24 @@ class Brain:
         return f"{m.group(1)}/scripts/benchcore"
 
     def _arguments(self, msgs) -> str:
+        return self._command(msgs)[1]
+
+    @staticmethod
+    def _command(msgs) -> tuple[str, str]:
+        """The slash command that loaded this skill and its arguments: the last ``<command-name>`` of the
+        conversation's opening that names benchmark-skill (``/benchmark-skill``, or a plugin's
+        ``/benchmark-skill:benchmark-skill``), with the ``<command-args>`` that follow it. After ``/clear``
+        Claude Code (2.1.328, measured in tmux) opens the new conversation with the ``/clear`` command's own
+        record (a local-command caveat, ``<command-name>/clear</command-name>``, empty args) before the
+        command the user typed next: that one is not this skill's command."""
         first = user_texts({"messages": msgs})
-        m = re.search(r"<command-args>(.*?)</command-args>", first, re.S)
-        return m.group(1).strip() if m else ""
+        names = [m for m in re.finditer(r"<command-name>(.*?)</command-name>", first, re.S)
+                 if "benchmark-skill" in m.group(1)]
+        if not names:
+            return "", ""
+        name = names[-1]
+        args = re.search(r"<command-args>(.*?)</command-args>", first[name.end():], re.S)
+        return name.group(1).strip(), args.group(1).strip() if args else ""
 
     def _final(self, msgs) -> str:
         for m in reversed(msgs):

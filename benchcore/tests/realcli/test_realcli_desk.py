@@ -14,8 +14,14 @@ sample wins). Markers planted in the user's, the project's and the local
 CLAUDE.md must reach no arm or judge request; the three arms' requests offer
 the same tools. Both fan-out paths: Workflow, and the Agent tool (the CLI
 started with ``--disallowedTools Workflow``), where plan decides before
-launch that the run does not fit one conversation: it runs in parts, /clear
-and the command typed again between them, each part within plan's budget.
+launch from the orchestrating model's context window whether the run fits one
+conversation (issue 27.6). A terminal session of Claude Code 2.1.328 records
+no window, so plan takes the served model's from Claude Code's catalog:
+claude-opus-5-5 (the CLI's default) has 1,000,000 tokens and the run goes in
+one conversation; claude-sonnet-4-6 (``--model``) has 200,000, the
+conservative figure, and the run goes in parts, /clear and the command typed
+again between them (the new conversation opens with /clear's own command
+record, then the typed command), each part within plan's budget.
 The dialogs of the whole run are counted in default mode on both paths, and
 in acceptEdits, bypassPermissions (as root, IS_SANDBOX=1) and auto on the Workflow
 path. Auto mode (a new user's default in Claude Code 2.1.328) asks the API's
@@ -34,6 +40,8 @@ from pathlib import Path
 
 import pytest
 
+from benchcore.harness.claude.session import project_slug, read_session
+from benchcore.harness.fanout import parts
 
 from brain import ARM_MARK, JUDGE_MARK, Scenario, unindent, user_texts  # noqa: E402
 from measure import conversation_growth, orchestrator_sizes  # noqa: E402
@@ -120,22 +128,40 @@ ASKS = {("workflow", "default"): (1, 2), ("agent-tool", "default"): (1, 0),
         ("workflow", "auto"): (0, 1)}
 
 
-# Known regression, found by the merged CI run of 2026-12-04: on the Agent-tool path the session stopped after 41 of 75 cells and typed nothing more (parts
-# are now sized from the session's context window, issue 27.6; the scripted orchestrator still splits).
-AGENT_PARTS = pytest.mark.xfail(reason="Agent-tool path since parts are sized from the context window: the run "
-                                       "stops after the first part (regression, under investigation)", strict=False)
+def session_window(rig: Rig) -> int | None:
+    """The orchestrating model's context window as the user's session records it, read by benchcore as plan
+    reads it, from each conversation's transcript (/clear starts a new one; the model is the same in all):
+    when none is recorded (measured: Claude Code 2.1.328 in a terminal records none; its cost-state record's
+    modelUsage has no contextWindow), the served model's in Claude Code's catalog; None when neither."""
+    folder = rig.home / ".claude/projects" / project_slug(rig.repo)
+    windows = {read_session(f).context_window for f in folder.glob("*.jsonl")}
+    assert len(windows) == 1, windows
+    return windows.pop()
 
 
-@pytest.mark.parametrize("path,mode", [pytest.param(p, m, marks=AGENT_PARTS) if p == "agent-tool" else (p, m)
-                                       for p, m in ASKS])
+@pytest.mark.parametrize("path,mode", list(ASKS))
 def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
+    decision = desk_run(tmp_path, path, mode)
+    if path == "agent-tool":  # the CLI's default model, claude-opus-5-5: 1,000,000 tokens in its catalog
+        assert decision["parts"] == 1, decision
+
+
+def test_on_a_200k_model_the_agent_tool_path_runs_in_parts_at_the_desk(tmp_path):
+    # claude-sonnet-4-6 has 200,000 tokens in Claude Code's catalog: the conservative budget, and the same run
+    # goes in parts, /clear and the command typed again between them.
+    decision = desk_run(tmp_path, "agent-tool", "default", model="claude-sonnet-4-6")
+    assert decision["parts"] > 1, decision
+
+
+def desk_run(tmp_path, path: str, mode: str, model: str | None = None) -> dict:
+    """The whole run at the desk, checked; on the Agent-tool path, plan's decision (agent-path.json)."""
     workflow = path == "workflow"
     rig = Rig(tmp_path, layout="commit-message")
     plant_markers(rig)
     log = tmp_path / "requests.jsonl"
+    extra = (() if workflow else ("--disallowedTools", "Workflow")) + (("--model", model) if model else ())
     session = InteractiveRig(rig, mode=mode).run(scenario(rig, workflow), "/benchmark-skill commit-message", timeout=1800,
-                                      extra_args=() if workflow else ("--disallowedTools", "Workflow"),
-                                      log_requests=str(log))
+                                      extra_args=extra, log_requests=str(log))
     [run] = rig.runs()
     plan = json.loads((run / "plan.json").read_text())
     results = json.loads((rig.repo / "tests/.reports/commit-message.results.json").read_text())
@@ -166,13 +192,23 @@ def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
     if workflow:
         assert sizes[-1][1] == 2 and len(growth) == 1  # one Workflow call per fan-out, one conversation
     else:
-        # plan decided before launch: the run does not fit one conversation, so it ran in parts, each in a
-        # fresh conversation (/clear, the command typed again) and each within the budget plan stated; the
-        # estimate bounds what they carried together.
+        # plan decided before launch from the context window the session records (issue 27.6): on a 1M-context
+        # model the five-case three-arm run goes in one conversation; with no window recorded, the conservative
+        # budget, and the run goes in parts, each in a fresh conversation (/clear, the command typed again)
+        # and each within the budget plan stated. The estimate bounds what they carried together.
         decision = json.loads((run / "workflows/agent-path.json").read_text())
-        assert decision["parts"] > 1 and session.parts == len(growth) > 1, (decision, growth)
+        window = session_window(rig)
+        assert decision["budget_bytes"] == parts.budget_for(window), (decision, window)
+        if window and window >= 1_000_000:
+            assert decision["parts"] == 1, (decision, window)
+        if decision["parts"] == 1:
+            assert session.parts == len(growth) == 1, (decision, growth)
+        else:
+            assert session.parts == len(growth) > 1, (decision, growth)
         assert max(growth) <= decision["budget_bytes"], (growth, decision)
         assert sum(growth) <= decision["estimated_bytes"], (growth, decision)
+        print(f"\ndesk {path}: the session records context window {window}; plan decided {decision['parts']} "
+              f"part(s) (~{decision['estimated_bytes']:,} B against {decision['budget_bytes']:,} B)")
     # CLAUDE.md: loaded by the user's session (so the markers were there to leak), in no arm or judge request.
     orchestrator = roles["orchestrator"][-1][0]
     assert all(m in orchestrator for m in MARKERS.values()), "a marker file was not loaded by the session"
@@ -194,3 +230,4 @@ def test_a_real_size_run_reaches_its_verdict_at_the_desk(tmp_path, path, mode):
         checked = session.server.classified
         print(f"desk {path} auto: {len(checked)} tool calls checked by the (scripted) safety check")
         assert checked and all(outcome == "not_flagged" for _, _, outcome in checked)
+    return {} if workflow else decision

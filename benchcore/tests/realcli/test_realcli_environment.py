@@ -95,3 +95,32 @@ def test_permission_mode_no_arm_records_comes_from_the_session(tmp_path):
     assert lines["permission_mode"]["source"] == "session transcripts: 1 of 1"
     # The rig's settings.local.json says includeGitInstructions: false: no arm is shown git status.
     assert lines["git_status"]["value"] == "not in context" and lines["git_status"]["status"] == "sealed"
+
+
+def test_hide_git_status_wins_over_the_projects_and_the_users_settings(tmp_path):
+    # Issue 26.3: the one command plan offers writes includeGitInstructions: false to .claude/settings.local.json;
+    # Claude Code reads the local project file over the shared project file and the user's, so the git status
+    # stays out of every arm even when both of those say true.
+    rig = Rig(tmp_path, edited=True, cases=1)
+    (rig.repo / ".claude/settings.local.json").unlink()
+    (rig.repo / ".claude/settings.json").write_text(json.dumps({"includeGitInstructions": True}) + "\n")
+    (rig.home / ".claude").mkdir(exist_ok=True)
+    (rig.home / ".claude/settings.json").write_text(json.dumps({"includeGitInstructions": True}) + "\n")
+    wrapper = rig.repo / ".claude/skills/benchmark-skill/scripts/benchcore"
+    p = subprocess.run([str(wrapper), "plan", "--hide-git-status", "--invoked-as", "/benchmark-skill"], cwd=rig.repo,
+                       env=dict(rig.env), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and "restart Claude Code" in p.stdout, p.stdout + p.stderr
+    assert json.loads((rig.repo / ".claude/settings.local.json").read_text())["includeGitInstructions"] is False
+    res = rig.run(Scenario(use_workflow=False), "/benchmark-skill greet", extra_args=("--disallowedTools", "Workflow"))
+    assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
+    [run] = rig.runs()
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    lines = {l["key"]: l for l in results["environment"]["lines"]}
+    assert lines["git_status"]["value"] == "not in context" and lines["git_status"]["status"] == "sealed", lines
+    # Read from the arms' own transcripts: none of the 15 carried a git status.
+    assert lines["git_status"]["source"].startswith("transcripts: 0 of 15 cells"), lines["git_status"]
+    assert json.loads((run / "run.json").read_text()).get("baseline_sees") in (None, [])
+    assert "Caveat" not in results["headline"], results["headline"]
+    # The orchestrating session itself had no git status either (the setting is the session's).
+    sessions = [f for f in (rig.home / ".claude/projects").glob("*/*.jsonl")]
+    assert sessions and not any("gitStatus:" in f.read_text() for f in sessions)

@@ -86,3 +86,47 @@ def test_an_arm_that_runs_pytest_in_its_world_gets_a_valid_trial_with_no_dialog(
     assert assertions and all(r["exit"] == 0 for a in assertions for r in a)
     results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
     assert results["incomplete"] is False and results["sandboxed"] is True
+
+
+def test_where_no_sandbox_runs_the_session_stops_with_the_fix_and_runs_unsandboxed_only_when_asked(tmp_path):
+    """A machine where bubblewrap cannot start (a container without user namespaces, Ubuntu 24.04's AppArmor
+    restriction): ``/benchmark-skill greet`` stops before any arm with the error and the fix; ``/benchmark-skill
+    greet --no-sandbox`` runs under the parse-and-refuse guard to a verdict that says it was not sandboxed."""
+    from benchcore.harness.confine.sandbox import PROGRAM_KNOB
+
+    rig = Rig(tmp_path, edited=False, cases=1)
+    broken = tmp_path / "bwrap"
+    broken.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    rig.env[PROGRAM_KNOB] = str(broken)
+
+    res = rig.run(Scenario(), "/benchmark-skill greet")
+    assert res.code == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    said = res.result.get("result", "")
+    assert "no OS sandbox can run on this machine" in said and "No permissions to create new namespace" in said
+    assert "--no-sandbox" in said, said
+    assert rig.runs() == [] and not [b for b in res.server.oracle.billed if b.who != "orchestrator"]
+
+    res = rig.run(Scenario(), "/benchmark-skill greet --no-sandbox")
+    assert res.code == 0 and "Benchmark finished" in res.result.get("result", ""), res.stderr[-2000:]
+    [run] = rig.runs()
+    plan = json.loads((run / "plan.json").read_text())
+    assert plan["sandbox"] is None and plan["unsandboxed"] is True
+    assert not (run / "guard.jsonl").exists() or not (run / "guard.jsonl").read_text().strip()
+    # The arms' Bash calls ran as the model wrote them (no rewrite): the guard allowed them by reading them.
+    worlds = {c["world"] for c in plan["cells"]}
+    arms = [f for f in (rig.home / ".claude/projects").rglob("subagents/**/agent-*.jsonl")
+            if any(w in f.read_text()[:20000] for w in worlds)]
+    assert len(arms) == len(plan["cells"])
+    for f in arms:
+        for r in _records(f):
+            hook = (r.get("attachment") or {})
+            if hook.get("hookName") == "PreToolUse:Bash" and hook.get("stdout", "").strip():
+                assert "updatedInput" not in json.loads(hook["stdout"]).get("hookSpecificOutput", {})
+    collect = json.loads((run / "collect.json").read_text())
+    assert collect["invalid_trials"] == []
+    results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
+    assert results["incomplete"] is False and results["sandboxed"] is False
+    assert "Not sandboxed" in results["headline"] and results["verdicts"]["efficacy"]["status"] == "pass"
+    page = next((rig.repo / "tests/.reports").glob("greet*.html")).read_text()
+    assert "not sandboxed (plan --no-sandbox)" in page

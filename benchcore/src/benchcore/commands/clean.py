@@ -22,7 +22,7 @@ from typing import Optional
 
 from ..errors import BenchError
 from ..harness.claude.settings import remove_grant
-from ..harness.confine.guard import release
+from ..harness.confine.registry import release
 from ..harness.store.files import shown_path
 from ..harness.plan.open_runs import STALE_HOURS, planned_at, run_folders, stale_runs
 from ..harness.store.planfile import read_plan

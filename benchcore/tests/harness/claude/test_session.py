@@ -20,6 +20,21 @@ def test_the_real_clis_session_transcript_gives_its_version_and_model():
     assert session_file("no-such-session", REAL) is None and read_session(None) == SessionFacts()
 
 
+def test_with_no_window_recorded_the_served_models_window_comes_from_claude_codes_catalog(tmp_path):
+    # The real 2.1.328 transcript records the served model and no contextWindow (its cost-state's modelUsage
+    # has none): the catalog's window for claude-opus-5-5.
+    [path] = REAL.glob("*/*.jsonl")
+    assert "contextWindow" not in path.read_text()
+    assert read_session(path).context_window == 1_000_000
+    # A dated id is its model; a model the catalog does not list has no window (the conservative budget).
+    for model, window in (("claude-haiku-4-5-20251001", 200_000), ("claude-sonnet-4-6", 200_000),
+                          ("claude-unlisted-9", None)):
+        one = tmp_path / f"{model}.jsonl"
+        one.write_text(json.dumps({"type": "assistant", "version": "2.1.328", "message": {"model": model}}) + "\n")
+        assert read_session(one) == SessionFacts("2.1.328", model, window), model
+    assert parts.budget_for(read_session(tmp_path / "claude-unlisted-9.jsonl").context_window) == parts.BUDGET_BYTES
+
+
 def test_the_context_window_is_the_served_models_from_its_model_usage(tmp_path):
     path = tmp_path / "s.jsonl"
     recs = [{"type": "system", "subtype": "init", "version": "2.1.332", "model": "claude-opus-5-5",

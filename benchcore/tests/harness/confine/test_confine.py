@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchcore.harness.confine import guard
+from benchcore.harness.confine import guard, registry
 from benchcore.harness.confine.rules import ALLOW, ASK, DENY, Confinement, Rules
 from places import REPO
 
@@ -158,7 +158,7 @@ def active(tmp_path, fs):
               "prompt": f"Your working directory for this task is {fs['W']}.\nWrite a greeting."}]
     (run / "plan.json").write_text(json.dumps({"run_dir": str(run), "cells": cells, "packets": [],
                                                "temp_root": str(base / "benchcore-r1-x")}))
-    guard.register_runs([run])
+    registry.register_runs([run])
     return base, run, cells
 
 
@@ -251,7 +251,7 @@ def test_in_a_sandboxed_run_an_arms_bash_is_allowed_rewritten_and_unknown_tools_
 def test_a_broken_registry_refuses_arms_and_leaves_everyone_else_alone(tmp_path, fs, active, planted):
     base, run, cells = active
     (base / "benchcore-planted-x").mkdir()
-    (base / "benchcore-planted-x" / guard.REGISTRY).write_text(planted)
+    (base / "benchcore-planted-x" / registry.REGISTRY).write_text(planted)
     tp = _session(tmp_path, "a1", cells[0]["prompt"], "agent")
     payload = {"agent_id": "a1", "tool_name": "Bash", "tool_input": {"command": "ls"}, "transcript_path": tp}
     out = json.loads(guard.hook(json.dumps(dict(payload, agent_type="bench-baseline")), base, wait=0))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from benchcore.harness.confine import guard, sandbox
+from benchcore.harness.confine import guard, registry, sandbox
 from benchcore.harness.confine.rules import ALLOW
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap is Linux's")
@@ -86,7 +86,7 @@ def scene(tmp_path, box):
     plan = {"run_dir": str(p["run"]), "cells": cells, "packets": [], "temp_root": str(temp_root),
             "sandbox": json.loads(serde.dumps(box))}
     (p["run"] / "plan.json").write_text(json.dumps(plan))
-    guard.register_runs([p["run"]])
+    registry.register_runs([p["run"]])
     sess = p["home"] / ".claude" / "projects" / "sess"
     (sess / "subagents").mkdir(parents=True)
     (sess / "subagents" / "agent-a1.jsonl").write_text(json.dumps({"type": "user", "message": {"content": prompt}}) + "\n")
@@ -150,7 +150,7 @@ def test_a_registry_file_planted_mid_run_refuses_the_arm_and_is_named_in_its_run
     """A ``guard.json`` of the wrong shape appears in the temp base while an arm runs: the hook refuses the
     arm's call (it does not fail open), and names the refusal in the run's guard.jsonl, so collect re-runs
     the trial."""
-    planted = scene["base"] / "benchcore-planted" / guard.REGISTRY
+    planted = scene["base"] / "benchcore-planted" / registry.REGISTRY
     planted.parent.mkdir()
     planted.write_text('["not", "a", "registry"]\n')
     payload = {"agent_id": "a1", "agent_type": "bench-arm", "tool_name": "Bash",

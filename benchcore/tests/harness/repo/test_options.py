@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from benchcore.errors import BenchError
-from benchcore.harness.repo.tree import SkillInfo, load_options
+from benchcore.harness.repo.options import load_options
+from benchcore.harness.repo.tree import SkillInfo
 
 
 @pytest.mark.parametrize("models", ["[claude-x/1, 'claude-x:1']", "[a@b, a/b]", "['m[1m]', m-1m-]"])

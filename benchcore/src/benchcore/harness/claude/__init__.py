@@ -7,5 +7,6 @@
 - ``settings``    the benchmark's permissions and guard hook in ``.claude/settings.local.json``
 - ``agents``      the name Claude Code knows each benchmark agent type by, from what is installed
 - ``session``     the orchestrating session's own transcript: the git status it (and every subagent) was
-                  given, Claude Code's version, its model and context window; the versions declared tested
+                  given, Claude Code's version, its model and context window (recorded, else Claude Code's
+                  catalog's for the model); the versions declared tested
 """

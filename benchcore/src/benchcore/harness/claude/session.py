@@ -13,9 +13,15 @@ tool exports it), else the newest transcript of this project's folder.
 
 Before launch, plan also reads what the session records of itself. The session's id comes from ``CLAUDE_CODE_SESSION_ID`` (see provenance.py); its transcript is
 ``<projects>/<project>/<session-id>.jsonl``. Every record carries the CLI's ``version``; assistant records
-carry the model served (``message.model``); the model's ``contextWindow`` is in the session's init record
-and in its model usage (``modelUsage.<model>.contextWindow``: 1,000,000 for claude-opus-5-5 in 2.1.328's
-catalog). Run by hand, outside a session, nothing is known and every field is None.
+carry the model served (``message.model``); the model's ``contextWindow`` is in a headless session's init
+record and in its model usage (``modelUsage.<model>.contextWindow``: 1,000,000 for claude-opus-5-5 in 2.1.328's
+catalog), both on ``claude -p``'s output, and is read here from any transcript record that holds it. Measured
+on 2.1.328, no transcript record does (a terminal session's ``cost-state`` record has ``modelUsage`` without
+``contextWindow``, written when the conversation ends), so the window is then the one Claude Code's own model
+catalog gives the served model (``benchcore/data/context_windows.json``, copied from the CLI's catalog:
+``context.window``, the window without the 1M beta); a model it does not list has none (None), and the
+Agent-tool path takes the conservative figure. Run by hand, outside a session, nothing is known and every
+field is None.
 
 The versions the benchmark declares (``benchcore/data/claude_code.json``: the floor it was tested on and
 the newest tested; the plugin's ``engines`` and the README say the same) turn the version into plan's
@@ -146,8 +152,36 @@ def _window(rec: dict, model: Optional[str]) -> dict[str, int]:
     return out
 
 
+WINDOWS_RESOURCE = "data/context_windows.json"
+_DATED = re.compile(r"-\d{8}$")
+
+
+@lru_cache(maxsize=1)
+def catalog_windows() -> dict[str, int]:
+    """Claude Code's catalog windows (``benchcore/data/context_windows.json``): each entry's id and first-party id,
+    without a trailing date, to its window in tokens."""
+    source = f"benchcore/{WINDOWS_RESOURCE}"
+    try:
+        from importlib import resources
+        data = json.loads(resources.files("benchcore").joinpath(WINDOWS_RESOURCE).read_text(encoding="utf-8"))
+        out: dict[str, int] = {}
+        for entry in data["models"]:
+            window = int(entry["window"])
+            for name in (entry["id"], entry.get("first_party_id") or entry["id"]):
+                out[_DATED.sub("", str(name).lower())] = window
+        return out
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BenchError(source, f"cannot be read: {exc}", fix="reinstall benchcore") from None
+
+
+def catalog_window(model: Optional[str]) -> Optional[int]:
+    """The served ``model``'s window in Claude Code's catalog (a dated id as its model), None when not listed."""
+    return catalog_windows().get(_DATED.sub("", model.strip().lower())) if model else None
+
+
 def read_session(path: Optional[Path]) -> SessionFacts:
-    """The version, model and context window the session's transcript records (the last of each)."""
+    """The version, model and context window the session's transcript records (the last of each); when it
+    records no window, the served model's window in Claude Code's catalog (:func:`catalog_window`)."""
     if path is None:
         return SessionFacts()
     version = model = None
@@ -166,6 +200,8 @@ def read_session(path: Optional[Path]) -> SessionFacts:
         window = next((w for name, w in windows.items() if name and (name in model or model in name)), None)
     if window is None and len(set(windows.values())) == 1:
         window = next(iter(windows.values()))
+    if window is None:
+        window = catalog_window(model)
     return SessionFacts(version=version, model=model, context_window=window)
 
 

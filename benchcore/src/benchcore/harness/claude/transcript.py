@@ -112,17 +112,20 @@ class Transcript:
             if r.get("agentId", self.main_id) == self.main_id:
                 yield r
 
-    def tool_uses(self) -> list[ToolUse]:
-        out = []
+    def blocks(self, role: str, kind: str) -> Iterator[tuple[dict, dict]]:
+        """(record, content block) for every block of type ``kind`` in the ``role`` records ("assistant" for
+        tool calls, "user" for tool results), in order."""
         for r in self.records:
             msg = r.get("message")
-            if r.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+            if r.get("type") != role or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
                 continue
             for b in msg["content"]:
-                if isinstance(b, dict) and b.get("type") == "tool_use":
-                    out.append(ToolUse(str(b.get("name", "")), b.get("input") if isinstance(b.get("input"), dict) else {},
-                                       str(r.get("agentId", self.main_id))))
-        return out
+                if isinstance(b, dict) and b.get("type") == kind:
+                    yield r, b
+
+    def tool_uses(self) -> list[ToolUse]:
+        return [ToolUse(str(b.get("name", "")), b.get("input") if isinstance(b.get("input"), dict) else {},
+                        str(r.get("agentId", self.main_id))) for r, b in self.blocks("assistant", "tool_use")]
 
     def refused_calls(self) -> list[ToolCall]:
         """The tool calls Claude Code refused (denied, or one part of a compound Bash command needing approval)."""
@@ -130,30 +133,18 @@ class Transcript:
 
     def tool_calls(self) -> list[ToolCall]:
         """Every tool call, each with its result: what the agent really saw, not only what it asked for."""
-        results: dict[str, tuple[str, bool]] = {}
-        for r in self.records:
-            msg = r.get("message")
-            if r.get("type") != "user" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
-                continue
-            for b in msg["content"]:
-                if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
-                    results[b["tool_use_id"]] = (_result_text(b, r), bool(b.get("is_error")))
+        results = {b["tool_use_id"]: (_result_text(b, r), bool(b.get("is_error")))
+                   for r, b in self.blocks("user", "tool_result") if isinstance(b.get("tool_use_id"), str)}
         out = []
-        for r in self.records:
-            msg = r.get("message")
-            if r.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
-                continue
-            for b in msg["content"]:
-                if not (isinstance(b, dict) and b.get("type") == "tool_use"):
-                    continue
-                tid = str(b.get("id", ""))
-                text, error = results.get(tid, ("", True))
-                refused = (error or len(text) < 600) and any(p in text for p in REFUSALS)  # no scan of long output
-                out.append(ToolCall(name=str(b.get("name", "")),
-                                    input=b.get("input") if isinstance(b.get("input"), dict) else {},
-                                    agent_id=str(r.get("agentId", self.main_id)), id=tid, result=text,
-                                    ok=tid in results and not error and not refused, refused=refused,
-                                    error=error))
+        for r, b in self.blocks("assistant", "tool_use"):
+            tid = str(b.get("id", ""))
+            text, error = results.get(tid, ("", True))
+            refused = (error or len(text) < 600) and any(p in text for p in REFUSALS)  # no scan of long output
+            out.append(ToolCall(name=str(b.get("name", "")),
+                                input=b.get("input") if isinstance(b.get("input"), dict) else {},
+                                agent_id=str(r.get("agentId", self.main_id)), id=tid, result=text,
+                                ok=tid in results and not error and not refused, refused=refused,
+                                error=error))
         return out
 
     def skill_loads(self) -> list[tuple[str, str]]:

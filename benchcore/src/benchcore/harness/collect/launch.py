@@ -45,30 +45,29 @@ def write_launch_scripts(runs: list[RunState], statuses: list[Status], run_dirs:
     if launch_cells and any(c.plan.budget for c in runs):
         launch_cells, arm_ceilings, statuses = hold_arms_to_budget(runs, statuses, launch_cells)
     if launch_cells:
-        tasks = fanout.arm_tasks(launch_cells)
-        if arm_ceilings is not None:
-            ceilings, task_costs = arm_ceilings
-            for t, cost in zip(tasks, task_costs):
-                if cost is not None:
-                    t["cost"] = cost
+        tasks = _priced(fanout.arm_tasks(launch_cells), arm_ceilings)
         reruns = sum(c.attempt > 1 for c in launch_cells)
         what = "re-runs" if reruns == len(launch_cells) else "arms and re-runs" if reruns else "arms"
         arms_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "arms"), "Arms", tasks,
                                                   ceilings=arm_ceilings[0] if arm_ceilings else None,
                                                   about=(skills, what))
     if pending:
-        tasks = fanout.judge_tasks(pending)
-        ceilings = None
-        if judge_costs is not None:
-            ceilings, judge_task_costs = judge_costs
-            for t, cost in zip(tasks, judge_task_costs):
-                if cost is not None:
-                    t["cost"] = cost
+        tasks = _priced(fanout.judge_tasks(pending), judge_costs)
+        ceilings = judge_costs[0] if judge_costs is not None else None
         panel = sum(p.round > 1 for p in pending)
         what = "panel" if panel == len(pending) else "judges and panel" if panel else "judges"
         judges_scripts = fanout.write_bound_scripts(skill_dir, fanout.batch_dir(run_dirs, "judges"), "Judges",
                                                     tasks, templates.answer_schema, ceilings, about=(skills, what))
     return Launches(tuple(launch_cells), tuple(pending), tuple(arms_scripts), tuple(judges_scripts), tuple(statuses))
+
+
+def _priced(tasks: list[dict], held) -> list[dict]:
+    """The tasks with each one's cost ceiling where the budget set one (``held``: (ceilings, per-task costs))."""
+    if held is not None:
+        for t, cost in zip(tasks, held[1]):
+            if cost is not None:
+                t["cost"] = cost
+    return tasks
 
 
 HINT = "If a launch is refused or interrupted, type {command} again to continue this run."

@@ -43,16 +43,8 @@ def _answers(t: Transcript) -> dict[str, list[dict]]:
 
 
 def _bash_calls(t: Transcript) -> list[tuple[str, object]]:
-    calls = []
-    for r in t.records:
-        msg = r.get("message")
-        if r.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
-            continue
-        for b in msg["content"]:
-            if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Bash":
-                inp = b.get("input") if isinstance(b.get("input"), dict) else {}
-                calls.append((str(b.get("id")), inp.get("command")))
-    return calls
+    return [(str(b.get("id")), b["input"].get("command") if isinstance(b.get("input"), dict) else None)
+            for _, b in t.blocks("assistant", "tool_use") if b.get("name") == "Bash"]
 
 
 def _refused_by_claude_code(t: Transcript) -> set[str]:

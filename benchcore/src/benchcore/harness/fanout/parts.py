@@ -14,7 +14,9 @@ the command again, which continues the run.
 
 The context is the orchestrating model's as the session records it (``contextWindow``: 1,000,000 for
 claude-opus-5-5 in Claude Code 2.1.328), of which the launches may fill the same share as of the
-conservative 200,000 tokens assumed when the session records none (:func:`budget_for`).
+conservative 200,000 tokens assumed when the window is not known (:func:`budget_for`). A terminal session of
+Claude Code 2.1.328 records none; the served model's window in Claude Code's catalog is used then
+(``harness/claude/session.py``).
 """
 
 from __future__ import annotations

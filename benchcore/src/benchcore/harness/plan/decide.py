@@ -15,7 +15,8 @@ from ..claude import agents
 from ..fanout.prompts import find_skill_dir
 from ..repo import git
 from ..store.planfile import Sandbox
-from ..repo.tree import SkillInfo, case_dirs, discover_skills, load_cases, load_options, validate_tree
+from ..repo.options import load_options
+from ..repo.tree import SkillInfo, case_dirs, discover_skills, load_cases, validate_tree
 
 BASELINE_AGENT = agents.ARM_AGENT  # every arm runs as it, the baseline included
 JUDGE_AGENT = agents.JUDGE_AGENT

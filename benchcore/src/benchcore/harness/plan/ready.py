@@ -10,7 +10,7 @@ from typing import Optional
 from attrs import frozen
 
 from ..claude.settings import LOCAL, allow_benchmark, guard_command
-from ..confine.guard import benchmark_skill_dir, register_runs
+from ..confine.registry import benchmark_skill_dir, register_runs
 from ..repo import git
 from ..store.files import shown_path
 from ..store.planfile import read_plan

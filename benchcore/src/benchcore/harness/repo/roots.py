@@ -25,7 +25,8 @@ from typing import Optional
 
 from attrs import frozen
 
-from ..store.files import read_json_object as _json
+from ...errors import BenchError
+from ..store.files import read_json_object as _json, read_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 PLUGIN_JSON = ".claude-plugin/plugin.json"
@@ -134,3 +135,16 @@ def linked_folders(root: Path, skill_path: str) -> list[str]:
                 out.append(p.relative_to(root).as_posix())
         dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink()]
     return sorted(out)
+
+
+def rel_path(root: Path, p: Path) -> str:
+    """``p`` as the repository's messages name it: relative to the root, with forward slashes."""
+    return p.relative_to(root).as_posix()
+
+
+def read_repo_text(root: Path, path: Path) -> str:
+    """A text file of the repository; unreadable or not UTF-8 is a BenchError naming it relative to the root."""
+    try:
+        return read_text(path)
+    except BenchError as err:
+        raise BenchError(rel_path(root, path), err.message, fix=err.fix) from None
