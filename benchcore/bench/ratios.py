@@ -49,37 +49,54 @@ def native_ccusage(given: str | None) -> tuple[str | None, str]:
     return str(path), f"the launcher {given} (no native binary found beside it: node start-up included)"
 
 
-def _best(cmd: list[str], runs: int, env: dict | None = None) -> tuple[float, str, float]:
-    """Best wall time of ``cmd`` over ``runs`` runs, its last output, and its best CPU time (user + system:
-    what a loaded, shared machine does not inflate)."""
-    times, cpus, out = [], [], ""
+def _run(cmd: list[str], env: dict | None = None) -> tuple[float, float, str]:
+    """One run of ``cmd``: its wall time, its CPU time (user + system, from getrusage: microseconds, where
+    os.times counts 10 ms ticks) and its output."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu, proc.stdout
+
+
+def _paired(cmds: list[tuple[list[str], dict | None]], runs: int) -> list[tuple[list[float], list[float], str]]:
+    """Each command run ``runs`` times, in turns (one of each, then again), so a change in the machine's
+    load falls on all of them alike: per command, its wall times, CPU times and last output."""
+    out = [([], [], "") for _ in cmds]
     for _ in range(runs):
-        before = os.times()
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-        times.append(time.perf_counter() - start)
-        after = os.times()
-        cpus.append(after.children_user - before.children_user + after.children_system - before.children_system)
-        out = proc.stdout
-    return min(times), out, min(cpus)
+        for i, (cmd, env) in enumerate(cmds):
+            wall, cpu, text = _run(cmd, env)
+            out[i][0].append(wall)
+            out[i][1].append(cpu)
+            out[i] = (out[i][0], out[i][1], text)
+    return out
+
+
+def _ms(values: list[float]) -> str:
+    import statistics
+
+    return f"{min(values) * 1000:.0f}/{statistics.median(values) * 1000:.0f} ms"
 
 
 def measure_usage_ratios(paths: list[Path], root: Path, ccusage: str | None, benchcore: list[str],
-                         runs: int = 5) -> None:
+                         runs: int = 9) -> None:
     """``benchcore usage`` against a plain-Python floor (a fresh process that parses each usage line and adds
-    four token kinds, nothing else) and, when given, ccusage's single-thread mode on the same files, best of
-    ``runs`` each, interleaved; checks that the tokens and dollars agree with ccusage's."""
+    four token kinds, nothing else) and, when given, ccusage's single-thread mode on the same files, ``runs``
+    paired runs each (best and median, CPU and wall); checks that the tokens and dollars agree with ccusage's."""
+    import statistics
+
     size = sum(p.stat().st_size for p in paths) / 1e6
     # One untimed run that may write bytecode, as installing does: with PYTHONDONTWRITEBYTECODE set (as in
     # some shells and CI) an editable install would otherwise recompile benchcore on every timed run.
     warm = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run(benchcore + ["usage", "--json", str(paths[0])], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, env=warm)
-    bench_s, bench_out, bench_cpu = _best(benchcore + ["usage", "--json", *map(str, paths)], runs)
-    floor_s, _, floor_cpu = _best([sys.executable, "-c", _FLOOR, *map(str, paths)], runs)
-    line = (f"usage over {len(paths)} files ({size:.0f} MB), best of {runs}, process start included: benchcore "
-            f"{bench_s:.2f} s ({bench_cpu:.2f} s CPU); plain-Python floor {floor_s:.2f} s ({floor_cpu:.2f} s CPU) "
-            f"(benchcore / floor = {bench_s / floor_s:.2f}, CPU {bench_cpu / floor_cpu:.2f})")
+    cmds = [(benchcore + ["usage", "--json", *map(str, paths)], None),
+            ([sys.executable, "-c", _FLOOR, *map(str, paths)], None)]
     ccusage, which = native_ccusage(ccusage)
     if ccusage:
         projects = root / "ccusage-config" / "projects" / "bench"
@@ -87,11 +104,21 @@ def measure_usage_ratios(paths: list[Path], root: Path, ccusage: str | None, ben
         for i, p in enumerate(paths):  # ccusage reads $CLAUDE_CONFIG_DIR/projects/**/*.jsonl
             os.link(p, projects / f"session-{i:05d}.jsonl")
         env = dict(os.environ, CLAUDE_CONFIG_DIR=str(root / "ccusage-config"))
-        cmd = [ccusage, "claude", "daily", "--json", "--offline", "--single-thread", "--mode", "calculate"]
-        cc_s, cc_out, cc_cpu = _best(cmd, runs, env)
-        line += (f"; ccusage --single-thread {cc_s:.2f} s ({cc_cpu:.2f} s CPU) (benchcore / ccusage = "
-                 f"{bench_s / cc_s:.2f}, CPU {bench_cpu / cc_cpu:.2f}; "
-                 f"timed: {which})")
+        cmds.append(([ccusage, "claude", "daily", "--json", "--offline", "--single-thread", "--mode", "calculate"],
+                      env))
+        _run(*cmds[2])  # untimed, as benchcore's
+    results = _paired(cmds, runs)
+    (b_wall, b_cpu, bench_out), (f_wall, f_cpu, _) = results[:2]
+    med = statistics.median
+    line = (f"usage over {len(paths)} files ({size:.0f} MB), {runs} paired runs, best/median, process start "
+            f"included, load average {os.getloadavg()[0]:.1f}: benchcore CPU {_ms(b_cpu)}, wall {_ms(b_wall)}; "
+            f"plain-Python floor CPU {_ms(f_cpu)} (benchcore / floor: CPU {min(b_cpu) / min(f_cpu):.2f}/"
+            f"{med(b_cpu) / med(f_cpu):.2f})")
+    if ccusage:
+        c_wall, c_cpu, cc_out = results[2]
+        line += (f"; ccusage --single-thread CPU {_ms(c_cpu)}, wall {_ms(c_wall)} (benchcore / ccusage: CPU "
+                 f"{min(b_cpu) / min(c_cpu):.2f}/{med(b_cpu) / med(c_cpu):.2f}, wall "
+                 f"{min(b_wall) / min(c_wall):.2f}/{med(b_wall) / med(c_wall):.2f}; timed: {which})")
         mine = json.loads(bench_out)["total"]
         theirs = json.loads(cc_out)["totals"]
         same = ((mine["input"], mine["output"], mine["cache_write_5m"] + mine["cache_write_1h"], mine["cache_read"])

@@ -1,9 +1,10 @@
 """``benchcore``: parse arguments, dispatch to one command module.
 
 Each command lives in ``benchcore/commands/<name>.py`` and exposes
-``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``, and may expose
+``parse_simple(argv)``: the arguments of its plain forms without argparse, or None (then argparse parses).
 Modules are imported only when their command runs, so ``benchcore --help``
-starts fast (Jinja2 is imported by render alone).
+starts fast (Jinja2 is imported by render alone), and argparse only when it parses.
 
 Exit codes (README, Exit codes): 0 done (collect: its work done and the next step named, work left
 included); 1 only from render, for a red or incomplete verdict; 2 bad input,
@@ -13,12 +14,15 @@ where to report it, never a verdict); 130 interrupted.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 
 from . import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 COMMANDS = {
     "validate": "check the tests/ tree against skills/; exit 2 on any problem",
@@ -52,7 +56,9 @@ exit codes:
 Run 'benchcore <command> --help' for a command's options."""
 
 
-def build_parser(load_all: bool) -> argparse.ArgumentParser:
+def build_parser(load_all: bool) -> "argparse.ArgumentParser":
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="benchcore",
         description="The mechanical core of a Claude Code skill benchmark.",
@@ -85,11 +91,17 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.import_module(f"benchcore.commands.{name}")
     except Exception as exc:  # noqa: BLE001 - a broken install (a dependency too old or missing) is not bad input
         return _internal_error(name, exc, what="benchcore cannot start (a broken install)")
-    parser = argparse.ArgumentParser(prog=f"benchcore {name}", description=COMMANDS[name])
-    module.add_arguments(parser)
     rest = list(argv)
     rest.remove(name)
-    args = parser.parse_args(rest)
+    # A command may read its plain forms itself (`usage`: argparse and re are a tenth of its run); argparse
+    # parses every other form, with its messages.
+    args = module.parse_simple(rest) if hasattr(module, "parse_simple") else None
+    if args is None:
+        import argparse
+
+        parser = argparse.ArgumentParser(prog=f"benchcore {name}", description=COMMANDS[name])
+        module.add_arguments(parser)
+        args = parser.parse_args(rest)
     from .errors import BenchError
 
     try:

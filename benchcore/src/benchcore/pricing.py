@@ -24,13 +24,13 @@ table (every per-token price is a multiple of 1e-10 USD).
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Optional
 
 from attrs import field, frozen
 
 from .errors import BenchError
+from .modelid import normalize_model_id
 
 # docs/run-format.md, usage and cost: cost-equivalent tokens = 1 x input + 5 x output
 # + 1.25 x write-5m + 2 x write-1h + 0.1 x read. Written over a common
@@ -46,11 +46,6 @@ USD_DECIMALS = 10
 _MILLION = 1_000_000
 _ONE = Fraction(1)  # the multiplier outside any inference_geo (one object, so responses_usd groups by it)
 
-# Provider spellings of one model id (see normalize_model_id).
-_BEDROCK_PREFIX = re.compile(r"^(?:[a-z][a-z0-9-]*\.)?anthropic\.")
-_VERTEX_DATE = re.compile(r"@\d{8}$")
-_BEDROCK_VERSION = re.compile(r"-v\d+(?::\d+)?$")
-_DATE_SUFFIX = re.compile(r"-\d{8}$")
 
 
 @frozen
@@ -121,22 +116,6 @@ class Response:
     # the stream (a subagent's). Priced at one set of prices when all of them share it, else unknown.
     summed: bool = False
     parts: tuple["Response", ...] = ()
-
-
-def normalize_model_id(model: str) -> str:
-    """The id a model is matched by: provider spellings of one model give the same id.
-
-    Lower-cased; a Bedrock ``<region>.anthropic.`` or ``anthropic.`` prefix, a
-    Vertex ``@YYYYMMDD``, a Bedrock version ``-vN`` / ``-vN:M`` and then a
-    first-party ``-YYYYMMDD`` are removed, in that order:
-    ``us.anthropic.claude-haiku-4-5-20251001-v1:0``, ``claude-haiku-4-5@20251001``
-    and ``claude-haiku-4-5-20251001`` all become ``claude-haiku-4-5``.
-    """
-    name = model.strip().lower()
-    name = _BEDROCK_PREFIX.sub("", name)
-    name = _VERTEX_DATE.sub("", name)
-    name = _BEDROCK_VERSION.sub("", name)
-    return _DATE_SUFFIX.sub("", name)
 
 
 def model_price(table: PriceTable, model: str) -> Optional[ModelPrice]:

@@ -15,17 +15,29 @@ Memory holds one block (4 MB, or one line when a line is longer), never the file
 
 from __future__ import annotations
 
-from typing import Iterable
+from .usage_lines import _BYTES, LineReducer
 
-from .usage import _BYTES, Reducer, TranscriptUsage
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
+
+    from .usage import TranscriptUsage
 
 BLOCK = 4 << 20
 _OPEN, _CLOSE = ord("{"), ord("}")
 
 
-def read_usage_chunks(chunks: Iterable[bytes]) -> TranscriptUsage:
+def read_usage_chunks(chunks: Iterable[bytes]) -> "TranscriptUsage":
     """The usage of a transcript given as byte chunks (see the module docstring)."""
+    from .usage import Reducer  # here: `benchcore usage` feeds a LineReducer and never imports attrs
+
     reducer = Reducer()
+    feed(reducer, chunks)
+    return reducer.finish()
+
+
+def feed(reducer: LineReducer, chunks: Iterable[bytes]) -> None:
+    """Feed a transcript given as byte chunks to ``reducer``, line by line (see the module docstring)."""
     n = 0  # the line number of the block's first line, as read_usage counts lines (by b"\n")
     carry = b""
     for chunk in chunks:
@@ -38,10 +50,9 @@ def read_usage_chunks(chunks: Iterable[bytes]) -> TranscriptUsage:
         carry = data[cut:]
     if carry:
         reducer.line(carry, n)
-    return reducer.finish()
 
 
-def _block(reducer: Reducer, data: bytes, end: int, n: int) -> int:
+def _block(reducer: LineReducer, data: bytes, end: int, n: int) -> int:
     """Feed the lines of ``data[:end]`` (each ending in b"\\n") to ``reducer``; the next line's number."""
     if reducer.needles is None:
         reducer.needles = _BYTES

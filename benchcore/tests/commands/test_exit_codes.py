@@ -65,12 +65,12 @@ def test_a_broken_install_is_3_for_every_command(command, broken, tmp_path):
 
 
 def test_a_broken_install_is_3_even_with_good_input(tmp_path):
-    # attrs, which usage needs (it no longer imports cattrs: its JSON is attrs.asdict).
+    # attrs, which usage needs for a stream-json transcript (its result line takes the attrs path; a plain
+    # transcript is read without attrs).
     fake = tmp_path / "fake"
     (fake / "attr").mkdir(parents=True)
     (fake / "attr" / "__init__.py").write_text("raise ImportError(\"cannot import name 'frozen'\")\n")
-    t = tmp_path / "t.jsonl"
-    t.write_text("")
+    t = BENCHCORE / "tests" / "fixtures" / "transcripts" / "stream-json.jsonl"
     r = _run(["usage", str(t)], tmp_path, extra_path=fake)
     assert r.returncode == 3 and "broken install" in r.stderr, (r.stdout, r.stderr)
 

@@ -111,3 +111,20 @@ def test_records_with_their_type_last_count_as_when_parsed_whole():
     assert as_text.turns == 3
     assert usage.read_usage(_lines_of(data)) == as_text
     assert read_usage_chunks([data]) == as_text
+
+
+def test_a_user_type_as_the_last_key_is_read_from_the_end_as_json_loads_reads_it():
+    # The last of a repeated key is the one json.loads keeps; a nested "type" at the end is not the record's.
+    usage_obj = '{"input_tokens":5,"output_tokens":7}'
+    lines = [
+        '{"type":"assistant","message":{"id":"a","model":"claude-sonnet-4-6","usage":%s},"type":"user"}' % usage_obj,
+        '{"type":"assistant","message":{"id":"b","model":"claude-sonnet-4-6","usage":%s},"x":{"a":1,"type":"user"}}'
+        % usage_obj,
+        '{"message":{"id":"c","model":"claude-sonnet-4-6","usage":%s,"t":"x,\\"type\\":\\"user\\"}"},"type":"assistant"}'
+        % usage_obj,
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    tu = read_usage_chunks([data])
+    want = [json.loads(line) for line in lines]
+    assert tu.turns == sum(r["type"] == "assistant" for r in want) == 2
+    assert tu.totals.input == 10

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Optional
 
 from ...errors import BenchError
+from .regular import NOT_REGULAR_FIX, not_regular, open_regular  # noqa: F401 - the file helpers' one home
 
 
 def _umask() -> int:
@@ -167,47 +167,6 @@ def locked_folder(folder: Path) -> Iterator[None]:
                          fix="choose a writable folder with --reports") from None
     with _flock_folder(folder):
         yield
-
-
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"),
-          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-
-
-def not_regular(path: Path | str, follow: bool = False) -> Optional[str]:
-    """What ``path`` is when it is not a regular file ("a named pipe", "a symbolic link", "missing", ...),
-    or None when it is one. Found by lstat (stat when ``follow``), never by opening it: opening a named pipe
-    waits for a writer that never comes, and a device may be endless."""
-    try:
-        mode = os.stat(path).st_mode if follow else os.lstat(path).st_mode
-    except FileNotFoundError:
-        return "missing"
-    except OSError as exc:
-        return f"unreadable ({exc.strerror or exc})"
-    if stat.S_ISREG(mode):
-        return None
-    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
-
-
-NOT_REGULAR_FIX = "a transcript is a regular file (Claude Code writes one per subagent); remove or rename this one"
-
-
-def open_regular(path: Path | str, follow: bool = False, fix: str = NOT_REGULAR_FIX):
-    """A regular file opened for binary reading; anything else is a BenchError naming it, and is never opened
-    in a way that waits (a named pipe swapped in after the check is opened non-blocking and refused)."""
-    what = not_regular(path, follow)
-    if what == "missing":
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    if what is not None:
-        raise BenchError(str(path), f"is {what}, not a regular file", fix=fix)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise BenchError(str(path), "is not a regular file", fix=fix)
-        return os.fdopen(fd, "rb", buffering=1 << 20)
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def read_regular_bytes(path: Path | str, follow: bool = False) -> bytes:
