@@ -98,13 +98,17 @@ def build_repo(root: Path, cases: int) -> dict:
 
 
 PROFILE: list[Path] = []  # with --py-spy: the folder for each collect's collapsed stacks
+# With --no-memo: the audit searches every tool result, even one byte-identical to a result it checked (the
+# --tools pool repeats a few dozen results, so the audit's memory of them flatters its rate there).
+NO_MEMO = "import benchcore.harness.collect.contamination as _c\n_c.MEMO_FROM = float('inf')\n"
+MEMO: list[str] = [""]
 AGAINST: list[Path] = []  # with --against: another version's src folder, its first collect run on the same files
 
 
 def _run(env: dict, cwd: Path, *argv: str, name: str = "", code: str = "") -> tuple[float, float, str, dict]:
     """(seconds, peak RSS in MB, stdout, {"cpu": CPU seconds, "audit": audit CPU seconds}) of one benchcore
     command in a fresh process (``code``: another child program than the benchcore command)."""
-    cmd = [sys.executable, "-c", code or (_AUDITED + _CHILD), *argv]
+    cmd = [sys.executable, "-c", code or (MEMO[0] + _AUDITED + _CHILD), *argv]
     if PROFILE and name:
         cmd = ["py-spy", "record", "-f", "raw", "-r", "200", "-o", str(PROFILE[0] / f"{name}.txt"), "--"] + cmd
     before = os.times()
@@ -233,6 +237,9 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
         for path in next_scripts(out):
             agent.run_script(path, root / "claude", script, repo)
         read_mb = (pad_tools if tools else pad)(root / "claude", mb) if mb else 0.0
+        if tools and mb:
+            print(f"  the --tools pool: {len(_POOL)} distinct results, {sum(len(t) for *_, t in _POOL) / 1e6:.1f} MB, "
+                  f"repeated to {read_mb:.0f} MB", flush=True)
         cells = len(json.loads((run_dir / "plan.json").read_text())["cells"])
         figures = {"cells": cells, "transcripts_mb": read_mb, "plan_s": plan_s}
         if mb:
@@ -277,12 +284,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the collects with the benchcore package under this src folder (another version)")
     parser.add_argument("--against", type=Path, default=None,
                         help="also time another version's first collect (its src folder) on the same files")
+    parser.add_argument("--no-memo", action="store_true", dest="no_memo",
+                        help="the audit searches every tool result, even one identical to a result already checked "
+                             "(the rate on output that never repeats)")
     parser.add_argument("--py-spy", type=Path, default=None, dest="py_spy",
                         help="profile each collect with py-spy into this folder (<cases>-<collect>.txt)")
     args = parser.parse_args(argv)
     if args.py_spy is not None:
         args.py_spy.mkdir(parents=True, exist_ok=True)
         PROFILE.append(args.py_spy.resolve())
+    if args.no_memo:
+        MEMO[0] = NO_MEMO
     if args.against is not None:
         AGAINST.append(args.against.resolve())
     if args.src is not None:

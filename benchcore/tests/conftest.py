@@ -88,12 +88,46 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "realcli: runs the real Claude Code CLI (every test under tests/realcli/)")
 
 
+# The longest tests first (measured with --durations=0): a test file, or one test of it (``file::name``, every
+# parametrization of it). pytest-xdist's default scheduler hands tests out in collection order, so with these
+# first the two workers of ``-n 2`` share the long ones and end together on short ones, instead of one waiting
+# while the other finishes a long test.
+SLOW_FIRST = [
+    "harness/repo/test_example_cases.py::test_plan_builds_every_world_of_the_example_skills",
+    "harness/repo/test_example_cases.py::test_benchcore_validate_exits_0_from_the_repo_root",
+    "e2e/test_e2e_cost.py", "report/test_report_browser.py", "project/test_layers.py", "project/test_plugin.py",
+    "project/test_wrapper_places.py",
+    "harness/confine/test_confine.py::test_honest_arms_are_not_refused_under_load_when_their_transcript_comes_late",
+    "commands/test_harden_rest.py", "commands/test_harden.py", "harness/repo/test_example_cases.py",
+    "e2e/test_e2e_benchmark.py", "e2e/test_attacks.py", "e2e/test_e2e_cost_controls.py",
+    "harness/plan/test_resume.py", "harness/confine/test_sandbox.py", "commands/test_exit_codes.py",
+    "harness/plan/test_first_day.py", "harness/claude/test_provenance.py", "e2e/test_e2e_calibration.py",
+    "harness/collect/test_audit_reshaped.py", "harness/render/test_render.py",
+    "harness/collect/test_collect_scale.py", "harness/fanout/test_bound.py", "harness/fanout/test_bound_pieces.py",
+]
+
+
+def _slow_rank(item) -> int:
+    """Where ``item`` goes in SLOW_FIRST's order (its test's entry before its file's); after all of it if absent."""
+    path = Path(str(item.fspath))
+    if TESTS not in path.parents:
+        return len(SLOW_FIRST)
+    where = path.relative_to(TESTS).as_posix()
+    name = f"{where}::{getattr(item, 'originalname', item.name)}"
+    for i, entry in enumerate(SLOW_FIRST):
+        if entry in (where, name):
+            return i
+    return len(SLOW_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Every test under tests/realcli/ is marked ``realcli``: ``-m "not realcli"`` runs the rest (the fast loop)."""
+    """Every test under tests/realcli/ is marked ``realcli``: ``-m "not realcli"`` runs the rest (the fast loop).
+    The tests SLOW_FIRST names go first, in its order; the rest keep theirs."""
     realcli = TESTS / "realcli"
     for item in items:
         if realcli in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.realcli)
+    items.sort(key=_slow_rank)  # stable: the rest keep their order
 
 
 def pytest_report_header(config):

@@ -128,6 +128,16 @@ def floor(cal: Optional[Calibration], data: RunData, arms: dict[str, ArmUsage], 
                       false_alarm_p_high=round(alarm_hi, 6), false_pass_p=round(fpass, 6), cases=cal.cases, **extra)
 
 
+def noise_line(nf: NoiseFloor, skill: str) -> str:
+    """The noise floor as render prints it for the session: with no calibration, one short clause and the
+    command that measures it (results.json and the report keep the whole sentence); else the sentence."""
+    if nf.status != "none":
+        return nf.sentence
+    cost = f" (about ${nf.cost_usd:.2f})" if nf.cost_usd else \
+        f" (about {nf.cost_equivalent_tokens:,.0f} cost-equivalent tokens)" if nf.cost_equivalent_tokens else ""
+    return f"judges not calibrated for {skill}; /benchmark-skill --calibrate {skill} measures them{cost}"
+
+
 def red_sentence(nf: NoiseFloor) -> Optional[str]:
     """What a red regression verdict is worth at the floor: how likely noise alone makes one."""
     if nf.status != "calibrated" or nf.false_alarm_p is None:

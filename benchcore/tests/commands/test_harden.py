@@ -131,6 +131,29 @@ def test_a_check_gets_a_copy_of_the_output_and_no_standard_input(tmp_path):
     assert [r.exit for r in results] == [0, 0, 0]
 
 
+def until_none_runs(within: float, tag: str = "", under: Path | None = None) -> None:
+    """Return once no live process holds ``tag`` in its command line (the check's shell and every fork of it
+    carry it) or runs in a folder under ``under``, or after ``within`` seconds: a child left running has by then
+    done what it was started to do."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(_runs(proc, tag, under) for proc in Path("/proc").iterdir()
+                   if proc.name.isdigit() and int(proc.name) != os.getpid()):
+            return
+        time.sleep(0.05)
+
+
+def _runs(proc: Path, tag: str, under: Path | None) -> bool:
+    try:
+        if (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            return False  # ended, not yet reaped
+        if tag and tag.encode() in (proc / "cmdline").read_bytes():
+            return True
+        return under is not None and os.readlink(proc / "cwd").startswith(f"{under}/")
+    except (OSError, IndexError):
+        return False
+
+
 def test_a_check_exiting_0_with_a_background_child_passes_and_the_child_dies(tmp_path):
     world = tmp_path / "w"
     world.mkdir()
@@ -139,7 +162,7 @@ def test_a_check_exiting_0_with_a_background_child_passes_and_the_child_dies(tmp
     [r] = run_assertions([HardAssertion(command=f"(sleep 2; touch {marker}) & exit 0", line=1)], tmp_path / "none.md",
                          world, timeout=30)
     assert r.exit == 0 and not r.timed_out and time.monotonic() - start < 10
-    time.sleep(3)
+    until_none_runs(3, tag=str(marker))
     assert not marker.exists()
 
 
@@ -152,7 +175,7 @@ def test_a_check_at_its_limit_is_killed_with_its_children_and_its_output_is_boun
                               HardAssertion(command="yes >&2", line=1)], tmp_path / "none.md", world, timeout=1.5)
     assert r.timed_out and r2.timed_out and time.monotonic() - start < 15
     assert len(r2.stderr) <= 2000 and "timed out after 1.5s" in r2.stderr
-    time.sleep(4)
+    until_none_runs(4, tag=str(marker))
     assert not marker.exists()
 
 

@@ -20,6 +20,7 @@ import pytest
 from standin import repo as R
 from standin.agent import Script
 from test_attacks import small_repo
+from test_harden import until_none_runs
 from test_e2e_benchmark import Bench, next_script
 from places import BENCHCORE, REPO
 
@@ -292,7 +293,7 @@ def _plan_stopped_by(tmp_path, monkeypatch, signum) -> tuple[Bench, Path, subpro
         time.sleep(0.05)
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
-    time.sleep(3)  # what a setup's subshell would write, it has written by now
+    until_none_runs(3, under=temp)  # what a setup's subshell would write, it has written by now
     return b, temp, subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 

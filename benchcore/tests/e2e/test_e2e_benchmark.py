@@ -244,7 +244,8 @@ def test_plan_arms_collect_judges_collect_render_clean(bench):
     bench.arms(next_script(out), script)
     rc, out, _ = bench.run("collect", str(run_dir))
     assert rc == 0 and "30/30 cells collected; 0/20 packets judged" in out
-    assert "packets with no answer: 20" in out and "next: launch one fresh judge per packet with Workflow" in out
+    # None judged and too many to name: "0/20 packets judged" says it, with no line listing them.
+    assert "packets with no answer" not in out and "next: launch one fresh judge per packet with Workflow" in out
     t1 = run_dir / "cases" / CASE1 / "t1"
     for arm in ("new", "baseline", "previous"):
         assert (t1 / arm / "output.md").read_text().startswith(f"Done [{arm}-arm] for {CASE1} t1.")
@@ -758,8 +759,8 @@ def test_collect_refuses_a_folder_that_is_not_a_run(bench):
 def agent_calls(output: str) -> list[dict]:
     """The Agent calls a command's next: line names (the file with one call a line)."""
     nxt = [line for line in output.splitlines() if line.startswith("next: ")][-1]
-    path = re.search(r"one Agent call per line of (\S+?),? ", nxt).group(1)
-    path = Path(path) if Path(path).is_absolute() else Path.cwd() / path
+    name = re.search(r"no Workflow tool: (\S+) beside", nxt).group(1)
+    path = next_scripts(nxt)[0].parent / name  # beside the (first) script the line names in full
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 

@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -174,6 +175,7 @@ def test_a_benchcore_typed_by_hand_plans_renders_and_cleans_with_the_installed_p
 
 WRAPPER = REPO / "skills" / "benchmark-skill" / "scripts" / "benchcore"
 CLEAN_PATH = "/usr/bin:/bin"
+SYSTEM_PYTHON = shutil.which("python3", path=CLEAN_PATH)  # the python3 the wrapper finds on CLEAN_PATH
 
 BACKEND = '''"""A PEP 517 backend writing benchcore's wheel by hand (a fake, for the wrapper's tests)."""
 import base64, hashlib, pathlib, zipfile
@@ -269,43 +271,46 @@ def test_first_use_installs_the_locked_wheel_runs_benchcore_once_says_so_and_is_
     assert again.returncode == 0 and again.stderr == "" and again.stdout == "fake benchcore ran: plan x\n"
 
 
-def test_a_wheel_that_does_not_match_the_locks_hash_is_not_installed(tmp_path):
+def test_a_wheel_that_does_not_match_the_locks_hash_is_not_installed(tmp_path, venv_path):
+    fast = venv_path(SYSTEM_PYTHON, CLEAN_PATH)
     root = plugin_root(tmp_path)
     fake_source(root, "0.1.0", tmp_path / "wheels", bad_hash=True)
-    r = call(root, tmp_path, "--version")
+    r = call(root, tmp_path, "--version", path=fast)
     assert r.returncode == 127
     assert "THESE PACKAGES DO NOT MATCH THE HASHES" in r.stderr
     assert "pip could not install benchcore's pinned dependencies" in r.stderr
     assert environments(tmp_path) == []
 
 
-def test_a_broken_environment_is_rebuilt(tmp_path):
+def test_a_broken_environment_is_rebuilt(tmp_path, venv_path):
     import shutil
+    fast = venv_path(SYSTEM_PYTHON, CLEAN_PATH)
     root = plugin_root(tmp_path)
     fake_source(root, "0.1.0", tmp_path / "wheels")
-    assert call(root, tmp_path, "--version").returncode == 0
+    assert call(root, tmp_path, "--version", path=fast).returncode == 0
     [env] = environments(tmp_path)
     # Its python gone (the Python it was made with was removed or upgraded).
     for p in (env / "bin").glob("python*"):
         p.unlink()
-    r = call(root, tmp_path, "--version")
+    r = call(root, tmp_path, "--version", path=fast)
     assert r.returncode == 0 and r.stdout == "benchcore 0.1.0\n", r.stderr
     assert f"the environment {env} is broken" in r.stderr
     # benchcore no longer importable.
     [pkg] = env.glob("lib/python*/site-packages/benchcore")
     shutil.rmtree(pkg)
-    r = call(root, tmp_path, "--version")
+    r = call(root, tmp_path, "--version", path=fast)
     assert r.returncode == 0 and r.stdout == "benchcore 0.1.0\n" and "is broken" in r.stderr, r.stderr
     assert environments(tmp_path) == [env]
 
 
-def test_a_killed_installs_lock_is_taken_over_and_a_running_one_is_waited_for(tmp_path):
+def test_a_killed_installs_lock_is_taken_over_and_a_running_one_is_waited_for(tmp_path, venv_path):
     import shutil
     import subprocess
     import time
+    fast = venv_path(SYSTEM_PYTHON, CLEAN_PATH)
     root = plugin_root(tmp_path)
     fake_source(root, "0.1.0", tmp_path / "wheels")
-    assert call(root, tmp_path, "--version").returncode == 0
+    assert call(root, tmp_path, "--version", path=fast).returncode == 0
     [env] = environments(tmp_path)
     shutil.rmtree(env)
     lock = Path(f"{env}.installing")
@@ -315,7 +320,7 @@ def test_a_killed_installs_lock_is_taken_over_and_a_running_one_is_waited_for(tm
     lock.mkdir()
     (lock / "pid").write_text(f"{dead.pid}\n")
     started = time.monotonic()
-    r = call(root, tmp_path, "--version")
+    r = call(root, tmp_path, "--version", path=fast)
     assert r.returncode == 0 and r.stdout == "benchcore 0.1.0\n", r.stderr
     assert f"an earlier install (pid {dead.pid}) stopped before it finished" in r.stderr
     assert time.monotonic() - started < 120 and not lock.exists()
@@ -325,36 +330,39 @@ def test_a_killed_installs_lock_is_taken_over_and_a_running_one_is_waited_for(tm
     try:
         lock.mkdir()
         (lock / "pid").write_text(f"{holder.pid}\n")
-        waiting = call(root, tmp_path, "--version", wait=False)
-        time.sleep(4)
+        waiting = call(root, tmp_path, "--version", wait=False, path=fast)
+        said = waiting.stderr.readline()  # its first word: it found the lock held (observed, not slept on)
+        time.sleep(2.5)  # two more of its one-second looks at the lock: still waiting, nothing built
         assert waiting.poll() is None, waiting.communicate()
         assert not env.exists()
     finally:
         holder.kill()
         holder.wait()
     out, err = waiting.communicate(timeout=300)
+    err = said + err
     assert waiting.returncode == 0 and out == "benchcore 0.1.0\n", err
     assert f"another install of benchcore (pid {holder.pid}) is running; waiting for it" in err
 
 
-def test_two_plugin_versions_keep_their_own_environments_and_a_removed_ones_goes(tmp_path):
+def test_two_plugin_versions_keep_their_own_environments_and_a_removed_ones_goes(tmp_path, venv_path):
     import shutil
+    fast = venv_path(SYSTEM_PYTHON, CLEAN_PATH)
     roots = {v: plugin_root(tmp_path, v) for v in ("0.1.0", "0.2.0", "0.3.0")}
     for v in ("0.1.0", "0.2.0"):
         fake_source(roots[v], v, tmp_path / "wheels")
-        assert call(roots[v], tmp_path, "--version").stdout == f"benchcore {v}\n"
+        assert call(roots[v], tmp_path, "--version", path=fast).stdout == f"benchcore {v}\n"
     assert len(environments(tmp_path)) == 2
-    again = call(roots["0.1.0"], tmp_path, "--version")
+    again = call(roots["0.1.0"], tmp_path, "--version", path=fast)
     assert again.stdout == "benchcore 0.1.0\n" and again.stderr == ""
     # Claude Code removed 0.1.0's copy; the next install (0.3.0) removes 0.1.0's environment, keeps 0.2.0's.
     shutil.rmtree(roots["0.1.0"])
     fake_source(roots["0.3.0"], "0.3.0", tmp_path / "wheels")
-    assert call(roots["0.3.0"], tmp_path, "--version").stdout == "benchcore 0.3.0\n"
+    assert call(roots["0.3.0"], tmp_path, "--version", path=fast).stdout == "benchcore 0.3.0\n"
     assert [e.name.split("-")[2] for e in environments(tmp_path)] == ["0.2.0", "0.3.0"]
-    assert call(roots["0.2.0"], tmp_path, "--version").stderr == ""
+    assert call(roots["0.2.0"], tmp_path, "--version", path=fast).stderr == ""
 
 
-def test_benchcore_on_path_is_used_only_when_it_is_the_skills_own_version(tmp_path):
+def test_benchcore_on_path_is_used_only_when_it_is_the_skills_own_version(tmp_path, venv_path):
     root = plugin_root(tmp_path)
     fake_source(root, "0.1.0", tmp_path / "wheels")
     bin_dir = tmp_path / "bin"
@@ -363,9 +371,9 @@ def test_benchcore_on_path_is_used_only_when_it_is_the_skills_own_version(tmp_pa
     onpath.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "benchcore $V"; exit 0; }\necho "the PATH one ran"\n')
     onpath.chmod(0o755)
     path = f"{bin_dir}:{CLEAN_PATH}"
-    same = call(root, tmp_path, "plan", path=path, V="0.1.0")
+    same = call(root, tmp_path, "plan", path=venv_path(SYSTEM_PYTHON, path), V="0.1.0")
     assert same.stdout == "the PATH one ran\n" and same.stderr == "" and environments(tmp_path) == []
-    other = call(root, tmp_path, "plan", path=path, V="9.9.9")
+    other = call(root, tmp_path, "plan", path=venv_path(SYSTEM_PYTHON, path), V="9.9.9")
     assert other.returncode == 0 and other.stdout == "fake benchcore ran: plan\n", other.stderr
     assert (f"benchmark-skill: not using {onpath} (benchcore 9.9.9): this skill was shipped with benchcore 0.1.0, "
             "which it runs from its own environment") in other.stderr

@@ -55,8 +55,9 @@ def pythons() -> dict[str, Path]:
 PYTHONS = pythons()
 
 
-def python_on(tmp: Path, variant: str) -> str:
-    """A PATH whose python3 is the variant's, then the clean system folders."""
+def python_on(tmp: Path, variant: str, venv_path=None) -> str:
+    """A PATH whose python3 is the variant's, then the clean system folders; with the ``venv_path`` fixture, that
+    python3's ``-m venv`` copies the environment it made once (conftest.py)."""
     if variant not in PYTHONS:
         pytest.skip(f"no {variant} Python 3.11+ on this machine")
     bin_dir = tmp / "py"
@@ -67,7 +68,8 @@ def python_on(tmp: Path, variant: str) -> str:
         r = subprocess.run([str(bin_dir / "python3"), "-m", "pip", "install", "--no-index", "benchdep"],
                            capture_output=True, text=True)
         assert r.returncode != 0 and "externally-managed-environment" in (r.stdout + r.stderr), r.stderr[-500:]
-    return f"{bin_dir}:{CLEAN_PATH}"
+    path = f"{bin_dir}:{CLEAN_PATH}"
+    return venv_path(PYTHONS[variant], path) if venv_path else path
 
 
 def run(wrapper: Path, tmp: Path, path: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -115,8 +117,8 @@ VARIANTS = ["pep668", "pip-allowed"]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_directory_marketplace_in_place_and_its_cache_copy_install_into_the_plugins_data_folder(tmp_path, variant):
-    path = python_on(tmp_path, variant)
+def test_a_directory_marketplace_in_place_and_its_cache_copy_install_into_the_plugins_data_folder(tmp_path, variant, venv_path):
+    path = python_on(tmp_path, variant, venv_path)
     market = marketplace(tmp_path / "market")
     plugin = market / "plugins/benchmark-skill"
     works(run(wrapper_in(plugin), tmp_path, path, "--version"))
@@ -140,8 +142,8 @@ def test_a_directory_marketplace_in_place_and_its_cache_copy_install_into_the_pl
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_marketplace_cloned_with_git_runs_in_place_and_installs_into_the_plugins_data_folder(tmp_path, variant):
-    path = python_on(tmp_path, variant)
+def test_a_marketplace_cloned_with_git_runs_in_place_and_installs_into_the_plugins_data_folder(tmp_path, variant, venv_path):
+    path = python_on(tmp_path, variant, venv_path)
     market = marketplace(tmp_path / "market")
     genv = {"PATH": CLEAN_PATH, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
             "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
@@ -159,9 +161,9 @@ def test_a_marketplace_cloned_with_git_runs_in_place_and_installs_into_the_plugi
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_link_to_the_skill_folder_in_a_repository_installs_into_the_users_cache(tmp_path, variant):
+def test_a_link_to_the_skill_folder_in_a_repository_installs_into_the_users_cache(tmp_path, variant, venv_path):
     # The dev shell's and home-manager's way (.claude/skills/benchmark-skill a link); the wrapper is run through it.
-    path = python_on(tmp_path, variant)
+    path = python_on(tmp_path, variant, venv_path)
     repo = marketplace(tmp_path / "repo")
     linked = tmp_path / "project/.claude/skills/benchmark-skill"
     linked.parent.mkdir(parents=True)
@@ -234,8 +236,8 @@ def test_the_fix_for_a_missing_source_installs_a_benchcore_to_type_without_the_s
     assert typed.stdout == "benchcore 0.1.0\n", typed.stderr
 
 
-def test_the_fix_for_a_failed_build_is_a_fresh_environment_that_works(tmp_path):
-    path = python_on(tmp_path, "pep668")
+def test_the_fix_for_a_failed_build_is_a_fresh_environment_that_works(tmp_path, venv_path):
+    path = python_on(tmp_path, "pep668", venv_path)
     market = marketplace(tmp_path / "market")
     plugin = market / "plugins/benchmark-skill"
     # A build that fails once: the backend's file unreadable for this first try.

@@ -404,7 +404,8 @@ class Brain:
             # SKILL.md step 4: the verdict and the report path at once, and in that same message clean in the
             # background (the answer never waits for it); once it has run, the benchmark is finished.
             if any(u.get("name") == "Bash" and " clean " in str(u.get("input", {}).get("command")) for u in launched):
-                return Reply([Text(self._final(msgs))], who="orchestrator")
+                # SKILL.md: on clean's notification, say nothing unless it failed (the verdict was told already).
+                return Reply([Text("Benchmark finished.")], who="orchestrator")
             return Reply([Text(self._final(msgs).replace("Benchmark finished.", "The verdict:", 1)),
                           ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
                                            "description": "clean", "run_in_background": True})], who="orchestrator")
@@ -433,8 +434,9 @@ class Brain:
     def _agent_path(self, msgs, since, nxt, then, wrapper, launched) -> Reply:
         # SKILL.md: without the Workflow tool, read the agent-tasks.jsonl the next: line names and make one
         # Agent call per line, at most 10 per message.
-        path = re.search(r"one Agent call per line of (\S+?),? ", nxt).group(1)
-        path = path if path.startswith("/") else str(self.repo / path)  # relative to the repository root
+        # next: names the file beside the (first) Workflow script it names in full.
+        name = re.search(r"no Workflow tool: (\S+) beside", nxt).group(1)
+        path = str(Path(SCRIPT_RE.findall(nxt)[0]).parent / name)
         ids = {u["id"]: u for u in launched if u.get("name") == "Read" and u["input"].get("file_path") == path}
         if not ids:
             return Reply([ToolUse("Read", {"file_path": path})], who="orchestrator")

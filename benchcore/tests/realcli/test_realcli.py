@@ -137,7 +137,10 @@ def test_workflow_path_three_arm_run_reaches_the_verdict_the_judges_imply(tmp_pa
               for b in r["message"]["content"] if b.get("type") == "tool_result" and "reader" in str(b["content"])]
     assert not grep.get("is_error") and str(grep["content"]).startswith("./README.md:1:Project 1:"), grep
     assert "SKILL.md" not in str(grep["content"]) and "house style" not in str(grep["content"]), grep
-    assert "Benchmark finished" in res.result["result"] and "efficacy:   pass  net +9" in res.result["result"]
+    # The verdict is told in the message that starts clean; the last one only says the benchmark finished.
+    said = "\n".join(b["text"] for e in res.events if e.get("type") == "assistant"
+                     for b in e["message"]["content"] if isinstance(b, dict) and b.get("type") == "text")
+    assert "Benchmark finished" in res.result["result"] and "efficacy:   pass  net +9" in said
     check_tokens(rig, res, run)
     check_dollars(rig, res)
     check_offered_tools(res)
@@ -255,9 +258,6 @@ def test_without_the_tool_less_judge_type_a_judge_that_reads_the_run_folder_is_r
     assert {c["id"]: c for c in results["cases"]}[C1]["efficacy"]["outcomes"] == ["WIN"] * 5
 
 
-@pytest.mark.xfail(reason="the orchestration measured 18,796 bytes on 2026-12-04 after issues 25-28 added plan "
-                          "notes, SKILL.md steps and fan-out dialog headers: over the 16,000-byte budget "
-                          "(regression, to be trimmed)", strict=False)
 def test_a_20_case_three_arm_workflow_run_costs_the_orchestrator_under_16_kb(tmp_path):
     # Issue 8: everything the orchestrating session carries (SKILL.md's body, the tool inputs it writes, the
     # tool results and task notifications it reads) for 300 arm cells and 200 judges, on the real CLI.

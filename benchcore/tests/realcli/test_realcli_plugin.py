@@ -56,7 +56,7 @@ def test_installed_from_a_local_marketplace_the_plugin_runs_a_benchmark_to_its_v
     # plan installed the benchmark's guard from the plugin's own copy (its scripts/guard), and clean took it out.
     # SKILL.md step 4 runs clean in the background (the verdict never waits for it): its output is the task's
     # output file, which the CLI names when the task completes (-p waits for it before it exits).
-    assert "the benchmark's guard (a PreToolUse hook" in res.stdout
+    assert "a hook confining each arm to its world" in res.stdout
     assert "guard hook was taken out" in background_output(res.events, " clean "), res.stdout[-2000:]
     settings = json.loads((rig.repo / ".claude/settings.local.json").read_text())
     assert not any("scripts/guard" in h["command"] for e in settings.get("hooks", {}).get("PreToolUse", [])

@@ -108,7 +108,9 @@ const results = await parallel(input.tasks.map((task) => () => runOne(task)))
 const failed = input.tasks.filter((task, i) => results[i] === null).map((task) => task.id)
 const launched = input.tasks.length - notLaunched.length
 log(`${title}: ${launched - failed.length} finished, ${failed.length} failed`)
-const out = { phase: title, launched, finished: launched - failed.length, failed: failed.slice(0, 20) }
+// The completion notification already names the phase; an empty list is left out (the session reads this).
+const out = { launched, finished: launched - failed.length }
+if (failed.length) out.failed = failed.slice(0, 20)
 if (notLaunched.length) {
   log(`${title}: ${notLaunched.length} not launched (${Object.keys(reasons).join('; ')})`)
   out.not_launched = notLaunched.length

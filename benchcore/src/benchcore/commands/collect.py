@@ -91,15 +91,17 @@ def _collect(args, run_dirs: list[Path]) -> int:
         if len(skipped) > LIST_LIMIT:
             print(f"note: ... and {len(skipped) - LIST_LIMIT} more such files (--json lists them)")
         for s in done.statuses:
-            _print_status(s)
+            _print_status(s, named=len(done.statuses) > 1)
         if done.hint:
             print(done.hint)
         print(f"next: {done.next}")
     return 0  # work remaining is not an error: the next: line names it (only render's verdict exits 1)
 
 
-def _print_status(s: Status) -> None:
-    print(f"{s.skill} ({shown_path(s.run_dir)}): {s.cells_in}/{s.cells} cells collected; "
+def _print_status(s: Status, named: bool = True) -> None:
+    # One run: its folder is in the next: line already; several (e.g. one per model): each says which it is.
+    where = f" ({shown_path(s.run_dir)})" if named else ""
+    print(f"{s.skill}{where}: {s.cells_in}/{s.cells} cells collected; "
           f"{s.packets - len(s.pending_packets)}/{s.packets} packets judged")
     if s.rerun:
         print(f"  re-planned {len(s.rerun)} cells with fresh worlds: {_names(s.rerun)}")
@@ -122,11 +124,12 @@ def _print_status(s: Status) -> None:
     if s.given_up:
         print(f"  given up after {MAX_ATTEMPTS - 1} re-runs (the report shows them as incomplete): "
               f"{len(s.given_up)} cells: {_names(s.given_up)}")
-    if s.pending_packets:
+    if s.pending_packets and (len(s.pending_packets) <= LIST_LIMIT or len(s.pending_packets) < s.packets):
+        # None judged yet and too many to name: the status line's "0/N packets judged" says it all.
         n = len(s.pending_packets)
         # A long list is noise to the agent that launches the judges script: their ids are in collect.json.
-        print(f"  packets with no answer: {n}: " + (_names(s.pending_packets) if n <= LIST_LIMIT else
-                                                   f"{s.pending_packets[0]} ... (all in collect.json, pending_packets)"))
+        print(f"  packets with no answer: {n}" + (f": {_names(s.pending_packets)}" if n <= LIST_LIMIT else
+                                                  " (their ids: collect.json)"))
     if s.not_run:
         whys = sorted({why for _, why in s.not_run})
         print(f"  not run ({'; '.join(whys)}; the report shows them as not run, never scored): "

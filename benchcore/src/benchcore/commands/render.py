@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Optional
 
 from .. import serde
+from ..calibration import noise_line
 from ..errors import BenchError
 from ..harness.render import EXAMPLE_REPORTS, render_run
+from ..harness.store.files import shown_path
 
 
 def add_arguments(p) -> None:
@@ -53,8 +55,7 @@ def run(args) -> int:
                           "next": f"benchcore clean {' '.join(str(d) for d in dirs)}"}, indent=2))
     else:
         print(f"next: benchcore clean {' '.join(str(d) for d in dirs)}   "
-              "(in the background, once the user has the verdicts and the report paths: it removes these runs' "
-              "temp worlds and skill copies)")
+              "(in the background, after the verdicts)")
     return code
 
 
@@ -94,7 +95,7 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
         print(f"  regression: {status(v.regression)}  net {v.regression.net:+d}")
     print(f"  {result.headline}")
     if result.noise is not None:
-        print(f"  noise: {result.noise.sentence}")
+        print(f"  noise: {noise_line(result.noise, skill)}")
     if result.incomplete:
         print("  the run is incomplete: some trials have no judgment or must be re-run (the report names them)")
     for e in result.escalations:
@@ -107,12 +108,18 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
                   f"run benchcore collect {run_dir} and launch the judges script it names")
     for w in warnings:
         print(f"  warning: {w}", file=sys.stderr)
-    print("wrote:")
-    for v_ in files.values():
-        print(f"  {v_}")
+    print(f"wrote: {_wrote(files)}")
     if last:
         print(f"next: {next_step}")
     return code
+
+
+def _wrote(files: dict) -> str:
+    """The report's path first (the one the user opens), then the other files, by name when beside it."""
+    report = Path(files["report"])
+    others = [Path(f).name if Path(f).parent == report.parent else shown_path(f)
+              for k, f in files.items() if k != "report"]
+    return shown_path(report) + (f" (and {', '.join(others)} beside it)" if others else "")
 
 
 def _calibration(args, r, last: bool, sink: Optional[list]) -> int:

@@ -179,3 +179,24 @@ def test_each_case_file_is_read_once_per_collect(tmp_path, monkeypatch):
     rc, _, _ = bench.run("collect", str(run_dir))
     repo_cases = [p for p in reads if p.name == "case.md" and "tests" in p.parts and ".reports" not in p.parts]
     assert rc == 0 and repo_cases and len(repo_cases) == len(set(repo_cases))
+
+
+def test_a_first_collect_parses_each_arm_transcript_once(tmp_path, monkeypatch):
+    bench, run_dir = _planned(tmp_path, monkeypatch)
+    arms = sorted(bench.config.rglob("agent-*.jsonl"))
+    lines = sum(1 for p in arms for line in p.read_bytes().splitlines() if line.strip())
+    parsed, whole, usage = [], [], []
+    real_of, real_bytes = TR.record_of, TR.read_regular_bytes
+    monkeypatch.setattr(TR, "record_of", lambda raw: parsed.append(1) or real_of(raw))
+    monkeypatch.setattr(TR, "read_regular_bytes", lambda p: whole.append(Path(p)) or real_bytes(p))
+    from benchcore.harness.runs import folder
+
+    monkeypatch.setattr(folder, "read_cell_usage", lambda cell, *a: usage.append(cell))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out
+    # Read whole once each (finding the cell), never again from the copy in the run for the audit.
+    assert sorted(whole) == arms
+    # Every line parsed once, besides the first records of each file (the scan reads each prompt); the
+    # audit's copy and the environment record each parsed every line again before.
+    assert len(parsed) <= lines + 5 * len(arms), (len(parsed), lines)
+    assert usage == []  # collect asks the verdicts of the run, not what its transcripts spent

@@ -129,9 +129,15 @@ def test_each_attack_runs_sandboxed_and_reaches_nothing_outside(scene, box, name
     assert SECRET not in ran["out"], ran["out"]
     if name == "a detached process":
         assert ran["out"].strip() == "started"
-        time.sleep(1.5)  # past the moment the detached process would have written
-        alive = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-        assert DETACHED not in alive and "nohup sleep 30" not in alive and "sleep 30" not in alive
+        deadline = time.monotonic() + 1.5  # past the moment the detached process would have written
+        while True:  # until none of its processes runs (the sandbox ended them), or that moment
+            alive = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+            # Whole lines: on a shared machine another user's "sleep 300" is not the attack's.
+            running = {line.strip() for line in alive.splitlines()}
+            if time.monotonic() >= deadline or not (DETACHED in alive or "sleep 30" in running):
+                break
+            time.sleep(0.05)
+        assert DETACHED not in alive and "nohup sleep 30" not in running and "sleep 30" not in running
     assert snapshot(*(scene[k] for k in outside)) == before
     assert guard.read_log(scene["run"]) == []  # nothing refused: it ran, and saw nothing
 

@@ -94,7 +94,9 @@ def test_a_detached_process_does_not_outlive_the_command(box, place):
     assert p.stdout.strip() == "started"
     time.sleep(0.5)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert "sleep 30" not in ps and "sleep 31" not in ps
+    # Whole lines: on a shared machine another user's "sleep 300" is not this command's child.
+    running = {line.strip() for line in ps.splitlines()}
+    assert "sleep 30" not in running and "sleep 31" not in running and tag not in ps
 
 
 def test_a_bwrap_that_cannot_run_is_named_with_its_fix(tmp_path):

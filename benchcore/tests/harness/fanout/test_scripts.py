@@ -55,7 +55,7 @@ def test_the_bound_arms_script_launches_each_cell_with_its_exact_prompt(tmp_path
     assert [c["prompt"] for c in out["calls"]] == [c.prompt for c in cells()]
     assert [c["opts"].get("agentType") for c in out["calls"]] == [None, "bench-baseline", None, "bench-baseline"]
     assert all("schema" not in c["opts"] for c in out["calls"])
-    assert out["result"] == {"phase": "Arms", "launched": 4, "finished": 3, "failed": ["01-a/t2/new"]}
+    assert out["result"] == {"launched": 4, "finished": 3, "failed": ["01-a/t2/new"]}
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")

@@ -18,6 +18,13 @@ from places import REPO
 HINT = "If a launch is refused or interrupted, type /benchmark-skill greet again to continue this run."
 
 
+def a_new_second() -> None:
+    """Wait for the clock's next whole second: a run planned after this sorts after every run planned before it
+    (run ids and ``planned`` are to the second)."""
+    now = time.time()
+    time.sleep(int(now) + 1 - now + 0.01)
+
+
 def _worlds(script: Path) -> set[str]:
     return {t["id"] for t in read_bound(script)["tasks"]}
 
@@ -81,7 +88,7 @@ def test_a_run_whose_skill_changed_is_not_resumed_and_clean_removes_it(bench):
     rc, out, _ = bench.plan("greet", "--seed", "9", resume=True)
     [old] = bench.runs()
     old_temp = Path(bench.plan_json(old)["temp_root"])
-    time.sleep(1.1)
+    a_new_second()
     R.write(bench.repo / "skills" / GREET / "SKILL.md", "---\nname: greet\ndescription: greets\n---\nEdited again.\n")
     rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and len(bench.runs()) == 2, out
@@ -93,7 +100,7 @@ def test_a_run_whose_skill_changed_is_not_resumed_and_clean_removes_it(bench):
 
     # --fresh: a new run even though the newest one could be resumed (a second later: runs are ordered by the
     # second they were planned in).
-    time.sleep(1.1)
+    a_new_second()
     rc, out, _ = bench.plan("greet", "--fresh", resume=True)
     assert rc == 0 and len(bench.runs()) == 3 and "resuming" not in out and "not resumed" not in out
     newest = bench.runs()[2]
@@ -172,7 +179,7 @@ def test_a_moved_default_branch_or_an_edited_case_plans_afresh(bench):
     R.git(bench.repo, "commit", "-q", "-m", "docs")
     R.git(bench.repo, "push", "-q", "origin", "trunk")
     R.git(bench.repo, "fetch", "-q", "origin")
-    time.sleep(1.1)
+    a_new_second()
     rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and len(bench.runs()) == 2 and "was not resumed: the default branch trunk moved" in out, out
     second = bench.runs()[1]
@@ -181,11 +188,11 @@ def test_a_moved_default_branch_or_an_edited_case_plans_afresh(bench):
     assert rc == 0 and len(bench.runs()) == 2 and f"resuming run {second.name}" in out
     # An edited case: planned afresh.
     R.case(bench.repo, GREET, CASE1, prompt="Write a warm greeting into greeting.txt.")
-    time.sleep(1.1)
+    a_new_second()
     rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and len(bench.runs()) == 3 and "was not resumed: the cases of greet changed" in out, out
     # A different seed asked for: planned afresh, and the reason says so.
-    time.sleep(1.1)
+    a_new_second()
     rc, out, _ = bench.plan("greet", "--seed", "5", resume=True)
     assert rc == 0 and len(bench.runs()) == 4 and "--seed 5 asks for another" in out
 
@@ -219,7 +226,7 @@ def test_the_runs_planned_together_are_resumed_together(bench):
     assert all(f"resuming run {r.name} (planned " in out for r in runs)
     assert all(str(r.relative_to(bench.repo)) in out.strip().splitlines()[-1] for r in runs)  # one collect of both
     assert len(read_bound(next_script(out))["tasks"]) == 60
-    time.sleep(1.1)
+    a_new_second()
     R.write(yaml, "models: [claude-haiku-4-5]\n")
     rc, out, _ = bench.plan("greet", resume=True)
     assert rc == 0 and len(bench.runs()) == 3

@@ -503,7 +503,8 @@ def test_a_calibration_that_cannot_be_read_is_named_and_the_run_renders_without_
     assert "adr-writer.calibration.json is not a calibration" in err
     noise = json.loads((reports / "adr-writer.results.json").read_text())["noise"]
     assert noise["status"] == "none" and "No calibration of the judges exists for adr-writer" in noise["sentence"]
-    assert "noise: No calibration" in out
+    # The session reads the short form; the report and results.json keep the whole sentence.
+    assert "noise: judges not calibrated for adr-writer; /benchmark-skill --calibrate adr-writer measures them" in out
 
 
 def test_a_stored_calibration_puts_the_floor_beside_a_red_verdict_escaped(tmp_path, capsys):

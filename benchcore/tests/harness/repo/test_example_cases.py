@@ -158,7 +158,9 @@ def test_skill_frontmatter_and_links(name):
 
 
 def test_agnix_strict_passes_on_the_example_skills():
-    agnix = shutil.which("agnix")
+    # On PATH, or beside this interpreter: the [test] extra installs it into the environment pytest runs from,
+    # whose bin/ is on PATH only when that environment is activated.
+    agnix = shutil.which("agnix") or shutil.which("agnix", path=str(Path(sys.executable).parent))
     if agnix is None:
         pytest.skip("agnix is not installed (pip install agnix)")
     skills = discover_skills(REPO)

@@ -147,18 +147,19 @@ def test_a_plugin_json_skills_path_outside_skills_is_a_root_and_one_leaving_the_
 
 
 def test_plan_names_the_untested_skills_in_the_words_the_skill_relays(tmp_path, monkeypatch):
-    # SKILL.md tells the agent to relay plan's line about skills with no tests word for word: the words match.
+    # SKILL.md tells the agent to relay every line of plan's output above its next: line word for word; the
+    # line about skills with no tests is one of them.
     b = Bench(tmp_path, monkeypatch)
     R.init(b.repo, "main")
     marketplace(b.repo)
     R.commit_all(b.repo, "release")
-    skill_md = (R.SKILL_DIR / "SKILL.md").read_text()
-    # SKILL.md names the line by its opening words, wrapped as prose wraps them.
-    [words] = [" ".join(l.split()) for l in skill_md.split("`") if " ".join(l.split()).startswith("skills with no")]
+    skill_md = " ".join((R.SKILL_DIR / "SKILL.md").read_text().split())
+    assert "tell the user its lines above `next:`, word for word" in skill_md
     rc, out, err = b.plan("--all", "--seed", "1")
     assert rc == 0, out + err
-    [line] = [l for l in out.splitlines() if l.startswith(words)]
-    assert line == "skills with no tests (not benchmarked): tidy"
+    lines = out.splitlines()
+    relayed = lines[:next(i for i, l in enumerate(lines) if l.startswith("next:"))]
+    assert "skills with no tests (not benchmarked): tidy" in relayed
 
 
 def test_a_project_that_ignores_claude_still_gives_the_new_arm_its_skill(tmp_path, monkeypatch):

@@ -223,10 +223,9 @@ def allow_benchmark(repo_root: Path, folder: Path | Sequence[Path], command: Opt
     what = ([f"the worlds folder{'s' if len(need_dirs) > 1 else ''} {', '.join(map(str, need_dirs))} to "
               "additionalDirectories"] if need_dir else []) + \
            ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else []) + \
-           (["the benchmark's guard (a PreToolUse hook confining each arm to its world and skill copy)"]
-            if need_guard else [])
-    return (f"note: added {' and '.join(what)} in {LOCAL}, so a run asks no permission per cell "
-            "(plan --keep-settings leaves the file alone)")
+           (["a hook confining each arm to its world"] if need_guard else [])
+    return (f"note: added {' and '.join(what)} in {LOCAL}, so cells ask no permission "
+            "(plan --keep-settings skips this)")
 
 
 def _atime_moves(folder: Path) -> bool:

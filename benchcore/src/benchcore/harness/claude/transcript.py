@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Iterator, Mapping, Optional, Protocol
 
-from attrs import frozen
+from attrs import field, frozen
 
 from ...errors import BenchError
 from ..store.files import not_regular, open_regular, read_regular_bytes
@@ -27,7 +27,23 @@ SYNTHETIC = "<synthetic>"
 # "This Bash command contains multiple operations. The following part requires approval: python3 -".
 REQUIRES_APPROVAL = "requires approval"
 _AGENT_ID_LINE = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
-_LINE = re.compile(rb"[^\r\n]+")
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    """The non-empty runs of ``data`` between line breaks (``\\n`` or ``\\r``: what ``splitlines`` gives), one at
+    a time: a transcript line is long and there are few, so a ``find`` per line runs at memory speed where a
+    regular expression stepping through every byte took longer than parsing the JSON."""
+    start, end = 0, len(data)
+    while start < end:
+        stop = data.find(b"\n", start)
+        stop = end if stop < 0 else stop
+        if stop > start:
+            line = data[start:stop]
+            if b"\r" in line:
+                yield from (part for part in line.split(b"\r") if part)
+            else:
+                yield line
+        start = stop + 1
 
 
 def record_of(raw: str | bytes) -> Optional[dict]:
@@ -106,6 +122,12 @@ class Transcript:
     records: tuple[dict, ...]
     children: tuple[str, ...]  # agent ids of launched subagents found on disk
     raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
+    own_count: int = -1  # how many of ``records`` (the first ones) came from the main file; -1: not known
+    _memo: dict = field(factory=dict, init=False, eq=False, repr=False)  # tool_calls, worked out once
+
+    def main_file_records(self) -> tuple[dict, ...]:
+        """The records read from the main file (its subagents' files aside)."""
+        return self.records if self.own_count < 0 else self.records[:self.own_count]
 
     def own(self) -> Iterator[dict]:
         for r in self.records:
@@ -132,7 +154,13 @@ class Transcript:
         return [c for c in self.tool_calls() if c.refused or (c.error and REQUIRES_APPROVAL in c.result)]
 
     def tool_calls(self) -> list[ToolCall]:
-        """Every tool call, each with its result: what the agent really saw, not only what it asked for."""
+        """Every tool call, each with its result: what the agent really saw, not only what it asked for
+        (worked out once: collect asks for the refusals, the audit and the sandbox check)."""
+        if "calls" not in self._memo:
+            self._memo["calls"] = tuple(self._tool_calls())
+        return list(self._memo["calls"])
+
+    def _tool_calls(self) -> list[ToolCall]:
         results = {b["tool_use_id"]: (_result_text(b, r), bool(b.get("is_error")))
                    for r, b in self.blocks("user", "tool_result") if isinstance(b.get("tool_use_id"), str)}
         out = []
@@ -275,6 +303,7 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
     records: list[dict] = []
     children: list[str] = []
     main_bytes = b""
+    own_count = -1
     seen = {agent_id}
     queue = [(agent_id, path)]
     while queue:
@@ -286,11 +315,13 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
         if aid == agent_id:
             main_bytes = data
         recs = []
-        for line in _LINE.finditer(data):  # the lines splitlines gives, one at a time (no list of copies)
-            if (rec := record_of(line.group())) is not None:
+        for line in _lines(data):  # one at a time (no list of copies)
+            if (rec := record_of(line)) is not None:
                 rec.setdefault("agentId", aid)
                 recs.append(rec)
         records.extend(recs)
+        if aid == agent_id:
+            own_count = len(records)
         for child in _child_ids(recs):
             if child in seen or child not in index.by_id:
                 continue
@@ -298,7 +329,7 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
             children.append(child)
             queue.append((child, index.by_id[child]))
     return Transcript(main_id=agent_id, records=tuple(records), children=tuple(children),
-                      raw=main_bytes)
+                      raw=main_bytes, own_count=own_count)
 
 
 def meta_path(transcript: Path) -> Path:

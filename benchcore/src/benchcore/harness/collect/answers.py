@@ -214,7 +214,7 @@ def confirm(run: RunState, packets: dict[str, Packet], answers: dict[str, Judgme
 def escalate(run: RunState, packets: dict[str, Packet]) -> list[str]:
     from ...results import escalations
 
-    data = read_run(run.run_dir)
+    data = read_run(run.run_dir, usage_too=False)  # the verdicts only: what the transcripts spent is not asked
     named = []
     for esc in escalations(data):
         named.append(f"{esc.case}/{esc.comparison}")

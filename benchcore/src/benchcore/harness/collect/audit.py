@@ -11,7 +11,9 @@ from ..claude.transcript import Transcript
 from .rewrites import unsandboxed_calls
 from .contamination import Fingerprints, audit_cell, distinctive_lines, guard_problems, prompt_problem
 from ..confine.guard import read_log
+from .kept import KeptTranscript
 from .state import RunState, write_if_changed
+from ..store.planfile import Cell
 from ..store.files import read_text
 from ..repo.tree import fixture_path, tests_path_of
 
@@ -70,22 +72,37 @@ def _other_cases(run: RunState, tests_dir: Path) -> list[tuple[str, tuple[str, .
     return run.case_lines[key]
 
 
+def needs_audit(run: RunState, cell: Cell, changed: bool) -> bool:
+    """Whether this collect audits the cell's trial (unless another cell of it is still out): its copy
+    changed, or the trial has no audit.json yet."""
+    return changed or not (run.tdir(cell.case, cell.trial) / "audit.json").is_file()
+
+
+def cell_problems(run: RunState, cell: Cell, t: Transcript) -> list[str]:
+    """What the audit finds in one cell's transcript (leaks, refusals, unsandboxed calls): the part of a
+    trial's audit that reads the transcript, so collect can ask it while the transcript is parsed."""
+    repo = run.plan.repo
+    tests_rel = tests_path_of(run.info.skill)
+    # Absolute and repository-relative: a subagent starts in the repository, so "cat tests/..." reads it.
+    run_rel = os.path.relpath(run.run_dir, repo) if repo else str(run.run_dir)
+    case_files = [f"{repo}/{tests_rel}/{cell.case}/case.md", str(run.run_dir / "cases" / cell.case / "case.md"),
+                  f"{tests_rel}/{cell.case}/case.md", f"{run_rel}/cases/{cell.case}/case.md"]
+    problems = audit_cell(cell.arm, t, repo=repo, run_dir=str(run.run_dir), skill_copies=run.plan.skill_copies,
+                          own_copy=cell.skill_dir, case_files=case_files, skill_rel=run.info.skill.path,
+                          tests_rel=tests_rel, run_rel=run_rel, world=cell.world,
+                          fingerprints=case_fingerprints(run, cell.case))
+    return problems + unsandboxed_calls(t, cell, run.plan.sandbox)
+
+
 def audit_trials(run: RunState, found: dict[str, Transcript], changed: set[str] = frozenset()
                  ) -> dict[tuple[str, int], list[dict]]:
     """(case, trial) -> problems, for every trial whose cells are all in; writes audit.json."""
     out: dict[tuple[str, int], list[dict]] = {}
     by_trial = run.cells_by_trial()
-    repo = run.plan.repo
-    skill_rel = run.info.skill.path
-    tests_rel = tests_path_of(run.info.skill)
     guard_log = read_log(run.run_dir)
     for key, cells in by_trial.items():
         if not all(c.id in found for c in cells):
             continue
-        # Absolute and repository-relative: a subagent starts in the repository, so "cat tests/..." reads it.
-        run_rel = os.path.relpath(run.run_dir, repo) if repo else str(run.run_dir)
-        case_files = [f"{repo}/{tests_rel}/{key[0]}/case.md", str(run.run_dir / "cases" / key[0] / "case.md"),
-                      f"{tests_rel}/{key[0]}/case.md", f"{run_rel}/cases/{key[0]}/case.md"]
         apath = run.tdir(*key) / "audit.json"
         if apath.is_file() and not any(c.id in changed for c in cells):
             # Nothing in the trial changed since it was audited: the verdict stands (after clean the skill
@@ -93,7 +110,6 @@ def audit_trials(run: RunState, found: dict[str, Transcript], changed: set[str] 
             kept = serde.loads(Audit, read_text(apath), source=str(apath))
             out[key] = [{"arm": p.arm, "problem": p.problem} for p in kept.problems]
             continue
-        fingerprints = case_fingerprints(run, key[0])
         problems = []
         for cell in cells:
             if cell.id in run.conflicts:
@@ -101,12 +117,9 @@ def audit_trials(run: RunState, found: dict[str, Transcript], changed: set[str] 
             changed_prompt = prompt_problem(cell.prompt, run.received.get(cell.id, ""))
             if changed_prompt:
                 problems.append({"arm": cell.arm, "problem": changed_prompt})
-            for p in audit_cell(cell.arm, found[cell.id], repo=repo, run_dir=str(run.run_dir),
-                                skill_copies=run.plan.skill_copies, own_copy=cell.skill_dir, case_files=case_files,
-                                skill_rel=skill_rel, tests_rel=tests_rel, run_rel=run_rel, world=cell.world,
-                                fingerprints=fingerprints):
-                problems.append({"arm": cell.arm, "problem": p})
-            for p in unsandboxed_calls(found[cell.id], cell, run.plan.sandbox):
+            t = found[cell.id]
+            audited = t.audited if isinstance(t, KeptTranscript) else None
+            for p in audited if audited is not None else cell_problems(run, cell, t):
                 problems.append({"arm": cell.arm, "problem": p})
         problems += guard_problems(guard_log, cells)
         out[key] = problems

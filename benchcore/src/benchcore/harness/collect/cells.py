@@ -14,6 +14,7 @@ from ..claude.transcript import Transcript, agent_type, load, meta_path
 from .state import RunState, write_bytes_if_changed, write_if_changed
 from ..store.files import not_regular, read_regular_bytes, read_text, write_atomic
 from ...judging import same_prompt
+from .audit import cell_problems, needs_audit
 from .duplicates import ignore
 from .kept import KeptTranscript, load_copy
 
@@ -52,6 +53,10 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
     found: dict[str, Transcript] = {}
     changed: set[str] = set()
     for cell in run.plan.cells:
+        def audit(dirty: bool, cell=cell) -> Callable[[Transcript], Optional[list[str]]]:
+            """The audit's findings in the transcript while it is parsed, when its trial is audited now."""
+            return lambda t: cell_problems(run, cell, t) if needs_audit(run, cell, dirty) else None
+
         cands = run.index.with_marker(cell.world)
         loaded: dict[Path, Transcript] = {}
 
@@ -82,7 +87,7 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             continue
         if run.plan.cleaned_at or pick is None:
             # Gone from Claude Code's folder (cleaned up, another machine): what was collected stands.
-            kept = collected(cdir)
+            kept = collected(cdir, audit(False))
             if kept is not None:
                 found[cell.id] = kept
                 run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
@@ -94,7 +99,7 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             # Changed since collect first read it: refused, named; the copy collected then stays.
             run.conflicts[cell.id] = rewritten
             changed.add(cell.id)
-            kept = collected(cdir)
+            kept = collected(cdir, audit(True))
             if kept is not None:
                 found[cell.id] = kept
                 run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
@@ -121,14 +126,14 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             run.conflicts[cell.id] = "; ".join(filter(None, (run.conflicts.get(cell.id), differs)))
             changed.add(cell.id)
         dirty |= write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
-        found[cell.id] = KeptTranscript.of(t, cdir)
+        if dirty:
+            changed.add(cell.id)
+        found[cell.id] = KeptTranscript.of(t, cdir, audit(cell.id in changed))
         run.received[cell.id] = pick.prompt
         for af in ignored:
             ignore(run, cell.id, cell.case, cell.trial, af.path, af.agent_id,
                    f"a second arm this session launched for this cell finished too (a fan-out launched twice?); "
                    f"the first to start counts: {pick.path.name}", get(af).children)
-        if dirty:
-            changed.add(cell.id)
     provenance.write_refusals(run, found)
     return found, changed
 
@@ -152,10 +157,12 @@ def record_models(run: RunState, found: dict) -> None:
         write_atomic(run.run_dir / "run.json", serde.dumps(run.info))
 
 
-def collected(cdir: Path) -> Optional[KeptTranscript]:
-    """A cell's transcript as collected earlier into the run directory (with its subagents), or None."""
+def collected(cdir: Path, audit: Optional[Callable[[Transcript], Optional[list[str]]]] = None
+              ) -> Optional[KeptTranscript]:
+    """A cell's transcript as collected earlier into the run directory (with its subagents), or None;
+    ``audit`` as for :meth:`KeptTranscript.of`."""
     main = cdir / "transcript.jsonl"
     if not (main.is_file() and (cdir / "output.md").is_file()):
         return None
     t = load_copy(cdir, projects.first_agent_id(main) or "collected")
-    return KeptTranscript.of(t, cdir) if t.final_message() is not None else None
+    return KeptTranscript.of(t, cdir, audit) if t.final_message() is not None else None

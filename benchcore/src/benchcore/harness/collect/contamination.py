@@ -34,6 +34,7 @@ Claude Code copies it from the parent's turn (every subagent launched during
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 from functools import lru_cache
 from typing import Iterable
@@ -105,7 +106,12 @@ def prompt_problem(planned: str, actual: str) -> str | None:
 
 def _names_relative(blob: str, rel: str) -> bool:
     """``blob`` names the repository-relative path ``rel`` (as a path of its own, or inside a longer one)."""
-    return re.search(r"(?<![A-Za-z0-9_.-])" + re.escape(rel) + r"(?![A-Za-z0-9_.-])", blob) is not None
+    return rel in blob and _path_pattern(rel).search(blob) is not None
+
+
+@lru_cache(maxsize=256)
+def _path_pattern(rel: str) -> re.Pattern:
+    return re.compile(r"(?<![A-Za-z0-9_.-])" + re.escape(rel) + r"(?![A-Za-z0-9_.-])")
 
 
 _SPACE = re.compile(r"\s+")
@@ -122,11 +128,6 @@ def _folded(data: bytes) -> bytes:
     """``data`` without white space (line breaks, blanks, tabs): what ``fold``, a wrapped terminal or
     ``base64 -w N`` changed is undone, at C speed."""
     return data.translate(None, _WHITE)
-
-
-def _grams(data: bytes, stride: int) -> list[int]:
-    """``data``'s 8-byte windows at every multiple of ``stride``, as integers (one C pass)."""
-    return memoryview(data[: len(data) - len(data) % _GRAM]).cast("Q")[::stride // _GRAM].tolist()
 
 
 def _needles(line: str) -> tuple[bytes, ...]:
@@ -146,36 +147,39 @@ def _needles(line: str) -> tuple[bytes, ...]:
 class _Index:
     """Fingerprint lines prepared once for many results: each line's needles, and a prefilter of 8-byte
     windows. A needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
-    starts at a multiple of ``stride``, so a result sharing no such window with a line cannot show it;
-    needles too short for the smallest stride are always searched."""
+    starts at a multiple of ``stride`` (a multiple of a finer stride too), so a result sharing no such window
+    with a line cannot show it; needles too short for the smallest stride are always searched. The result's
+    windows are taken at the finest stride any needle needs, and looked up once for every needle."""
 
     def __init__(self, lines: tuple[str, ...]):
         self.lines = lines
         self.needles = [_needles(line) for line in lines]
-        self.by_gram: dict[int, dict[int, set[int]]] = {stride: {} for stride in _STRIDES}
+        self.by_gram: dict[int, set[int]] = {}
         self.always: set[int] = set()
+        strides = {_STRIDES[0]}
         for i, needles in enumerate(self.needles):
             for needle in needles:
                 stride = next((st for st in _STRIDES if len(needle) >= st + _GRAM - 1), None)
                 if stride is None:
                     self.always.add(i)
                     continue
+                strides.add(stride)
                 for j in range(stride):
                     gram = memoryview(needle[j:j + _GRAM]).cast("Q")[0]
-                    self.by_gram[stride].setdefault(gram, set()).add(i)
-        self.keys = {stride: frozenset(grams) for stride, grams in self.by_gram.items() if grams}
+                    self.by_gram.setdefault(gram, set()).add(i)
+        self.stride = min(strides)
+        self.keys = frozenset(self.by_gram)
 
-    def candidates(self, shown: "Shown") -> list[int]:
+    def candidates(self, shown: "Shown", grams: Iterable[int] | None = None) -> list[int]:
+        """The lines ``shown`` may show; ``grams``: its windows (at ``stride`` or finer) that are keys of
+        this index or of another, when the caller looked them up once for several indexes."""
         hit = set(self.always)
-        for stride, keys in self.keys.items():
-            for gram in keys & shown.grams(stride):  # a set each: the smaller one is walked
-                hit |= self.by_gram[stride][gram]
+        if grams is None:
+            grams = self.keys.intersection(shown.windows(self.stride))  # each window looked up, no set built
+        for gram in grams:
+            if (ids := self.by_gram.get(gram)) is not None:
+                hit |= ids
         return sorted(hit)
-
-
-@lru_cache(maxsize=64)
-def _index(lines: tuple[str, ...]) -> _Index:
-    return _Index(lines)
 
 
 class Shown:
@@ -188,41 +192,98 @@ class Shown:
     substring searches to the few lines that share one with the result. Every step is a C pass over the
     result (encode, delete white space, windows as integers, set lookups)."""
 
-    def __init__(self, result: str):
+    def __init__(self, result: str, data: bytes | None = None):
         self.result = result
+        self._data = data  # the result's UTF-8, when the caller has it
         self._folded: bytes | None = None
-        self._grams: dict[int, set[int]] = {}
+        self._windows: dict[int, list[int]] = {}
 
     def folded(self) -> bytes:
         if self._folded is None:
-            self._folded = _folded(_bytes(self.result))
+            self._folded = _folded(self._data if self._data is not None else _bytes(self.result))
         return self._folded
 
-    def grams(self, stride: int) -> set[int]:
-        if stride not in self._grams:
-            self._grams[stride] = set(_grams(self.folded(), stride))
-        return self._grams[stride]
+    def windows(self, stride: int) -> list[int]:
+        """The folded result's 8-byte windows at every multiple of ``stride``, as integers (one C pass, kept
+        for the next index: looking each up in an index's set costs less than building a set of them)."""
+        if stride not in self._windows:
+            folded = self.folded()
+            self._windows[stride] = memoryview(folded[: len(folded) - len(folded) % _GRAM]).cast("Q")[
+                ::stride // _GRAM].tolist()
+        return self._windows[stride]
 
-    def first(self, lines: Iterable[str]) -> str | None:
-        """The first of ``lines`` this result shows in any form, or None."""
-        lines = tuple(lines)
-        if not lines or not self.result:
-            return None
-        index = _index(lines)
-        found = index.candidates(self)
+    def first_of(self, index: _Index, found: Iterable[int]) -> str | None:
+        """The first line of ``index`` among ``found`` (candidates, in order) that this result shows."""
+        found = list(found)
         for i in found:  # as it came first, then reshaped, as a reader would name it
-            if lines[i] in self.result:
-                return lines[i]
-        folded = self.folded()
-        for i in found:
-            if any(needle in folded for needle in index.needles[i]):
-                return lines[i]
+            if index.lines[i] in self.result:
+                return index.lines[i]
+        if found:
+            folded = self.folded()
+            for i in found:
+                if any(needle in folded for needle in index.needles[i]):
+                    return index.lines[i]
         return None
 
 
-def _shown(result: str | Shown, lines: Iterable[str]) -> str | None:
-    """The first of ``lines`` that ``result`` shows (as it came, reshaped or base64-encoded), or None."""
-    return (result if isinstance(result, Shown) else Shown(result)).first(lines)
+MEMO_SIZE = 4096  # results remembered per matcher (a digest and what it showed): under 1 MB each
+MEMO_FROM = 1024  # shorter results are searched again rather than hashed
+
+
+class _Matcher:
+    """Groups of fingerprint lines a cell's tool results are checked against, in one index, so each result's
+    windows are looked up once for all of them. A result byte-identical to one already checked (a file
+    read twice, the same listing in another arm) is not searched again: what it showed is remembered by
+    its SHA-256, never by its text."""
+
+    def __init__(self, groups: tuple[tuple[str, ...], ...]):
+        self.groups = groups
+        self.index = _Index(tuple(dict.fromkeys(line for lines in groups for line in lines)))
+        at = {line: i for i, line in enumerate(self.index.lines)}
+        self.members = [[at[line] for line in lines] for lines in groups]  # each group's lines, in its order
+        self.memo: dict[bytes, tuple[str | None, ...]] = {}
+
+    def shown(self, shown: Shown, key: bytes | None, grams: Iterable[int] | None = None
+              ) -> tuple[str | None, ...]:
+        """Per group, the first of its lines the result shows (as it came, reshaped or base64-encoded), or
+        None; ``key``: the result's digest (None: not remembered); ``grams`` as for ``_Index.candidates``."""
+        if key is not None and key in self.memo:
+            return self.memo[key]
+        hit = set(self.index.candidates(shown, grams))
+        out = tuple(shown.first_of(self.index, (i for i in members if i in hit)) if hit else None
+                    for members in self.members)
+        if key is not None:
+            if len(self.memo) >= MEMO_SIZE:
+                self.memo.clear()
+            self.memo[key] = out
+        return out
+
+
+@lru_cache(maxsize=4)
+def _keys(matchers: tuple[_Matcher, ...]) -> tuple[int, frozenset]:
+    """The finest stride the matchers' indexes need, and their keys together (a cell's matchers: the case's
+    and the arm's; kept for the next cell of the same case and arm)."""
+    return min(m.index.stride for m in matchers), frozenset().union(*(m.index.keys for m in matchers))
+
+
+def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, ...]:
+    """What ``result`` shows of each group of each matcher, in order: the result folded once for all, and
+    its windows looked up once in all their keys."""
+    if not result:
+        return tuple(None for m in matchers for _ in m.groups)
+    data = _bytes(result)
+    key = hashlib.sha256(data).digest() if len(data) >= MEMO_FROM else None
+    if key is not None and all(key in m.memo for m in matchers):
+        return tuple(hit for m in matchers for hit in m.memo[key])
+    shown = Shown(result, data)
+    stride, keys = _keys(matchers)
+    grams = keys.intersection(shown.windows(stride))
+    return tuple(hit for m in matchers for hit in m.shown(shown, key, grams))
+
+
+@lru_cache(maxsize=64)
+def _matcher(groups: tuple[tuple[str, ...], ...]) -> _Matcher:
+    return _Matcher(groups)
 
 
 def guard_problems(records: Iterable[dict], cells: Iterable) -> list[dict]:
@@ -261,6 +322,10 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
     own_lines = fingerprints.skill.get(arm, ())
     own_md = fingerprints.skill_md.get(arm, ())
     other_lines = tuple(l for a, lines in fingerprints.skill.items() if a != arm for l in lines if l not in own_lines)
+    skill_lines = tuple(l for ls in fingerprints.skill.values() for l in ls) if arm == "baseline" else other_lines
+    # The case's lines (one matcher per case) apart from the skill's (one per arm: the largest, kept once).
+    matchers = (_matcher((fingerprints.run, fingerprints.case, fingerprints.tests)),
+                _matcher((skill_lines, own_md[:3])))
     read_own = False
 
     for use in t.tool_calls():
@@ -272,19 +337,18 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
             problems.append(f"Claude Code refused its tool call {said}: {_short(use.result, 400)}")
         # What the result showed, whatever the call looked like (an error's output may still show a file).
         result = use.result
-        shown = Shown(result)
+        run_hit, case_hit, tests_hit, skill_hit, own_hit = _checked(result, matchers)
         if use.name != "StructuredOutput" and result:
-            if (hit := _shown(shown, fingerprints.run)) is not None:
+            if (hit := run_hit) is not None:
                 problems.append(f"saw the run folder's files (the result of {said} holds {_short(hit, 60)!r})")
-            elif (hit := _shown(shown, fingerprints.case)) is not None:
+            elif (hit := case_hit) is not None:
                 problems.append(f"saw its case's criteria or assertions (the result of {said} holds "
                                 f"{_short(hit, 80)!r})")
-            elif (hit := _shown(shown, fingerprints.tests)) is not None:
+            elif (hit := tests_hit) is not None:
                 problems.append(f"saw the skill's tests (the result of {said} holds {_short(hit, 80)!r})")
-            elif arm == "baseline" and (hit := _shown(shown, (l for ls in fingerprints.skill.values()
-                                                                for l in ls))) is not None:
+            elif arm == "baseline" and (hit := skill_hit) is not None:
                 problems.append(f"saw the skill's text (the result of {said} holds {_short(hit, 80)!r})")
-            elif arm != "baseline" and (hit := _shown(shown, other_lines)) is not None:
+            elif arm != "baseline" and (hit := skill_hit) is not None:
                 problems.append(f"saw another arm's skill copy (the result of {said} holds {_short(hit, 80)!r})")
         if not use.ok:
             continue  # asked for, never seen: the path checks below are about what ran
@@ -299,7 +363,7 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
             problems.append(f"read its case's case.md: {said}")
             continue
         if own_copy and use.agent_id == t.main_id and (
-                f"{own_copy}/SKILL.md" in blob or _shown(shown, own_md[:3]) is not None):
+                f"{own_copy}/SKILL.md" in blob or own_hit is not None):
             read_own = True
         if arm != "baseline":
             if any(c in blob for c in copies if c != own_copy):

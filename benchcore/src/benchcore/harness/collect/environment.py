@@ -9,6 +9,7 @@ from typing import Optional
 from ... import serde
 from ...environment import CellEvidence, EnvironmentEvidence, SessionEvidence, SettingsFile, cell_evidence, session_evidence
 from ..claude.agents import _read_json, config_dir
+from .kept import KeptTranscript
 from .state import RunState, write_if_changed
 from ..claude.transcript import agent_type, read_records
 from ..claude.projects import projects_dir
@@ -17,15 +18,17 @@ ENVIRONMENT_FILE = "environment.json"
 
 
 def record_environment(run: RunState, found: dict) -> EnvironmentEvidence:
-    """Stream every collected cell's copied transcript once (one at a time) for its evidence, read the
-    settings Claude Code loads for the project, and write them to the run's environment.json."""
+    """Every collected cell's evidence (kept when collect read its transcript, else its copy streamed once),
+    the settings Claude Code loads for the project, written to the run's environment.json."""
     cells: list[CellEvidence] = []
     for cell in run.plan.cells:
         if cell.id not in found:
             continue
         cdir = run.tdir(cell.case, cell.trial) / cell.arm
-        cells.append(cell_evidence(cell.id, cell.arm, agent_type(cdir / "meta.json"),
-                                   read_records(cdir / "transcript.jsonl")))
+        kind = agent_type(cdir / "meta.json")
+        t = found[cell.id]
+        kept = t.evidence(cell.id, cell.arm, kind) if isinstance(t, KeptTranscript) else None
+        cells.append(kept or cell_evidence(cell.id, cell.arm, kind, read_records(cdir / "transcript.jsonl")))
     repo = Path(run.plan.repo) if run.plan.repo else None
     before = _previous(run.run_dir / ENVIRONMENT_FILE)
     # The settings as the first collect after the arms found them (closest to the run; clean later takes the

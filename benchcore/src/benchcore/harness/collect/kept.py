@@ -4,15 +4,20 @@ Stage 1 of collect finds every cell's transcript, and the later stages (the
 audit, the models in run.json) ask some of them questions. Holding every
 parsed transcript until then made collect's memory grow with the whole set;
 a :class:`KeptTranscript` keeps only what every collect asks (its models, its
-final message, its refused calls) and reads the copy in the run again, one at a time, when a
-stage asks for more.
+final message, its refused calls, its environment evidence, and the audit's
+findings when its trial is to be audited) and reads the copy in the run again,
+one at a time, when a stage asks for more: each transcript is parsed once per
+collect, not once per stage.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
+from attrs import evolve
+
+from ...environment import CellEvidence, cell_evidence
 from ..claude import provenance
 from ..claude.transcript import Transcript, load
 
@@ -32,18 +37,31 @@ class KeptTranscript:
     stage asking one cell several questions reads it once, and at most one is in memory."""
 
     def __init__(self, cdir: Path, main_id: str, models: set[str], final: Optional[str],
-                 children: tuple[str, ...], refused: tuple[str, ...] = ()):
+                 children: tuple[str, ...], refused: tuple[str, ...] = (),
+                 evidence: Optional[CellEvidence] = None, audited: Optional[list[str]] = None):
         self.cdir = cdir
         self.main_id = main_id
         self.children = children
         self._models = frozenset(models)
         self._final = final
         self._refused = refused
+        self._evidence = evidence
+        self.audited = audited  # the audit's findings in this transcript (audit.cell_problems), if asked
 
     @classmethod
-    def of(cls, t: Transcript, cdir: Path) -> "KeptTranscript":
-        """What to keep of ``t``, just copied into ``cdir``."""
-        return cls(cdir, t.main_id, t.models(), t.final_message(), t.children, provenance.refused_whys(t))
+    def of(cls, t: Transcript, cdir: Path,
+           audit: Optional[Callable[[Transcript], Optional[list[str]]]] = None) -> "KeptTranscript":
+        """What to keep of ``t``, just copied into ``cdir``; ``audit`` gives the audit's findings in it (None
+        when its trial is not audited in this collect)."""
+        return cls(cdir, t.main_id, t.models(), t.final_message(), t.children, provenance.refused_whys(t),
+                   cell_evidence("", "", None, t.main_file_records()), audit(t) if audit is not None else None)
+
+    def evidence(self, cell: str, arm: str, agent_type: Optional[str]) -> Optional[CellEvidence]:
+        """The cell's environment evidence (environment.cell_evidence of the main file's records), kept when
+        the transcript was read; None when it was not."""
+        if self._evidence is None:
+            return None
+        return evolve(self._evidence, cell=cell, arm=arm, agent_type=agent_type)
 
     def models(self) -> set[str]:
         return set(self._models)

@@ -247,14 +247,10 @@ def write_agent_tasks(dest: Path, tasks: list[dict], ceilings: Optional[dict] = 
 
 
 def agent_tasks_phrase(scripts: list[Path]) -> str:
-    """The Agent-tool alternative to ``workflow_calls(scripts)``, in words for a ``next:`` line."""
-    path = agent_tasks_file(scripts[0].parent)
-    try:  # as the run folders are named in next: lines: from the repository root, where commands run
-        path = path.relative_to(Path.cwd())
-    except ValueError:
-        pass
-    return (f"no Workflow tool: one Agent call per line of {path}, "
-            "its fields exactly")
+    """The Agent-tool alternative to ``workflow_calls(scripts)``, in words for a ``next:`` line: the file's name,
+    beside the (first) script the same line names in full, so its long folder is not written twice."""
+    name = agent_tasks_file(scripts[0].parent).name
+    return f"no Workflow tool: {name} beside {'it' if len(scripts) == 1 else 'the first'}"
 
 
 def write_agent_path(kind_dir: Path, runs: list, arm_tasks: list[dict], ceilings: Optional[dict] = None,

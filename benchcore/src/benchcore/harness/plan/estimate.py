@@ -85,6 +85,6 @@ def estimate_line(runs: list, ests: list, total: Optional[Estimate]) -> str:
     if total is None:
         known = [e for e in ests if e is not None and e.basis != "none"]
         why = ests[0].source if ests and ests[0] is not None and not known else "some runs have no earlier usage to go by"
-        return f"{cells} arm cells and their judges; cannot estimate the tokens ({why})"
+        return f"{cells} arm cells and their judges; cannot estimate the tokens ({why.removeprefix('cannot estimate: ')})"
     return (f"{cells} arm cells and about {packets} judge packets, about {_tok(total.raw_tokens)} raw tokens "
             f"({_tok(total.cost_equivalent_tokens)} cost-equivalent), {_usd(total.cost_usd)}")

@@ -136,7 +136,7 @@ def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example
     green = result.verdicts.efficacy.status == "pass" and result.verdicts.regression.status in ("pass", "n/a")
     code = 0 if green and not result.incomplete and not result.escalations else 1
     has_temp = (run_dir / "plan.json").is_file() and not example
-    next_step = (f"benchcore clean {run_dir}   (in the background, once the user has the verdict and the report "
-                 f"path: it removes this run's temp worlds and skill copies)" if has_temp
+    next_step = (f"benchcore clean {run_dir}   (in the background, after the verdict)"
+                 if has_temp
                  else f"open {files['report']}")
     return Rendered(run_dir=run_dir, result=result, files=files, warnings=warnings, code=code, next_step=next_step)

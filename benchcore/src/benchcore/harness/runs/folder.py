@@ -124,7 +124,7 @@ def transcript_files(paths, warnings: Optional[list] = None) -> list[Path]:
 
 
 def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
-               warnings: Optional[list] = None) -> Optional[TrialData]:
+               warnings: Optional[list] = None, usage_too: bool = True) -> Optional[TrialData]:
     tdir = run_dir / "cases" / case_id / f"t{trial}"
     if not tdir.is_dir():
         return None
@@ -134,7 +134,7 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
         cell = tdir / arm
         if (cell / "output.md").is_file():
             outputs[arm] = read_text(cell / "output.md")
-        if cell.is_dir():
+        if usage_too and cell.is_dir():
             u = read_cell_usage(cell, prices, warnings)
             if u is not None:
                 usage[arm] = u
@@ -162,7 +162,7 @@ def read_trial(run_dir: Path, info: RunInfo, case_id: str, trial: int, prices,
             comparisons[comp] = record
     judge_usage = []
     jdir = tdir / "judges"
-    if jdir.is_dir():
+    if usage_too and jdir.is_dir():
         from ..claude.tokens import transcript_usage
         for p in transcript_files(sorted(jdir.glob("*.jsonl")), warnings):
             u, skipped = transcript_usage(p, prices, follow=False)
@@ -212,11 +212,13 @@ def _ignored(path: Path) -> tuple[str, ...]:
     return tuple(f"{e.get('packet') or e.get('cell')}: {e.get('why')} ({e.get('path')})" for e in _entries(path))
 
 
-def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> RunData:
+def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None, usage_too: bool = True) -> RunData:
     """The whole run directory as data.
 
     ``prices``: the price table for imputed dollars (default: the committed one).
     ``warnings``: a list that receives one line per transcript with skipped lines.
+    ``usage_too``: False leaves out what the transcripts spent (no transcript is read: for collect, which
+    asks only the verdicts).
     """
     from ..claude.tokens import price_table
 
@@ -234,7 +236,7 @@ def read_run(run_dir: Path, prices=None, warnings: Optional[list] = None) -> Run
                              fix="re-plan the run, or copy the case.md that was used into the run directory")
         cases.append(parse_case(read_text(cpath), str(cpath), case_id))
         for n in range(1, info.trials + 1):
-            td = read_trial(run_dir, info, case_id, n, prices, warnings)
+            td = read_trial(run_dir, info, case_id, n, prices, warnings, usage_too)
             if td is not None:
                 trials.append(td)
     env_path = run_dir / "environment.json"
