@@ -99,8 +99,33 @@ def read_frontmatter(text: str, path: str) -> dict:
 # --------------------------------------------------------------------------
 
 
+# Flow brackets nested deeper than this are refused before YAML reads them: PyYAML recurses once per level and
+# takes seconds to reach Python's recursion limit on a pathological line; no case needs more than a few.
+MAX_NESTING = 100
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of flow brackets ([ {) outside quoted scalars."""
+    depth = deepest = 0
+    quote = ""
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def _load_yaml(text: str, path: str, first_line: int) -> dict:
     try:
+        if ("[" in text or "{" in text) and _nesting(text) > MAX_NESTING:
+            raise RecursionError
         data = yaml.safe_load(text) if text.strip() else {}
     except RecursionError:
         raise CaseError(path, "the frontmatter is nested too deeply to read", line=first_line,

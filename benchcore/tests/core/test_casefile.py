@@ -120,3 +120,16 @@ def test_a_tilde_fenced_assertion_block_closes_with_its_own_fence():
     case = parse_case(_with("## Prompt\nhi\n## Hard assertions\n~~~sh\ntest -s \"$OUTPUT\"\n~~~\n"
                             "## Soft criteria\n- x\n"), "tests/s/01-x/case.md")
     assert [(a.command, a.line) for a in case.hard_assertions] == [('test -s "$OUTPUT"', 8)]
+
+
+def test_brackets_nested_past_the_limit_are_refused_at_once_and_quoted_ones_are_text():
+    deep = "---\ndescription: " + "[" * 101 + "]" * 101 + "\n---\n## Prompt\nhi\n## Soft criteria\n- good\n"
+    with pytest.raises(CaseError) as err:
+        parse_case(deep, "t/s/01-x/case.md")
+    assert "nested too deeply" in str(err.value) and err.value.line == 2
+    quoted = "---\ndescription: \"" + "[" * 500 + "\"\n---\n## Prompt\nhi\n## Soft criteria\n- good\n"
+    assert parse_case(quoted, "t/s/01-x/case.md").description == "[" * 500
+    shallow = "---\ndescription: d\nsetup: [[a], {b: [c]}]\n---\n## Prompt\nhi\n## Soft criteria\n- good\n"
+    with pytest.raises(CaseError) as err:  # nested but shallow: YAML reads it, and the setup check refuses it
+        parse_case(shallow, "t/s/01-x/case.md")
+    assert "nested too deeply" not in str(err.value)
