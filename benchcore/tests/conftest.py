@@ -65,6 +65,7 @@ NEEDS_REPO = [
     "commands/test_bad_run_files.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
     "e2e/test_e2e_calibration.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
     "e2e/test_e2e_duplicates.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "realcli/test_realcli_duplicates.py",  # skills/benchmark-skill, installed into the real CLI's project
     "e2e/test_e2e_sandbox.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
     "e2e/test_e2e_versions.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
     "harness/claude/test_session.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
