@@ -122,11 +122,17 @@ def _nesting(text: str) -> int:
     return deepest
 
 
+def safe_load(text: str):
+    """``yaml.safe_load``, with brackets nested past MAX_NESTING refused at once as RecursionError (what
+    PyYAML raises, seconds later, on deeper ones): every YAML file benchcore reads goes through it."""
+    if ("[" in text or "{" in text) and _nesting(text) > MAX_NESTING:
+        raise RecursionError(f"flow brackets nested deeper than {MAX_NESTING}")
+    return yaml.safe_load(text)
+
+
 def _load_yaml(text: str, path: str, first_line: int) -> dict:
     try:
-        if ("[" in text or "{" in text) and _nesting(text) > MAX_NESTING:
-            raise RecursionError
-        data = yaml.safe_load(text) if text.strip() else {}
+        data = safe_load(text) if text.strip() else {}
     except RecursionError:
         raise CaseError(path, "the frontmatter is nested too deeply to read", line=first_line,
                         fix="write flat 'key: value' lines (description, fixture, setup)") from None

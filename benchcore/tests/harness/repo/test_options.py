@@ -45,3 +45,15 @@ def test_network_and_tools_for_the_arms_sandbox_are_read_and_checked(tmp_path: P
         with pytest.raises(BenchError) as err:
             _options(tmp_path, text)
         assert err.value.line == line and words in err.value.message and err.value.fix
+
+
+def test_benchmark_yaml_nested_too_deeply_is_bad_input_at_once(tmp_path):
+    import time
+
+    (tmp_path / "tests/solo").mkdir(parents=True)
+    (tmp_path / "tests/solo/benchmark.yaml").write_text("tools: " + "[" * 50000 + "]" * 50000 + "\n")
+    started = time.monotonic()
+    with pytest.raises(BenchError) as err:
+        load_options(tmp_path, SkillInfo(name="solo", path="skills/solo", tests_path="tests/solo"))
+    assert "nested too deeply" in str(err.value) and err.value.line == 1
+    assert time.monotonic() - started < 0.5  # refused before YAML recurses (that took seconds)

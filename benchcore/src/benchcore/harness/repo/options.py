@@ -9,6 +9,7 @@ from typing import Optional
 
 import yaml
 
+from ...casefile import safe_load
 from ...errors import BenchError
 from .roots import read_repo_text as _read, rel_path as _rel
 
@@ -28,7 +29,7 @@ def load_options(root: Path, skill) -> dict:
         return opts
     rel = _rel(root, path)
     try:
-        data = yaml.safe_load(_read(root, path)) or {}
+        data = safe_load(_read(root, path)) or {}
     except RecursionError:
         raise BenchError(rel, "is nested too deeply to read", line=1, fix="write flat 'temperature: 0' style lines") from None
     except yaml.YAMLError as exc:
