@@ -85,8 +85,37 @@ collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
 os.environ.pop("CLAUDECODE", None)
 
 
+# Where the suite's temporary files go. On a Linux machine with a RAM-backed /dev/shm, the suite writes there
+# rather than to disk: its tests write about 2.5 GB (virtual environments, worlds, transcripts) and remove it
+# again, and on an ext4 disk mounted with ``discard`` that writing and removing alone added 20-40 s to the fast
+# loop's two minutes. TMPDIR or --basetemp, when given, win; so does a /dev/shm with too little room.
+RAM_TMP = Path("/dev/shm")
+RAM_TMP_FREE = 4 << 30  # bytes free that /dev/shm needs to be used (a whole run's peak is about 1.2 GB)
+
+
+def _ram_tmp() -> Path | None:
+    if sys.platform != "linux" or not RAM_TMP.is_dir() or not os.access(RAM_TMP, os.W_OK | os.X_OK):
+        return None
+    try:
+        st = os.statvfs(RAM_TMP)
+    except OSError:
+        return None
+    return RAM_TMP if st.f_bavail * st.f_frsize >= RAM_TMP_FREE else None
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "realcli: runs the real Claude Code CLI (every test under tests/realcli/)")
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: the controller chose for it (its environment and basetemp come from there)
+    if "TMPDIR" not in os.environ and config.option.basetemp is None and (ram := _ram_tmp()) is not None:
+        import tempfile
+        os.environ["TMPDIR"] = str(ram)  # this process, the xdist workers and every command a test starts
+        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+    # pytest-xdist's load scheduler hands each worker a quarter of the tests as one slice at the start, so the
+    # first worker got every SLOW_FIRST test and ran 15-20 s after the second had finished. One test at a time
+    # lets whichever worker is free take the next longest.
+    if getattr(config.option, "maxschedchunk", False) is None and config.getoption("dist", "no") == "load":
+        config.option.maxschedchunk = 1
 
 
 # The longest tests first (measured with --durations=0): a test file, or one test of it (``file::name``, every

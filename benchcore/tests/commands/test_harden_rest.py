@@ -141,7 +141,9 @@ def test_a_second_collect_waits_then_names_the_running_one_and_a_killed_ones_loc
     case = run_dir / "cases/01-hello/case.md"
     fast = case.read_text()
     case.write_text(fast.replace('test -f "$WORLD/greeting.txt"', "sleep 8"))  # five checks, 4 s each
-    env = dict(os.environ, **R.env_for(tmp_path), PYTHONPATH=str(SRC))
+    scratch = tmp_path / "first-tmp"  # the kill -9 below leaves its check's scratch folder: here, not in /tmp
+    scratch.mkdir()
+    env = dict(os.environ, **R.env_for(tmp_path), PYTHONPATH=str(SRC), TMPDIR=str(scratch))
     first = subprocess.Popen([sys.executable, "-m", "benchcore", "collect", str(run_dir), "--assert-timeout", "4"],
                              cwd=b.repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
