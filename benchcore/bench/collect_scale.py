@@ -18,7 +18,11 @@ Model time is excluded: the stand-in writes transcripts directly.
 With ``--mb``, the first collect is set beside ``plain``: the same
 transcripts read and every line parsed with ``json.loads`` in a fresh
 process (the least a collect can do), and the audit's own rate is reported
-(MB of transcripts over the CPU seconds spent in ``audit_cell``).
+(MB of transcripts over the CPU seconds spent in ``audit_cell``). Beside
+them, ``copy``: the same transcripts written again as a new file each, in
+a folder beside the run folder, as collect keeps its copies; on a disk whose
+writes cost much CPU, that floor is as large as the reading (the folder the
+run is built in follows TMPDIR).
 
 Prints per collect: seconds, seconds per cell, peak RSS (MB), and between the
 smallest and the largest case count the growth exponent
@@ -72,6 +76,21 @@ _PLAIN = ("import json, sys, time\nfrom pathlib import Path\n"
           "                json.loads(line)\n"
           "print('maxrss 0 0', file=sys.stderr)\n"
           "print('cpu', time.process_time() - t, file=sys.stderr)\n")
+
+# Writing the copies alone: every transcript's bytes written to a new file in a folder beside the run folder
+# (the same file system), as collect keeps its copies (a temp file renamed into place, no fsync), nothing else.
+# On a disk whose writes cost much CPU this is a floor of its own: collect keeps a copy of each transcript.
+_COPY = ("import os, sys, tempfile, time\nfrom pathlib import Path\n"
+         "out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)\n"
+         "t = time.process_time()\n"
+         "for n, p in enumerate(Path(sys.argv[1]).rglob('*.jsonl')):\n"
+         "    data = p.read_bytes()\n"
+         "    fd, tmp = tempfile.mkstemp(dir=out)\n"
+         "    with os.fdopen(fd, 'wb') as fh:\n"
+         "        fh.write(data)\n"
+         "    os.replace(tmp, out / f'{n}.jsonl')\n"
+         "print('maxrss 0 0', file=sys.stderr)\n"
+         "print('cpu', time.process_time() - t, file=sys.stderr)\n")
 
 
 def _standin():
@@ -245,6 +264,12 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
         if mb:
             plain = _run(env, repo, str(root / "claude"), code=_PLAIN)
             figures["plain"] = (plain[0], plain[1], plain[3]["cpu"])
+            copy = _run(env, repo, str(root / "claude"), str(run_dir.parent / "copy-floor"), code=_COPY)
+            figures["copy"] = (copy[0], copy[1], copy[3]["cpu"])
+            figures["copy_dir"] = str(run_dir.parent)
+            import shutil
+
+            shutil.rmtree(run_dir.parent / "copy-floor")
         if AGAINST:  # the other version's first collect on the same files, then the run folder as it was
             import shutil
 
@@ -304,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         runs = [one_size(n, args.mb, args.tools) for _ in range(args.repeat)]
         med = {"cells": runs[0]["cells"], "transcripts_mb": runs[0]["transcripts_mb"]}
-        for key in COLLECTS + (("plain",) if args.mb else ()):
+        for key in COLLECTS + (("plain", "copy") if args.mb else ()):
             med[key] = tuple(statistics.median(r[key][i] for r in runs) for i in range(3))
         results[n] = med
         print(f"{n} cases ({med['cells']} cells"
@@ -317,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"{med['first'][2] / med['plain'][2]:.2f}x (CPU); audit {audit:.2f} s CPU, "
                   f"{med['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s; "
                   f"invalid trials {runs[0]['invalid']}", flush=True)
+            floor = med["plain"][2] + med["copy"][2]
+            print(f"  writing a copy of each transcript alone {med['copy'][2]:.2f} s CPU "
+                  f"({med['copy'][2] / med['plain'][2]:.2f}x plain; {med['transcripts_mb'] / med['copy'][2]:.0f} MB/s "
+                  f"in {runs[0]['copy_dir']}); first collect / (plain + copy) "
+                  f"{med['first'][2] / floor:.2f}x (CPU)", flush=True)
         if AGAINST:
             cpu = statistics.median(r["against"][2] for r in runs)
             audit = statistics.median(r["against_audit"] for r in runs)
