@@ -271,6 +271,29 @@ def test_what_a_result_showed_counts_whatever_the_command(tmp_path):
                       case_files=[CASE_MD], fingerprints=fp) == []
 
 
+def test_a_result_seen_before_is_remembered_by_its_whole_text(tmp_path, monkeypatch):
+    # The audit remembers what a long result showed and does not search it again when the same text comes
+    # back (a file read twice): a result that differs in one character, same length, same ends, is searched.
+    from benchcore.harness.collect import contamination as C
+    fp = C.Fingerprints(case=("It names the reader in the first line.",))
+    pad = "x" * 3000 + "\n"
+    leaked = pad + "- It names the reader in the first line.\n" + pad
+    clean = pad + "- It names the reader in the first linE.\n" + pad
+    assert len(leaked) == len(clean) >= C.MEMO_FROM
+
+    def run(*shown):
+        t = cell(tmp_path, *[tool("Bash", f"t{i}", command="cat notes.md") for i in range(len(shown))],
+                 results={f"t{i}": (text, False) for i, text in enumerate(shown)})
+        return audit_cell("baseline", t, repo=REPO, run_dir="/r", skill_copies=COPIES, own_copy=None,
+                          case_files=[CASE_MD], fingerprints=fp)
+
+    saw = "saw its case's criteria or assertions (the result of Bash cat notes.md holds"
+    for budget in (C.MEMO_BYTES, 1):  # remembered; and a memory too small for one result (starts again each time)
+        monkeypatch.setattr(C, "MEMO_BYTES", budget)
+        assert [p[:len(saw)] for p in run(leaked, clean, leaked, clean)] == [saw, saw]
+        assert run(clean, clean) == [] and [p[:len(saw)] for p in run(clean, leaked)] == [saw]
+
+
 def test_engagement_of_a_with_skill_arm(tmp_path):
     own = COPIES["new"]
     assert audit("new", cell(tmp_path, tool("Read", "t", file_path=f"{own}/SKILL.md")), own) == []

@@ -38,3 +38,44 @@ def test_a_broken_record_is_bad_input_naming_the_file_and_the_fix(tmp_path):
         assert "not a map of transcript paths" in str(err)
     else:
         raise AssertionError("a transcripts-read.json of the wrong shape was accepted")
+
+
+def test_a_hash_worked_out_in_the_background_is_the_one_kept_and_compared(tmp_path):
+    import hashlib
+
+    from benchcore.harness.collect.background import Background
+
+    bg = Background()
+    seen = FirstRead(tmp_path)
+    big = b'{"type":"user"}\n' * 100_000  # large enough that hashing it releases the interpreter's lock
+    path = tmp_path / "agent-a1.jsonl"
+    assert seen.changed(path, big, "01-hello/t1/new", bg) is None
+    assert seen.took(path, "01-hello/t1/new")  # known at once, the hash or not
+    # A second reading in the same collect waits for the first hash, then compares.
+    why = seen.changed(path, big + b"more\n", "01-hello/t1/new", bg)
+    assert why is not None and hashlib.sha256(big).hexdigest()[:12] in why
+    bg.wait()
+    seen.save()
+    assert json.loads((tmp_path / NAME).read_text())[str(path)] == {
+        "sha256": hashlib.sha256(big).hexdigest(), "for": "01-hello/t1/new"}
+
+
+def test_the_background_raises_a_failed_write_once_every_task_has_ended(tmp_path):
+    from benchcore.harness.collect.background import Background
+    from benchcore.harness.collect.state import copy_bytes_if_changed
+
+    bg = Background()
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n")
+    ok = tmp_path / "run/cases/c/t1/new/transcript.jsonl"
+    assert copy_bytes_if_changed(blocked / "transcript.jsonl", b"x\n", bg)  # its folder cannot be made
+    assert copy_bytes_if_changed(ok, b"y\n", bg)
+    try:
+        bg.wait()
+    except OSError as err:
+        assert "a-file" in str(err)
+    else:
+        raise AssertionError("a write that failed in the background was not raised")
+    assert ok.read_bytes() == b"y\n"  # the task after the failed one still ran
+    assert not copy_bytes_if_changed(ok, b"y\n", bg)  # the same bytes: nothing to write, no task
+    assert sorted(p.name for p in ok.parent.iterdir()) == ["transcript.jsonl"]  # no temp file left

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -11,7 +12,7 @@ from ... import serde
 from ...errors import BenchError
 from ..claude import provenance, projects
 from ..claude.transcript import Transcript, agent_type, load, meta_path
-from .state import RunState, write_bytes_if_changed, write_if_changed
+from .state import RunState, copy_bytes_if_changed, write_if_changed
 from ..store.files import not_regular, read_regular_bytes, read_text, write_atomic
 from ...judging import same_prompt
 from .audit import cell_problems, needs_audit
@@ -49,7 +50,19 @@ def pick_transcript(cands: list[projects.AgentFile], prompt: str,
 
 
 def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
-    """cell id -> its finished transcript; and the ids whose copy changed in this call."""
+    """cell id -> its finished transcript; and the ids whose copy changed in this call. Every copy is
+    written (and every first-read hash known) when it returns."""
+    try:
+        out = _find_cells(run)
+    except BaseException:
+        with contextlib.suppress(BaseException):  # the error that stopped stage 1 is the one to tell
+            run.background.wait()
+        raise
+    run.background.wait()
+    return out
+
+
+def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
     found: dict[str, Transcript] = {}
     changed: set[str] = set()
     for cell in run.plan.cells:
@@ -94,7 +107,7 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             continue
         t = loaded.get(pick.path) or load(pick.path, pick.agent_id, run.index)
         final = t.final_message()
-        rewritten = run.first_read.changed(pick.path, t.raw, cell.id) if final is not None else None
+        rewritten = run.first_read.changed(pick.path, t.raw, cell.id, run.background) if final is not None else None
         if rewritten is not None:
             # Changed since collect first read it: refused, named; the copy collected then stays.
             run.conflicts[cell.id] = rewritten
@@ -104,7 +117,7 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
                 found[cell.id] = kept
                 run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
             continue
-        dirty = write_bytes_if_changed(cdir / "transcript.jsonl", t.raw)
+        dirty = copy_bytes_if_changed(cdir / "transcript.jsonl", t.raw, run.background)
         meta = meta_path(pick.path)
         if not_regular(meta) is None:
             write_if_changed(cdir / "meta.json", read_text(meta))
@@ -113,7 +126,7 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
                 data = read_regular_bytes(run.index.by_id[child])
             except (OSError, BenchError):  # gone since the scan, or swapped for a pipe: not copied
                 continue
-            dirty |= write_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data)
+            dirty |= copy_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data, run.background)
         if final is None:
             run.unfinished.add(cell.id)  # still running or cut off: not collected yet
             continue

@@ -34,7 +34,6 @@ Claude Code copies it from the parent's turn (every subagent launched during
 from __future__ import annotations
 
 import base64
-import hashlib
 import re
 from functools import lru_cache
 from typing import Iterable
@@ -226,36 +225,44 @@ class Shown:
         return None
 
 
-MEMO_SIZE = 4096  # results remembered per matcher (a digest and what it showed): under 1 MB each
-MEMO_FROM = 1024  # shorter results are searched again rather than hashed
+MEMO_BYTES = 8_000_000  # the results remembered, in all (their text is the key), before the memory starts again
+MEMO_FROM = 1024  # shorter results are searched again rather than remembered
+_MEMO: dict[tuple[int, str], tuple[str | None, ...]] = {}  # (matcher, a result's text) -> what it showed
+_MEMO_HELD = [0]  # the characters of the results _MEMO holds
 
 
 class _Matcher:
     """Groups of fingerprint lines a cell's tool results are checked against, in one index, so each result's
-    windows are looked up once for all of them. A result byte-identical to one already checked (a file
-    read twice, the same listing in another arm) is not searched again: what it showed is remembered by
-    its SHA-256, never by its text."""
+    windows are looked up once for all of them. A result identical to one already checked (a file read
+    twice, the same listing in another arm) is not searched again: what it showed is remembered under its
+    own text (looking it up hashes the text once and compares it whole on a hit: exact, and cheaper than a
+    digest), at most MEMO_BYTES of text in all."""
+
+    _serials = iter(range(1 << 62))
 
     def __init__(self, groups: tuple[tuple[str, ...], ...]):
         self.groups = groups
+        self.serial = next(_Matcher._serials)  # the memory's key: never reused, as an id() could be
         self.index = _Index(tuple(dict.fromkeys(line for lines in groups for line in lines)))
         at = {line: i for i, line in enumerate(self.index.lines)}
         self.members = [[at[line] for line in lines] for lines in groups]  # each group's lines, in its order
-        self.memo: dict[bytes, tuple[str | None, ...]] = {}
 
-    def shown(self, shown: Shown, key: bytes | None, grams: Iterable[int] | None = None
+    def shown(self, shown: Shown, key: str | None, grams: Iterable[int] | None = None
               ) -> tuple[str | None, ...]:
         """Per group, the first of its lines the result shows (as it came, reshaped or base64-encoded), or
-        None; ``key``: the result's digest (None: not remembered); ``grams`` as for ``_Index.candidates``."""
-        if key is not None and key in self.memo:
-            return self.memo[key]
+        None; ``key``: the result's text, to remember it by (None: not remembered); ``grams`` as for
+        ``_Index.candidates``."""
+        if key is not None and (kept := _MEMO.get((self.serial, key))) is not None:
+            return kept
         hit = set(self.index.candidates(shown, grams))
         out = tuple(shown.first_of(self.index, (i for i in members if i in hit)) if hit else None
                     for members in self.members)
         if key is not None:
-            if len(self.memo) >= MEMO_SIZE:
-                self.memo.clear()
-            self.memo[key] = out
+            if _MEMO_HELD[0] + len(key) > MEMO_BYTES:
+                _MEMO.clear()
+                _MEMO_HELD[0] = 0
+            _MEMO[(self.serial, key)] = out
+            _MEMO_HELD[0] += len(key)
         return out
 
 
@@ -271,11 +278,12 @@ def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, .
     its windows looked up once in all their keys."""
     if not result:
         return tuple(None for m in matchers for _ in m.groups)
-    data = _bytes(result)
-    key = hashlib.sha256(data).digest() if len(data) >= MEMO_FROM else None
-    if key is not None and all(key in m.memo for m in matchers):
-        return tuple(hit for m in matchers for hit in m.memo[key])
-    shown = Shown(result, data)
+    key = result if len(result) >= MEMO_FROM else None
+    if key is not None:
+        kept = [_MEMO.get((m.serial, key)) for m in matchers]
+        if all(k is not None for k in kept):
+            return tuple(hit for k in kept for hit in k)
+    shown = Shown(result, _bytes(result))
     stride, keys = _keys(matchers)
     grams = keys.intersection(shown.windows(stride))
     return tuple(hit for m in matchers for hit in m.shown(shown, key, grams))

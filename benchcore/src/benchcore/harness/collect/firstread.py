@@ -11,12 +11,18 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from concurrent.futures import Future
 from typing import Optional
 
 from ...errors import BenchError
 from ..store.files import read_text, write_atomic
+from .background import Background
 
 NAME = "transcripts-read.json"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 class FirstRead:
@@ -25,6 +31,7 @@ class FirstRead:
     def __init__(self, run_dir: Path):
         self.path = run_dir / NAME
         self.seen: dict[str, dict] = {}
+        self._pending: dict[str, Future] = {}  # path -> its hash, being worked out in the background
         self.dirty = False
         if self.path.is_file():
             try:
@@ -40,15 +47,23 @@ class FirstRead:
                                      "already read")
             self.seen = data
 
-    def changed(self, path: Path, data: bytes, for_id: str) -> Optional[str]:
+    def changed(self, path: Path, data: bytes, for_id: str, background: Optional[Background] = None
+                ) -> Optional[str]:
         """Why the transcript at ``path`` (now ``data``) is refused: it changed since collect first read it.
-        None when it is unchanged, or read for the first time (its hash is kept then)."""
-        now = hashlib.sha256(data).hexdigest()
+        None when it is unchanged, or read for the first time (its hash is kept then: worked out in
+        ``background``'s thread when given, and in :meth:`save` at the latest)."""
         first = self.seen.get(str(path))
         if first is None:
-            self.seen[str(path)] = {"sha256": now, "for": for_id}
+            if background is not None:
+                self._pending[str(path)] = background.submit(len(data), _digest, data)
+                self.seen[str(path)] = {"sha256": "", "for": for_id}
+            else:
+                self.seen[str(path)] = {"sha256": _digest(data), "for": for_id}
             self.dirty = True
             return None
+        self._settle()
+        now = _digest(data)
+        first = self.seen[str(path)]
         if first["sha256"] == now:
             return None
         return (f"its transcript changed after collect first read it, and Claude Code does not rewrite a "
@@ -59,7 +74,14 @@ class FirstRead:
         first = self.seen.get(str(path))
         return first is not None and first.get("for") == for_id
 
+    def _settle(self) -> None:
+        """The hashes the background thread worked out, in place."""
+        for key, future in self._pending.items():
+            self.seen[key]["sha256"] = future.result()
+        self._pending.clear()
+
     def save(self) -> None:
+        self._settle()
         if self.dirty:
             write_atomic(self.path, json.dumps(self.seen, indent=1, sort_keys=True) + "\n")
             self.dirty = False

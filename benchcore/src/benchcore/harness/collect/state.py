@@ -12,6 +12,7 @@ from ..claude import projects
 from .contamination import Fingerprints
 from ..store.files import read_text, write_atomic
 from ..claude.provenance import Launched
+from .background import Background
 from .firstread import FirstRead
 from ..store.planfile import Cell, Packet, Plan, check_plan, read_plan
 from ..fanout.prompts import Templates, run_redactions
@@ -44,6 +45,7 @@ class RunState:
         self.refused_calls: list[tuple[str, str]] = []  # (cell id, the arm's tool call Claude Code refused)
         self.conflicts: dict[str, str] = {}
         self.first_read = FirstRead(run_dir)  # the hash of each transcript collect took an answer from
+        self.background = Background()  # stage 1's copies and hashes, beside its parsing (background.py)
         self.late: list[tuple[str, str]] = []
         self.invalid_answers: dict[str, list[str]] = {}  # packet id -> transcripts whose answer is invalid
         # Judges this run's sessions launched twice for one packet (a fan-out launched again, a retyped
@@ -111,6 +113,15 @@ def write_bytes_if_changed(path: Path, data: bytes) -> bool:
         write_atomic(path, data, durable=False)
         return True
     return False
+
+
+def copy_bytes_if_changed(path: Path, data: bytes, background: Background) -> bool:
+    """:func:`write_bytes_if_changed`, the write done in ``background``'s thread (whether it changes the copy
+    is known at once: the copy is compared here)."""
+    if _same_bytes(path, data):
+        return False
+    background.submit(len(data), write_atomic, path, data, False)
+    return True
 
 
 def _same_bytes(path: Path, data: bytes, chunk: int = 1 << 20) -> bool:

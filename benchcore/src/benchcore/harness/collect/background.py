@@ -1,0 +1,53 @@
+"""Work stage 1 hands to a second thread: each transcript's copy written and its first-read hash computed while
+the main thread parses the next transcript.
+
+A file write and SHA-256 of a large buffer both release the interpreter's lock, so on two cores they cost no
+wall time beside the parsing (the copies alone cost as much CPU as the reading on a disk whose writes are dear).
+Nothing is left behind: :meth:`Background.wait` returns once every task is done and raises the first task's
+error, and stage 1 calls it before any later stage reads a copy (and on its way out when it fails).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable
+
+PENDING_BYTES = 64 << 20  # transcripts held for the thread at most: past this the main thread waits for it
+
+
+class Background:
+    """One worker thread, started at the first task; tasks run in the order given."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: list[tuple[Future, int]] = []
+        self._held = 0
+
+    def submit(self, size: int, fn: Callable, *args) -> Future:
+        """Run ``fn(*args)`` in the thread; ``size``: the bytes it holds until done (bounds what waits)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchcore-collect")
+        while self._pending and self._held + size > PENDING_BYTES:
+            done, held = self._pending.pop(0)
+            self._held -= held
+            done.result()
+        future = self._pool.submit(fn, *args)
+        self._pending.append((future, size))
+        self._held += size
+        return future
+
+    def wait(self) -> None:
+        """Every task done; the first error raised (after the rest have finished)."""
+        first: BaseException | None = None
+        for future, _ in self._pending:
+            try:
+                future.result()
+            except BaseException as err:  # noqa: BLE001 - re-raised below, once every write has ended
+                first = first or err
+        self._pending.clear()
+        self._held = 0
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if first is not None:
+            raise first
