@@ -12,7 +12,7 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable
 
-PENDING_BYTES = 64 << 20  # transcripts held for the thread at most: past this the main thread waits for it
+PENDING_BYTES = 16 << 20  # transcript bytes held for the thread at most (a few transcripts): past this, the main thread waits
 
 
 class Background:
