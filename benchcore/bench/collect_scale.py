@@ -53,17 +53,18 @@ _CHILD = ("import resource, sys\nfrom benchcore.cli import main\n"
           "except (OSError, StopIteration):\n"
           "    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
           "print('maxrss', kb, rc, file=sys.stderr)\n")
-# The audit's CPU seconds inside a collect: audit_cell timed where the trial audit calls it.
+# The audit's CPU seconds inside a collect: audit_cell timed where the trial audit calls it, on its own thread
+# (collect's copy thread runs beside it: process-wide CPU time would count that thread's writes as the audit's).
 _AUDITED = ("import time, atexit, sys\n"
             "import benchcore.harness.collect.audit as _a\n"
             "_spent = [0.0]\n"
             "_cell = _a.audit_cell\n"
             "def _timed(*args, **kw):\n"
-            "    t = time.process_time()\n"
+            "    t = time.thread_time()\n"
             "    try:\n"
             "        return _cell(*args, **kw)\n"
             "    finally:\n"
-            "        _spent[0] += time.process_time() - t\n"
+            "        _spent[0] += time.thread_time() - t\n"
             "_a.audit_cell = _timed\n"
             "atexit.register(lambda: print('audit', _spent[0], file=sys.stderr))\n")
 # Plain reading: every transcript read and each line parsed, nothing else (the floor a collect stands on).
