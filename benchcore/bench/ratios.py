@@ -156,13 +156,15 @@ def measure_collect(collect_cases: list[int]) -> None:
 def measure_collect_tools(cases: int, mb: float) -> None:
     """The first collect over tool-heavy transcripts (collect_scale.py --tools: Bash output, file reads,
     Markdown and source, each result owned by its tool call) against plain reading plus ``json.loads`` of
-    the same files in a fresh process, CPU time; and the audit's rate."""
+    the same files in a fresh process, CPU time and wall time (collect writes its copies and hashes in a second
+    thread, which saves wall time, not CPU); and the audit's rate."""
     import collect_scale
 
     f = collect_scale.one_size(cases, mb, tools=True)
     first, plain, audit = f["first"], f["plain"], f["audit_cpu"]
     print(f"first collect over {f['transcripts_mb']:.0f} MB of tool-heavy transcripts ({f['cells']} cells): "
-          f"{first[2]:.2f} s CPU against plain reading + json.loads {plain[2]:.2f} s CPU "
-          f"(collect / plain = {first[2] / plain[2]:.2f}); audit {audit:.2f} s CPU "
+          f"{first[2]:.2f} s CPU, {first[0]:.2f} s wall, against plain reading + json.loads {plain[2]:.2f} s CPU, "
+          f"{plain[0]:.2f} s wall (collect / plain = {first[2] / plain[2]:.2f} CPU, {first[0] / plain[0]:.2f} wall); "
+          f"audit {audit:.2f} s CPU "
           f"({f['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s); peak {first[1]:.0f} MB; "
           f"invalid trials {f['invalid']}", flush=True)

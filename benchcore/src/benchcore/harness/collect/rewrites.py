@@ -54,9 +54,10 @@ def _refused_by_claude_code(t: Transcript) -> set[str]:
     Collect names these calls as refused (provenance.refused_whys); they ran nowhere, in no sandbox or out."""
     out = set()
     for c in t.tool_calls():
-        first = c.result.split("\n", 1)[0]
-        if (c.name == "Bash" and c.error and not first.startswith("Exit code")
-                and any(p in first for p in (*REFUSALS, REQUIRES_APPROVAL))):
+        if c.name != "Bash" or not c.error:
+            continue  # (the first line of every result, taken by a split, copied each result's rest)
+        first = c.result.partition("\n")[0]
+        if not first.startswith("Exit code") and any(p in first for p in (*REFUSALS, REQUIRES_APPROVAL)):
             out.add(c.id)
     return out
 
