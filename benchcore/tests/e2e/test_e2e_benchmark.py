@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -309,6 +310,41 @@ def test_collect_is_safe_to_run_again(bench):
     after = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
     assert after == snapshot
     assert all(p.stat().st_mtime_ns == mtimes[p] for p in snapshot)
+
+
+@pytest.mark.parametrize("what", ["cell-folder", "transcript-copy"])
+def test_a_file_collect_cannot_write_is_named_with_the_fix_and_the_next_collect_makes_it(bench, what):
+    # A file in a cell's folder that cannot be written (a full disk; here something in the way) stops collect
+    # with the path and the fix, exit 2, before plan.json lists anything; once the path is free, collect again
+    # makes every copy. "transcript-copy": the copy of the arm's transcript, which collect writes in a second
+    # thread (a non-empty folder where it goes), so the error comes from that thread.
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=greet_files()))
+    plan_before = (run_dir / "plan.json").read_bytes()
+    cdir = run_dir / "cases" / CASE1 / "t2" / "new"
+    if what == "cell-folder":
+        cdir.parent.mkdir(parents=True, exist_ok=True)
+        cdir.write_text("in the way\n")
+        blocked = cdir
+    else:
+        blocked = cdir / "transcript.jsonl"
+        (blocked / "in-the-way").mkdir(parents=True)
+    rc, _, err = bench.run("collect", str(run_dir))
+    assert rc == 2, err
+    assert f"{blocked}" in err and "collect cannot write this file of the run folder" in err, err
+    assert "fix: free space on that disk or make the run folder writable" in err
+    assert (run_dir / "plan.json").read_bytes() == plan_before
+    if what == "cell-folder":
+        blocked.unlink()
+    else:
+        shutil.rmtree(blocked)
+        assert not [p.name for p in cdir.iterdir() if p.name.endswith(".tmp")]  # no temp file left
+    rc, _, err = bench.run("collect", str(run_dir))
+    assert rc in (0, 1), err
+    cells = bench.plan_json(run_dir)["cells"]
+    assert all((run_dir / "cases" / c["case"] / f"t{c['trial']}" / c["arm"] / "transcript.jsonl").is_file()
+               for c in cells)
 
 
 def test_collect_after_claude_codes_transcripts_are_gone_keeps_the_run(bench):

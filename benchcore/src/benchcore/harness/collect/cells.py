@@ -53,13 +53,11 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
     """cell id -> its finished transcript; and the ids whose copy changed in this call. Every copy is
     written (and every first-read hash known) when it returns."""
     try:
-        out = _find_cells(run)
+        return _find_cells(run)  # which waits for the copy thread before it writes refused.json
     except BaseException:
         with contextlib.suppress(BaseException):  # the error that stopped stage 1 is the one to tell
             run.background.wait()
         raise
-    run.background.wait()
-    return out
 
 
 def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
@@ -147,6 +145,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             ignore(run, cell.id, cell.case, cell.trial, af.path, af.agent_id,
                    f"a second arm this session launched for this cell finished too (a fan-out launched twice?); "
                    f"the first to start counts: {pick.path.name}", get(af).children)
+    run.background.wait()  # every copy written before anything below (or a later stage) may read one
     provenance.write_refusals(run, found)
     return found, changed
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...casefile import parse_case
+from ...errors import BenchError
 from ...model import Case, RunInfo
 from ..claude import projects
 from .contamination import Fingerprints
@@ -103,14 +104,14 @@ def write_if_changed(path: Path, text: str) -> bool:
             return False
     except (OSError, UnicodeDecodeError):
         pass
-    write_atomic(path, text, durable=False)
+    _write_copy(path, text)
     return True
 
 
 def write_bytes_if_changed(path: Path, data: bytes) -> bool:
     """Copy a transcript byte for byte: bytes that are not UTF-8 stay the bytes Claude Code wrote."""
     if not _same_bytes(path, data):
-        write_atomic(path, data, durable=False)
+        _write_copy(path, data)
         return True
     return False
 
@@ -120,8 +121,19 @@ def copy_bytes_if_changed(path: Path, data: bytes, background: Background) -> bo
     is known at once: the copy is compared here)."""
     if _same_bytes(path, data):
         return False
-    background.submit(len(data), write_atomic, path, data, False)
+    background.submit(len(data), _write_copy, path, data)
     return True
+
+
+def _write_copy(path: Path, data: str | bytes) -> None:
+    """A file collect copies or derives into the run folder (no fsync: collect flushes them once); a disk that is
+    full, or a folder that cannot be written, is named with the fix (the next collect makes the file again)."""
+    try:
+        write_atomic(path, data, durable=False)
+    except OSError as exc:
+        raise BenchError(str(path), f"collect cannot write this file of the run folder: {exc.strerror or exc}",
+                         fix="free space on that disk or make the run folder writable, then run collect again "
+                             "(nothing collected is lost: collect makes its copies again)") from None
 
 
 def _same_bytes(path: Path, data: bytes, chunk: int = 1 << 20) -> bool:
