@@ -215,6 +215,9 @@ def _loads(line: Union[str, bytes]) -> Any:
     return value
 
 
+loads_line = _loads  # the name other modules use: transcript.record_of reads every transcript line with it
+
+
 def loads_text(text: str) -> Any:
     """``json.loads(text)`` for a ``str``, without importing json unless the text is not plain JSON (then
     json.loads raises its own error)."""

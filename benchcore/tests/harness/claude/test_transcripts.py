@@ -319,3 +319,23 @@ def test_a_workflow_journal_records_each_agents_result(tmp_path):
     assert journal_result(p, "nobody") is None
     flat = write(tmp_path / "s/subagents/agent-j.jsonl", [user("j", 0, "judge")])
     assert journal_result(flat, "j") is None  # the Agent-tool layout has no journal
+
+
+def test_a_line_is_read_as_json_loads_reads_it(tmp_path):
+    # record_of parses a line that opens with '{' with json's C scanner directly: every line below reads as
+    # json.loads reads it (None where json.loads fails or gives no object).
+    import json
+
+    from benchcore.harness.claude.transcript import record_of
+
+    lines = [b'{"type":"user","n":1}', b'{"type":"user"}  \r', b' {"a":1}', b'{"a":1} x', b'{"a":', b'{"a":"\xff"}',
+             '{"a":"é"}'.encode("utf-16"), '{"a":"é"}'.encode("utf-8-sig"), b'[1,2]', b'{"a":"\\ud83d\\ude00"}',
+             b'{"a":NaN}', b'{"a":1}{"b":2}', '{"x":"y"}', ' {"x":"y"}', '{"x":', b'\t']
+    for line in lines:
+        try:
+            want = json.loads(line)
+            want = want if isinstance(want, dict) else None
+        except ValueError:
+            want = None
+        got = record_of(line)
+        assert repr(got) == repr(want), (line, got, want)  # repr: NaN equals itself there
