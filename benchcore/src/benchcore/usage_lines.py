@@ -84,7 +84,7 @@ class LineReducer:
             return
         self.last_unparsed = None
         try:
-            record = _loads(buf[start:stop] if start or stop != len(buf) else buf)
+            record = loads_line(buf[start:stop] if start or stop != len(buf) else buf)
         except ValueError:  # JSONDecodeError, UnicodeDecodeError
             self.skipped += 1
             return
@@ -146,7 +146,7 @@ class LineReducer:
             self.last_unparsed = None
             if buf[stop - 1:stop] not in _LINE_BREAKS:  # a line break: written whole (not parsed again)
                 try:
-                    _loads(buf[start:stop])
+                    loads_line(buf[start:stop])
                 except ValueError:
                     self.skipped += 1
         return self.groups, self.result, self.skipped
@@ -195,7 +195,7 @@ _SPACE = " \t\n\r"  # what json.loads allows after a value
 _LINE_BREAKS = (b"\n", "\n")
 
 
-def _loads(line: Union[str, bytes]) -> Any:
+def loads_line(line: Union[str, bytes]) -> Any:
     """``json.loads(line)`` for a line that starts with '{', with the steps json.loads adds around its C
     scanner for any input (finding the encoding, skipping leading white space) left out."""
     if isinstance(line, (bytes, bytearray)):
@@ -214,8 +214,6 @@ def _loads(line: Union[str, bytes]) -> Any:
         raise ValueError("extra data after the record")
     return value
 
-
-loads_line = _loads  # the name other modules use: transcript.record_of reads every transcript line with it
 
 
 def loads_text(text: str) -> Any:

@@ -251,9 +251,7 @@ class _Matcher:
               ) -> tuple[str | None, ...]:
         """Per group, the first of its lines the result shows (as it came, reshaped or base64-encoded), or
         None; ``key``: the result's text, to remember it by (None: not remembered); ``grams`` as for
-        ``_Index.candidates``."""
-        if key is not None and (kept := _MEMO.get((self.serial, key))) is not None:
-            return kept
+        ``_Index.candidates``. ``_checked`` looks the memory up first."""
         hit = set(self.index.candidates(shown, grams))
         out = tuple(shown.first_of(self.index, (i for i in members if i in hit)) if hit else None
                     for members in self.members)
@@ -279,14 +277,13 @@ def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, .
     if not result:
         return tuple(None for m in matchers for _ in m.groups)
     key = result if len(result) >= MEMO_FROM else None
-    if key is not None:
-        kept = [_MEMO.get((m.serial, key)) for m in matchers]
-        if all(k is not None for k in kept):
-            return tuple(hit for k in kept for hit in k)
+    kept = [_MEMO.get((m.serial, key)) if key is not None else None for m in matchers]
+    if all(k is not None for k in kept):
+        return tuple(hit for k in kept for hit in k)
     shown = Shown(result, _bytes(result))
     stride, keys = _keys(matchers)
     grams = keys.intersection(shown.windows(stride))
-    return tuple(hit for m in matchers for hit in m.shown(shown, key, grams))
+    return tuple(hit for m, k in zip(matchers, kept) for hit in (k if k is not None else m.shown(shown, key, grams)))
 
 
 @lru_cache(maxsize=64)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Optional
 
 from ...errors import BenchError
@@ -61,9 +61,8 @@ class FirstRead:
                 self.seen[str(path)] = {"sha256": _digest(data), "for": for_id}
             self.dirty = True
             return None
-        self._settle()
+        self._settle()  # fills in ``first`` too, if its hash was still being worked out
         now = _digest(data)
-        first = self.seen[str(path)]
         if first["sha256"] == now:
             return None
         return (f"its transcript changed after collect first read it, and Claude Code does not rewrite a "

@@ -104,14 +104,14 @@ def write_if_changed(path: Path, text: str) -> bool:
             return False
     except (OSError, UnicodeDecodeError):
         pass
-    _write_copy(path, text)
+    _write_run_file(path, text)
     return True
 
 
 def write_bytes_if_changed(path: Path, data: bytes) -> bool:
     """Copy a transcript byte for byte: bytes that are not UTF-8 stay the bytes Claude Code wrote."""
     if not _same_bytes(path, data):
-        _write_copy(path, data)
+        _write_run_file(path, data)
         return True
     return False
 
@@ -121,11 +121,11 @@ def copy_bytes_if_changed(path: Path, data: bytes, background: Background) -> bo
     is known at once: the copy is compared here)."""
     if _same_bytes(path, data):
         return False
-    background.submit(len(data), _write_copy, path, data)
+    background.submit(len(data), _write_run_file, path, data)
     return True
 
 
-def _write_copy(path: Path, data: str | bytes) -> None:
+def _write_run_file(path: Path, data: str | bytes) -> None:
     """A file collect copies or derives into the run folder (no fsync: collect flushes them once); a disk that is
     full, or a folder that cannot be written, is named with the fix (the next collect makes the file again)."""
     try:
