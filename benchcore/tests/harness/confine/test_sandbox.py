@@ -148,3 +148,19 @@ def test_the_macos_profile_holds_the_same_boundaries():
     assert "(allow network*)" in netted
     cmd = sandbox.wrap(box, "make test", "/w/world", "/w/copy")
     assert cmd.startswith("/usr/bin/sandbox-exec -p ") and "/usr/bin/env -i" in cmd and "'make test'" in cmd
+
+
+def test_every_command_reaches_the_sandboxs_shell_word_for_word():
+    # The part of the bwrap command line that is the same for an arm's commands is quoted once; the shell
+    # that runs the line still hands bwrap the arm's command exactly, whatever it holds.
+    import shlex
+
+    box = sandbox.Sandbox(kind="bwrap", program="/opt/b wrap/bwrap", args=("--ro-bind", "/usr", "/usr"),
+                          shell="/bin/sh")
+    for command in ("", "make test", "echo 'a b' \"c\" $HOME `id`", "x\ny\tz", "é ü 中", "'", "a\\b"):
+        for copy in (None, "/w/it's copy"):
+            words = shlex.split(sandbox.wrap(box, command, "/w/my world", copy))
+            assert words[:4] == ["/opt/b wrap/bwrap", "--ro-bind", "/usr", "/usr"]
+            assert ("--ro-bind" in words[4:6]) == bool(copy)
+            assert words[-3:] == ["/bin/sh", "-c", command]
+            assert words[-9:-3] == ["--setenv", "PWD", "/w/my world", "--chdir", "/w/my world", "--"]

@@ -19,7 +19,7 @@ import json
 from typing import Optional
 
 from ..claude.transcript import REFUSALS, REQUIRES_APPROVAL, Transcript
-from ..confine.sandbox import wrap
+from ..confine.sandbox import wrapper
 from ..store.planfile import Cell, Sandbox
 
 HOOK_RECORD = "hook_success"
@@ -75,10 +75,11 @@ def unsandboxed_calls(t: Transcript, cell: Cell, sandbox: Optional[Sandbox]) -> 
     answers = _answers(t)
     refused = _refused_by_claude_code(t)
     problems = []
+    wrapped = wrapper(sandbox, cell.world, cell.skill_dir)
     for call_id, command in _bash_calls(t):
         if not isinstance(command, str) or call_id in refused:
             continue
-        expected = wrap(sandbox, command, cell.world, cell.skill_dir)
+        expected = wrapped(command)
         said = answers.get(call_id, [])
         if any(a.get("permissionDecision") == "deny" for a in said):
             continue  # refused: it never ran

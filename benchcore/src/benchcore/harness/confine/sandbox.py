@@ -32,7 +32,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from attrs import frozen
 
@@ -194,13 +194,20 @@ def build(kind: str, program: str, network: bool, forbidden: Sequence[str],
 # ---------------------------------------------------------------------- one arm's command
 def wrap(sandbox: Sandbox, command: str, world: str, copy: Optional[str]) -> str:
     """The command line the guard gives Claude Code in place of an arm's ``command``."""
+    return wrapper(sandbox, world, copy)(command)
+
+
+def wrapper(sandbox: Sandbox, world: str, copy: Optional[str]) -> Callable[[str], str]:
+    """``wrap`` for one arm's commands: the part of the command line that is the same for all of them is
+    quoted once (collect checks every Bash call of every arm against it)."""
     if sandbox.kind == "seatbelt":
-        return _seatbelt_command(sandbox, command, world, copy)
+        return lambda command: _seatbelt_command(sandbox, command, world, copy)
     argv = [sandbox.program, *sandbox.args]
     if copy:
         argv += ["--ro-bind", copy, copy]
-    argv += ["--bind", world, world, "--setenv", "PWD", world, "--chdir", world, "--", sandbox.shell, "-c", command]
-    return shlex.join(argv)
+    argv += ["--bind", world, world, "--setenv", "PWD", world, "--chdir", world, "--", sandbox.shell, "-c"]
+    head = shlex.join(argv)  # shlex.join quotes each word and joins them with blanks: the command is the last
+    return lambda command: f"{head} {shlex.quote(command)}"
 
 
 def seatbelt_profile(sandbox: Sandbox, world: str, copy: Optional[str], private_tmp: str) -> str:
