@@ -77,6 +77,25 @@ def test_final_message_joins_the_last_response_and_skips_synthetic(tmp_path):
     assert t.models() == {"claude-sonnet-4-6"}
 
 
+def test_answers_worked_out_once_are_the_same_each_time_and_not_shared(tmp_path):
+    # final_message, tool_uses and tool_calls are kept after the first call: asking again gives the same
+    # answer, a caller changing the list it got changes nothing kept, and another transcript has its own.
+    done = load(write(tmp_path / "agent-a.jsonl", [
+        user("a", 0, "go"), assistant("a", 1, "m1", [tool("Read", "t1", file_path="/x")]),
+        user("a", 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "data"}]),
+        assistant("a", 3, "m2", [{"type": "text", "text": "Done."}])]), "a", T.Index.build([]))
+    running = load(write(tmp_path / "agent-b.jsonl", [
+        user("b", 0, "go"), assistant("b", 1, "m1", [tool("Bash", "t2", command="ls")])]), "b", T.Index.build([]))
+    for _ in range(2):
+        assert done.final_message() == "Done." and running.final_message() is None
+        uses, calls = done.tool_uses(), done.tool_calls()
+        assert [(u.name, u.input) for u in uses] == [("Read", {"file_path": "/x"})]
+        assert [(c.name, c.result, c.ok) for c in calls] == [("Read", "data", True)]
+        uses.clear(), calls.clear()
+        assert [u.name for u in running.tool_uses()] == ["Bash"]
+        assert [(c.name, c.ok) for c in running.tool_calls()] == [("Bash", False)]
+
+
 def test_an_unfinished_transcript_has_no_final_message(tmp_path):
     p = write(tmp_path / "agent-a.jsonl", [user("a", 0, "go"), assistant("a", 1, "m1", [
         {"type": "text", "text": "Let me look."}, tool("Bash", "t1", command="ls")])])

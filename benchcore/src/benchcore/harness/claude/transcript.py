@@ -127,7 +127,7 @@ class Transcript:
     children: tuple[str, ...]  # agent ids of launched subagents found on disk
     raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
     own_count: int = -1  # how many of ``records`` (the first ones) came from the main file; -1: not known
-    _memo: dict = field(factory=dict, init=False, eq=False, repr=False)  # tool_calls, worked out once
+    _memo: dict = field(factory=dict, init=False, eq=False, repr=False)  # tool_uses, tool_calls, final_message: once
 
     def main_file_records(self) -> tuple[dict, ...]:
         """The records read from the main file (its subagents' files aside)."""
@@ -150,6 +150,12 @@ class Transcript:
                     yield r, b
 
     def tool_uses(self) -> list[ToolUse]:
+        """Every tool call as asked for (worked out once: collect reads a candidate's Agent calls to pick)."""
+        if "uses" not in self._memo:
+            self._memo["uses"] = tuple(self._tool_uses())
+        return list(self._memo["uses"])
+
+    def _tool_uses(self) -> list[ToolUse]:
         return [ToolUse(str(b.get("name", "")), b.get("input") if isinstance(b.get("input"), dict) else {},
                         str(r.get("agentId", self.main_id))) for r, b in self.blocks("assistant", "tool_use")]
 
@@ -203,7 +209,13 @@ class Transcript:
         return out
 
     def final_message(self) -> Optional[str]:
-        """The text of the agent's last API response, or None while it is unfinished (ends in a tool call)."""
+        """The text of the agent's last API response, or None while it is unfinished (ends in a tool call);
+        worked out once (collect asks for it when it picks a cell's transcript, then to keep it)."""
+        if "final" not in self._memo:
+            self._memo["final"] = self._final_message()
+        return self._memo["final"]
+
+    def _final_message(self) -> Optional[str]:
         groups: list[tuple[str, list[dict]]] = []
         for r in self.own():
             msg = r.get("message")
