@@ -19,10 +19,11 @@ With ``--mb``, the first collect is set beside ``plain``: the same
 transcripts read and every line parsed with ``json.loads`` in a fresh
 process (the least a collect can do), and the audit's own rate is reported
 (MB of transcripts over the CPU seconds spent in ``audit_cell``). Beside
-them, ``copy``: the same transcripts written again as a new file each, in
-a folder beside the run folder, as collect keeps its copies; on a disk whose
-writes cost much CPU, that floor is as large as the reading (the folder the
-run is built in follows TMPDIR).
+them, ``copy``: the same transcripts read and copied again as a new file
+each, in a folder beside the run folder, as collect keeps its copies (the
+kernel copies each from the transcript, and the copy is compared with what
+was read: files.copy_atomic; written from Python where the version run has
+no copy_atomic). The folder the run is built in follows TMPDIR.
 
 Prints per collect: seconds, seconds per cell, peak RSS (MB), and between the
 smallest and the largest case count the growth exponent
@@ -82,10 +83,17 @@ _PLAIN = ("import json, sys, time\nfrom pathlib import Path\n"
 # (the same file system), as collect keeps its copies (a temp file renamed into place, no fsync), nothing else.
 # On a disk whose writes cost much CPU this is a floor of its own: collect keeps a copy of each transcript.
 _COPY = ("import os, sys, tempfile, time\nfrom pathlib import Path\n"
+         "try:\n"
+         "    from benchcore.harness.store.files import copy_atomic\n"
+         "except ImportError:  # a version before collect copied with the kernel\n"
+         "    copy_atomic = None\n"
          "out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)\n"
          "t = time.process_time()\n"
          "for n, p in enumerate(Path(sys.argv[1]).rglob('*.jsonl')):\n"
          "    data = p.read_bytes()\n"
+         "    if copy_atomic is not None:\n"
+         "        copy_atomic(out / f'{n}.jsonl', data, p)\n"
+         "        continue\n"
          "    fd, tmp = tempfile.mkstemp(dir=out)\n"
          "    with os.fdopen(fd, 'wb') as fh:\n"
          "        fh.write(data)\n"
@@ -345,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{med['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s; "
                   f"invalid trials {runs[0]['invalid']}", flush=True)
             floor = med["plain"][2] + med["copy"][2]
-            print(f"  writing a copy of each transcript alone {med['copy'][2]:.2f} s CPU "
+            print(f"  copying each transcript alone, as collect does {med['copy'][2]:.2f} s CPU "
                   f"({med['copy'][2] / med['plain'][2]:.2f}x plain; {med['transcripts_mb'] / med['copy'][2]:.0f} MB/s "
                   f"in {runs[0]['copy_dir']}); first collect / (plain + copy) "
                   f"{med['first'][2] / floor:.2f}x (CPU)", flush=True)

@@ -15,6 +15,8 @@ import re
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from benchcore.harness.claude import transcript as TR
 from benchcore.harness.claude import projects as T
 from benchcore.harness.fanout.prompts import redact, run_redactions
@@ -138,6 +140,23 @@ def test_collect_puts_its_copies_on_disk_once_not_one_fsync_each(tmp_path, monke
     assert len(copies) == 30
     # plan.json, run.json, collect.json (and the lock's pid file): a handful, not one per file written (100+).
     assert len(synced) <= 8
+
+
+def test_collect_has_the_kernel_copy_each_transcript_and_each_copy_is_that_transcript(tmp_path, monkeypatch):
+    # Each copy is made by the kernel from the transcript collect read (files.copy_atomic), not written
+    # again from this process, and holds the transcript's bytes exactly.
+    real = getattr(os, "copy_file_range", None)
+    if real is None:
+        pytest.skip("no os.copy_file_range here: collect writes its copies (tests/harness/collect/test_copies.py)")
+    bench, run_dir = _planned(tmp_path, monkeypatch)
+    copied = []
+    monkeypatch.setattr(os, "copy_file_range", lambda *args: copied.append(args[2]) or real(*args))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out
+    copies = list(run_dir.glob("cases/*/t*/*/transcript.jsonl")) + list(run_dir.glob("cases/*/t*/*/subagents/*.jsonl"))
+    sources = {p.read_bytes() for p in bench.config.rglob("agent-*.jsonl")}
+    assert len(copies) >= 30 and all(c.read_bytes() in sources for c in copies)
+    assert sum(copied) == sum(c.stat().st_size for c in copies)
 
 
 def _pad(config: Path, size: int) -> int:

@@ -115,16 +115,17 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
                 found[cell.id] = kept
                 run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
             continue
-        dirty = copy_bytes_if_changed(cdir / "transcript.jsonl", t.raw, run.background)
+        dirty = copy_bytes_if_changed(cdir / "transcript.jsonl", t.raw, run.background, pick.path)
         meta = meta_path(pick.path)
         if not_regular(meta) is None:
             write_if_changed(cdir / "meta.json", read_text(meta))
         for child in t.children:
+            source = run.index.by_id[child]
             try:
-                data = read_regular_bytes(run.index.by_id[child])
+                data = read_regular_bytes(source)
             except (OSError, BenchError):  # gone since the scan, or swapped for a pipe: not copied
                 continue
-            dirty |= copy_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data, run.background)
+            dirty |= copy_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data, run.background, source)
         if final is None:
             run.unfinished.add(cell.id)  # still running or cut off: not collected yet
             continue

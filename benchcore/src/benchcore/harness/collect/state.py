@@ -11,7 +11,7 @@ from ...errors import BenchError
 from ...model import Case, RunInfo
 from ..claude import projects
 from .contamination import Fingerprints
-from ..store.files import read_text, write_atomic
+from ..store.files import copy_atomic, read_text, write_atomic
 from ..claude.provenance import Launched
 from .background import Background
 from .firstread import FirstRead
@@ -116,20 +116,25 @@ def write_bytes_if_changed(path: Path, data: bytes) -> bool:
     return False
 
 
-def copy_bytes_if_changed(path: Path, data: bytes, background: Background) -> bool:
-    """:func:`write_bytes_if_changed`, the write done in ``background``'s thread (whether it changes the copy
-    is known at once: the copy is compared here)."""
+def copy_bytes_if_changed(path: Path, data: bytes, background: Background, source: Path) -> bool:
+    """:func:`write_bytes_if_changed` for ``data`` read from the file ``source``, the copy done in
+    ``background``'s thread by the kernel where it can (files.copy_atomic; whether it changes the copy is
+    known at once: the copy is compared here)."""
     if _same_bytes(path, data):
         return False
-    background.submit(len(data), _write_run_file, path, data)
+    background.submit(len(data), _write_run_file, path, data, source)
     return True
 
 
-def _write_run_file(path: Path, data: str | bytes) -> None:
-    """A file collect copies or derives into the run folder (no fsync: collect flushes them once); a disk that is
-    full, or a folder that cannot be written, is named with the fix (the next collect makes the file again)."""
+def _write_run_file(path: Path, data: str | bytes, source: Optional[Path] = None) -> None:
+    """A file collect copies or derives into the run folder (no fsync: collect flushes them once), from
+    ``source`` when it was read from one; a disk that is full, or a folder that cannot be written, is named
+    with the fix (the next collect makes the file again)."""
     try:
-        write_atomic(path, data, durable=False)
+        if source is not None and isinstance(data, bytes):
+            copy_atomic(path, data, source)
+        else:
+            write_atomic(path, data, durable=False)
     except OSError as exc:
         raise BenchError(str(path), f"collect cannot write this file of the run folder: {exc.strerror or exc}",
                          fix="free space on that disk or make the run folder writable, then run collect again "

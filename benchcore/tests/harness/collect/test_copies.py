@@ -1,0 +1,92 @@
+"""collect's copy of a transcript (files.copy_atomic): the kernel copies it from the file it was read from, and
+the copy holds exactly the bytes collect read, whatever happened to that file since."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+import pytest
+
+from benchcore.harness.store import files
+
+DATA = b'{"type":"user","message":{"content":"go"}}\n' * 5000  # 215 KB: several chunks compared
+
+
+def copy(tmp_path, data: bytes = DATA, source_bytes: bytes | None = None):
+    """copy_atomic of ``data`` from a source holding ``source_bytes`` (``data`` by default); the copy's path."""
+    source = tmp_path / "agent-a.jsonl"
+    source.write_bytes(data if source_bytes is None else source_bytes)
+    dest = tmp_path / "run/cases/c/t1/new/transcript.jsonl"
+    files.copy_atomic(dest, data, source)
+    return dest
+
+
+def left(dest) -> list[str]:
+    return sorted(p.name for p in dest.parent.iterdir())
+
+
+@pytest.fixture
+def kernel(monkeypatch):
+    """os.copy_file_range, counted (the bytes it copied)."""
+    real = getattr(os, "copy_file_range", None)
+    if real is None:
+        pytest.skip("no os.copy_file_range on this system (the copy is written instead: test below)")
+    copied = []
+
+    def counted(src, dst, count, *args):
+        n = real(src, dst, count, *args)
+        copied.append(n)
+        return n
+    monkeypatch.setattr(os, "copy_file_range", counted)
+    return copied
+
+
+def test_the_kernel_copies_a_transcript_that_still_holds_what_was_read(tmp_path, kernel):
+    dest = copy(tmp_path)
+    assert dest.read_bytes() == DATA and sum(kernel) == len(DATA)
+    assert left(dest) == ["transcript.jsonl"]  # no temp file
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o666 & ~files._umask()  # as a plain create gives
+
+
+@pytest.mark.parametrize("now", [
+    DATA[:-2] + b"X\n",                      # rewritten in place since it was read: same length, other bytes
+    DATA + b'{"type":"assistant"}\n',        # still being written: longer now
+    DATA[:1000],                             # cut short since
+    b"",                                     # emptied
+], ids=["rewritten", "longer", "shorter", "empty"])
+def test_the_copy_holds_what_was_read_whatever_the_source_holds_now(tmp_path, kernel, now):
+    dest = copy(tmp_path, source_bytes=now)
+    assert dest.read_bytes() == DATA and left(dest) == ["transcript.jsonl"]
+
+
+def test_a_source_gone_or_swapped_for_a_pipe_is_not_read_and_the_bytes_are_written(tmp_path, kernel):
+    source = tmp_path / "agent-a.jsonl"
+    dest = tmp_path / "out/transcript.jsonl"
+    files.copy_atomic(dest, DATA, source)  # never there
+    assert dest.read_bytes() == DATA
+    os.mkfifo(source)  # a named pipe: opened non-blocking and refused, never waited on
+    files.copy_atomic(dest, DATA + b"more\n", source)
+    assert dest.read_bytes() == DATA + b"more\n" and kernel == []
+
+
+@pytest.mark.parametrize("failure", ["missing", "cross-device", "wrong-bytes"])
+def test_where_the_kernel_cannot_copy_the_bytes_are_written(tmp_path, monkeypatch, failure):
+    if failure == "missing":
+        monkeypatch.delattr(os, "copy_file_range", raising=False)  # macOS, Windows, an old Python
+    elif failure == "cross-device":
+        def refuse(*args):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        monkeypatch.setattr(os, "copy_file_range", refuse, raising=False)
+    else:
+        def garble(src, dst, count, *args):  # a file system whose copy went wrong: caught by the comparison
+            return os.write(dst, b"?" * count)
+        monkeypatch.setattr(os, "copy_file_range", garble, raising=False)
+    dest = copy(tmp_path)
+    assert dest.read_bytes() == DATA and left(dest) == ["transcript.jsonl"]
+
+
+def test_an_empty_transcript_is_copied_empty(tmp_path):
+    dest = copy(tmp_path, data=b"")
+    assert dest.read_bytes() == b"" and left(dest) == ["transcript.jsonl"]
