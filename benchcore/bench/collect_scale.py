@@ -22,8 +22,8 @@ process (the least a collect can do), and the audit's own rate is reported
 them, ``copy``: the same transcripts read and copied again as a new file
 each, in a folder beside the run folder, as collect keeps its copies (the
 kernel copies each from the transcript, and the copy is compared with what
-was read: files.copy_atomic; written from Python where the version run has
-no copy_atomic). The folder the run is built in follows TMPDIR.
+was read: files.write_atomic's ``source``; written from Python where the
+version run has none). The folder the run is built in follows TMPDIR.
 
 Prints per collect: seconds, seconds per cell, peak RSS (MB), and between the
 smallest and the largest case count the growth exponent
@@ -83,16 +83,15 @@ _PLAIN = ("import json, sys, time\nfrom pathlib import Path\n"
 # (the same file system), as collect keeps its copies (a temp file renamed into place, no fsync), nothing else.
 # On a disk whose writes cost much CPU this is a floor of its own: collect keeps a copy of each transcript.
 _COPY = ("import os, sys, tempfile, time\nfrom pathlib import Path\n"
-         "try:\n"
-         "    from benchcore.harness.store.files import copy_atomic\n"
-         "except ImportError:  # a version before collect copied with the kernel\n"
-         "    copy_atomic = None\n"
+         "import inspect\n"
+         "from benchcore.harness.store.files import write_atomic\n"
+         "kernel = 'source' in inspect.signature(write_atomic).parameters  # else a version before the kernel copied\n"
          "out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)\n"
          "t = time.process_time()\n"
          "for n, p in enumerate(Path(sys.argv[1]).rglob('*.jsonl')):\n"
          "    data = p.read_bytes()\n"
-         "    if copy_atomic is not None:\n"
-         "        copy_atomic(out / f'{n}.jsonl', data, p)\n"
+         "    if kernel:\n"
+         "        write_atomic(out / f'{n}.jsonl', data, durable=False, source=p)\n"
          "        continue\n"
          "    fd, tmp = tempfile.mkstemp(dir=out)\n"
          "    with os.fdopen(fd, 'wb') as fh:\n"

@@ -143,7 +143,7 @@ def test_collect_puts_its_copies_on_disk_once_not_one_fsync_each(tmp_path, monke
 
 
 def test_collect_has_the_kernel_copy_each_transcript_and_each_copy_is_that_transcript(tmp_path, monkeypatch):
-    # Each copy is made by the kernel from the transcript collect read (files.copy_atomic), not written
+    # Each copy is made by the kernel from the transcript collect read (files.write_atomic's ``source``), not written
     # again from this process, and holds the transcript's bytes exactly.
     real = getattr(os, "copy_file_range", None)
     if real is None:
@@ -184,8 +184,10 @@ def test_collect_holds_one_transcript_at_a_time_not_the_whole_set(tmp_path, monk
     finally:
         tracemalloc.stop()
     assert rc == 0 and "30/30 cells collected" in out
-    # The whole set parsed at once was several times its 30 MB; now a few transcripts' worth at most.
-    assert peak < 5 * largest + 8_000_000, (peak, largest, total)
+    # The whole set parsed at once was several times its 30 MB; now a few transcripts' worth at most, and the
+    # transcripts waiting for the copy thread (PENDING_BYTES at most: when the thread waits for the lock).
+    from benchcore.harness.collect.background import PENDING_BYTES
+    assert peak < 5 * largest + 8_000_000 + PENDING_BYTES < total, (peak, largest, total)
 
 
 def test_each_case_file_is_read_once_per_collect(tmp_path, monkeypatch):

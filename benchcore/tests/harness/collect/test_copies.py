@@ -1,4 +1,4 @@
-"""collect's copy of a transcript (files.copy_atomic): the kernel copies it from the file it was read from, and
+"""collect's copy of a transcript (files.write_atomic with its ``source``): the kernel copies it from the file it was read from, and
 the copy holds exactly the bytes collect read, whatever happened to that file since."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ DATA = b'{"type":"user","message":{"content":"go"}}\n' * 5000  # 215 KB: several
 
 
 def copy(tmp_path, data: bytes = DATA, source_bytes: bytes | None = None):
-    """copy_atomic of ``data`` from a source holding ``source_bytes`` (``data`` by default); the copy's path."""
+    """write_atomic of ``data`` from a source holding ``source_bytes`` (``data`` by default); the copy's path."""
     source = tmp_path / "agent-a.jsonl"
     source.write_bytes(data if source_bytes is None else source_bytes)
     dest = tmp_path / "run/cases/c/t1/new/transcript.jsonl"
-    files.copy_atomic(dest, data, source)
+    files.write_atomic(dest, data, durable=False, source=source)
     return dest
 
 
@@ -64,10 +64,10 @@ def test_the_copy_holds_what_was_read_whatever_the_source_holds_now(tmp_path, ke
 def test_a_source_gone_or_swapped_for_a_pipe_is_not_read_and_the_bytes_are_written(tmp_path, kernel):
     source = tmp_path / "agent-a.jsonl"
     dest = tmp_path / "out/transcript.jsonl"
-    files.copy_atomic(dest, DATA, source)  # never there
+    files.write_atomic(dest, DATA, durable=False, source=source)  # never there
     assert dest.read_bytes() == DATA
     os.mkfifo(source)  # a named pipe: opened non-blocking and refused, never waited on
-    files.copy_atomic(dest, DATA + b"more\n", source)
+    files.write_atomic(dest, DATA + b"more\n", durable=False, source=source)
     assert dest.read_bytes() == DATA + b"more\n" and kernel == []
 
 

@@ -11,7 +11,7 @@ from ...errors import BenchError
 from ...model import Case, RunInfo
 from ..claude import projects
 from .contamination import Fingerprints
-from ..store.files import copy_atomic, read_text, write_atomic
+from ..store.files import read_text, write_atomic
 from ..claude.provenance import Launched
 from .background import Background
 from .firstread import FirstRead
@@ -118,7 +118,7 @@ def write_bytes_if_changed(path: Path, data: bytes) -> bool:
 
 def copy_bytes_if_changed(path: Path, data: bytes, background: Background, source: Path) -> bool:
     """:func:`write_bytes_if_changed` for ``data`` read from the file ``source``, the copy done in
-    ``background``'s thread by the kernel where it can (files.copy_atomic; whether it changes the copy is
+    ``background``'s thread by the kernel where it can (files.write_atomic's ``source``; whether it changes the copy is
     known at once: the copy is compared here)."""
     if _same_bytes(path, data):
         return False
@@ -131,10 +131,7 @@ def _write_run_file(path: Path, data: str | bytes, source: Optional[Path] = None
     ``source`` when it was read from one; a disk that is full, or a folder that cannot be written, is named
     with the fix (the next collect makes the file again)."""
     try:
-        if source is not None and isinstance(data, bytes):
-            copy_atomic(path, data, source)
-        else:
-            write_atomic(path, data, durable=False)
+        write_atomic(path, data, durable=False, source=source)
     except OSError as exc:
         raise BenchError(str(path), f"collect cannot write this file of the run folder: {exc.strerror or exc}",
                          fix="free space on that disk or make the run folder writable, then run collect again "

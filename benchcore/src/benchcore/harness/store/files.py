@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Optional
 
 from ...errors import BenchError
-from .regular import NOT_REGULAR_FIX, not_regular, open_regular, open_regular_fd  # noqa: F401 - the file helpers' one home
+from .regular import NOT_REGULAR_FIX, not_regular, open_regular  # noqa: F401 - the file helpers' one home
 
 
 def _umask() -> int:
@@ -19,9 +20,10 @@ def _umask() -> int:
     return mask
 
 
-def _stage(path: Path, text: str | bytes, durable: bool = True) -> str:
+def _stage(path: Path, text: str | bytes, durable: bool = True, source: Path | str | None = None) -> str:
     """Write ``text`` (or bytes, as they are) to a temp file beside ``path`` (mode as a plain create would
-    give) and return its name; ``durable``: on disk (fsync) before it is renamed into place."""
+    give) and return its name; ``durable``: on disk (fsync) before it is renamed into place; ``source``: the
+    file the bytes were read from, for the kernel to copy them (see :func:`write_atomic`)."""
     if not path.parent.is_dir():  # a stat; a mkdir of a folder that exists costs more (thousands a collect)
         path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # here, not at the top: reading commands (`benchcore usage`) never write
@@ -30,6 +32,17 @@ def _stage(path: Path, text: str | bytes, durable: bool = True) -> str:
     try:
         # mkstemp creates 0600; a report or run file is an ordinary file, readable as the umask allows.
         os.chmod(tmp, 0o666 & ~_umask())
+        if source is not None and isinstance(text, bytes) and text and hasattr(os, "copy_file_range"):
+            with os.fdopen(fd, "r+b", buffering=0) as raw:
+                if not (_kernel_copy(source, raw.fileno(), len(text)) and _holds(raw.fileno(), text)):
+                    raw.seek(0)
+                    raw.truncate()
+                    view = memoryview(text)
+                    while view:  # unbuffered: a write may take part of it
+                        view = view[raw.write(view):]
+                if durable:
+                    os.fsync(raw.fileno())
+            return tmp
         with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
               os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as fh:
             fh.write(text)
@@ -42,78 +55,17 @@ def _stage(path: Path, text: str | bytes, durable: bool = True) -> str:
     return tmp
 
 
-def _unlink(tmp: str) -> None:
-    try:
-        os.unlink(tmp)
-    except FileNotFoundError:
-        pass
-
-
-def write_atomic(path: Path | str, text: str | bytes, durable: bool = True) -> None:
-    """Write ``text`` (UTF-8), or bytes exactly as given, to ``path`` so a reader sees the old file or the new
-    one, never half, even if the process is killed. ``durable`` (the default) also has it on disk before it
-    replaces the old one, so a power cut cannot leave it empty; a file that can be made again from what
-    it was copied or derived from (a transcript's copy, an output) is written with ``durable=False`` and
-    put on disk by one :func:`flush_to_disk` for the whole collect."""
-    path = Path(path)
-    tmp = _stage(path, text, durable)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
-
-
-def copy_atomic(path: Path | str, data: bytes, source: Path | str) -> None:
-    """``write_atomic(path, data, durable=False)`` for bytes read from the file ``source``: the kernel copies
-    them from ``source`` (``os.copy_file_range``: they never pass through this process; on an ext4 disk a
-    twentieth of the CPU of writing them), and the copy is compared with ``data``. Where the kernel cannot
-    copy (another system, another file system), or ``source`` no longer holds ``data`` (a transcript still
-    being written, rewritten since it was read), ``data`` itself is written: ``path`` holds exactly
-    ``data`` either way."""
-    path = Path(path)
-    tmp = _stage_copy(path, data, source)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
-
-
-_COMPARED = 1 << 20  # bytes of a kernel copy compared with what was read at a time
-
-
-def _stage_copy(path: Path, data: bytes, source: Path | str) -> str:
-    if not hasattr(os, "copy_file_range") or not data:
-        return _stage(path, data, durable=False)
-    if not path.parent.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())
-        with os.fdopen(fd, "r+b", buffering=0) as fh:
-            if not (_kernel_copy(source, fh.fileno(), len(data)) and _holds(fh, data)):
-                fh.seek(0)
-                fh.truncate()
-                view = memoryview(data)
-                while view:  # unbuffered: a write may take part of it
-                    view = view[fh.write(view):]
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return tmp
-
-
 def _kernel_copy(source: Path | str, out: int, size: int) -> bool:
     """The first ``size`` bytes of ``source`` copied into the descriptor ``out`` by the kernel; False when
-    it cannot (no such call, another file system, ``source`` gone, shorter or not a regular file)."""
+    it cannot (another file system, ``source`` gone, shorter or not a regular file). Few system calls: the
+    thread that copies gives up the interpreter's lock at each, and takes it back behind the parsing."""
     try:
-        fd = open_regular_fd(source)
-    except (OSError, BenchError):
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
         return False
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a pipe or a device swapped in: opened, never read
+            return False
         done = 0
         while done < size:
             step = os.copy_file_range(fd, out, size - done)
@@ -127,13 +79,46 @@ def _kernel_copy(source: Path | str, out: int, size: int) -> bool:
         os.close(fd)
 
 
-def _holds(fh, data: bytes) -> bool:
-    """Whether the open file ``fh`` holds exactly ``data``, compared a chunk at a time."""
-    fh.seek(0)
+_COMPARED = 1 << 20  # bytes of a copy read back and compared at a time
+
+
+def _holds(fd: int, data: bytes) -> bool:
+    """Whether the file open as ``fd`` holds exactly ``data``: read back a chunk at a time, each compared with
+    memcmp, and one byte past the end to see a longer file."""
     for at in range(0, len(data), _COMPARED):
-        if fh.read(_COMPARED) != data[at:at + _COMPARED]:
+        if os.pread(fd, _COMPARED, at) != data[at:at + _COMPARED]:
             return False
-    return fh.read(1) == b""
+    return os.pread(fd, 1, len(data)) == b""
+
+
+def _unlink(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
+def write_atomic(path: Path | str, text: str | bytes, durable: bool = True,
+                 source: Path | str | None = None) -> None:
+    """Write ``text`` (UTF-8), or bytes exactly as given, to ``path`` so a reader sees the old file or the new
+    one, never half, even if the process is killed. ``durable`` (the default) also has it on disk before it
+    replaces the old one, so a power cut cannot leave it empty; a file that can be made again from what
+    it was copied or derived from (a transcript's copy, an output) is written with ``durable=False`` and
+    put on disk by one :func:`flush_to_disk` for the whole collect.
+
+    ``source``: the file the bytes were read from (a transcript collect keeps a copy of). The kernel copies
+    them from there (``os.copy_file_range``: they never pass through this process; on an ext4 disk a
+    twentieth of the CPU of writing them), and the copy is compared with ``text``; where the kernel cannot
+    copy (another system, another file system), or ``source`` no longer holds them (a transcript still
+    being written, rewritten since it was read), ``text`` itself is written: ``path`` holds exactly
+    ``text`` either way."""
+    path = Path(path)
+    tmp = _stage(path, text, durable, source)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
 
 
 def flush_to_disk(folder: Path | str) -> None:
