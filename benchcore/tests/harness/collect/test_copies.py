@@ -1,5 +1,5 @@
-"""collect's copy of a transcript (files.write_atomic with its ``source``): the kernel copies it from the file it was read from, and
-the copy holds exactly the bytes collect read, whatever happened to that file since."""
+"""collect's copy of a transcript (files.write_atomic given the file it was read from as ``source``): the kernel
+copies it from that file, and the copy holds exactly the bytes collect read, whatever happened to the file since."""
 
 from __future__ import annotations
 
