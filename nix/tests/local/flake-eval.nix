@@ -53,7 +53,10 @@ let
     pkgs = self;
     callPackage = lib.callPackageWith self;
     python3 = fakeDrv "python3" { meta.mainProgram = "python3"; };
-    stdenv.hostPlatform.system = system;
+    stdenv.hostPlatform = {
+      inherit system;
+      isLinux = lib.hasSuffix "-linux" system;
+    };
     runtimeShell = "bash";
     runCommandLocal =
       name: env: script:
@@ -77,6 +80,7 @@ let
     writeShellScript = name: text: fakeDrv name { inherit text; };
     replaceVars = src: vars: fakeDrv "replaced" { inherit src; };
     gitMinimal = fakeDrv "git-minimal" { meta.mainProgram = "git"; };
+    bubblewrap = fakeDrv "bubblewrap" { meta.mainProgram = "bwrap"; };
     lndir = fakeDrv "lndir" { };
     makeWrapper = fakeDrv "make-wrapper-hook" { };
     nixfmt-tree = fakeDrv "nixfmt-tree" { meta.mainProgram = "treefmt"; };
@@ -94,6 +98,8 @@ let
       cattrs = fakeDrv "cattrs" { };
       pyyaml = fakeDrv "pyyaml" { };
       jinja2 = fakeDrv "jinja2" { };
+      markupsafe = fakeDrv "markupsafe" { };
+      msgspec = fakeDrv "msgspec" { };
       pytestCheckHook = fakeDrv "pytest-check-hook" { };
     };
   });

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from benchcore.harness.claude import projects as T
 from benchcore.harness.claude.transcript import Transcript, journal_result, load
 from benchcore.harness.collect.contamination import audit_cell
@@ -340,21 +342,56 @@ def test_a_workflow_journal_records_each_agents_result(tmp_path):
     assert journal_result(flat, "j") is None  # the Agent-tool layout has no journal
 
 
-def test_a_line_is_read_as_json_loads_reads_it(tmp_path):
-    # record_of parses a line that opens with '{' with json's C scanner directly: every line below reads as
-    # json.loads reads it (None where json.loads fails or gives no object).
-    import json
+# Lines on which msgspec and json can part: what msgspec refuses and json reads (NaN, 1e400, a lone surrogate,
+# UTF-16, UTF-8 with a BOM, encoded surrogates), integers past 64 bits (orjson gives floats), repeated keys,
+# floats that round, an integer json refuses (more than 4,300 digits), nesting, and lines that are not records.
+LINES = [b'{"type":"user","n":1}', b'{"type":"user"}  \r', b' {"a":1}', b'{"a":1} x', b'{"a":', b'{"a":"\xff"}',
+         '{"a":"\u00e9"}'.encode("utf-16"), '{"a":"\u00e9"}'.encode("utf-8-sig"), b'[1,2]', b'{"a":"\\ud83d\\ude00"}',
+         b'{"a":NaN}', b'{"a":1}{"b":2}', '{"x":"y"}', ' {"x":"y"}', '{"x":', b'\t',
+         b'{"a":123456789012345678901234567890,"b":-18446744073709551617}', b'{"a":1e400}', b'{"a":-Infinity}',
+         b'{"a":"\\ud800 lone"}', b'{"a":"\xed\xa0\x80"}', b'{"a":1,"a":2,"b":{"c":[0.1,1e-7,2.5e+300,-0.0]}}',
+         b'{"a":0.30000000000000004,"b":9007199254740993.0,"c":1.7976931348623157e308}',
+         b'{"a":' + b"9" * 5000 + b"}", b'{"a":' + b"[" * 50 + b"]" * 50 + b"}", b'{"a":"tab\\tquote\\"nul\\u0000"}']
 
-    from benchcore.harness.claude.transcript import record_of
 
-    lines = [b'{"type":"user","n":1}', b'{"type":"user"}  \r', b' {"a":1}', b'{"a":1} x', b'{"a":', b'{"a":"\xff"}',
-             '{"a":"é"}'.encode("utf-16"), '{"a":"é"}'.encode("utf-8-sig"), b'[1,2]', b'{"a":"\\ud83d\\ude00"}',
-             b'{"a":NaN}', b'{"a":1}{"b":2}', '{"x":"y"}', ' {"x":"y"}', '{"x":', b'\t']
-    for line in lines:
+@pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "json only"])
+def test_a_line_is_read_as_json_loads_reads_it(fast, monkeypatch):
+    # record_of reads a line with msgspec where it can (2.2x json's scanner), else with json's C scanner: every
+    # line below reads as json.loads reads it, to the type (None where json.loads fails or gives no object),
+    # with msgspec and without it (a Python where it is not installed).
+    from benchcore.harness.claude import transcript
+
+    if not fast:
+        monkeypatch.setattr(transcript, "_fast_decode", None)
+    else:
+        assert transcript._fast_decode is not None, "msgspec, a dependency of benchcore, is not installed"
+    for line in LINES:
         try:
             want = json.loads(line)
             want = want if isinstance(want, dict) else None
         except ValueError:
             want = None
-        got = record_of(line)
-        assert repr(got) == repr(want), (line, got, want)  # repr: NaN equals itself there
+        got = transcript.record_of(line)
+        assert _typed(got) == _typed(want), (line[:80], got, want)
+
+
+def _typed(value):
+    """``value`` with the type of every number and string spelled out (1 == 1.0 and NaN != NaN otherwise)."""
+    if isinstance(value, dict):
+        return [(k, _typed(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, repr(value))
+
+
+def test_msgspec_reads_the_lines_it_can(monkeypatch):
+    # The speed comes from msgspec doing the reading: a record line goes to it, and json is asked only for a
+    # line msgspec refuses.
+    from benchcore.harness.claude import transcript
+
+    asked = []
+    real = transcript._fast_decode
+    monkeypatch.setattr(transcript, "_fast_decode", lambda raw: asked.append(raw) or real(raw))
+    monkeypatch.setattr(transcript, "loads_line", lambda raw: pytest.fail(f"json asked for {raw!r}"))
+    assert transcript.record_of(b'{"type":"user","n":1}') == {"type": "user", "n": 1}
+    assert asked == [b'{"type":"user","n":1}']
