@@ -24,6 +24,8 @@ Per run directory, each stage in the module named in parentheses:
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 from datetime import datetime
 from pathlib import Path
@@ -118,7 +120,8 @@ def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Co
     sessions = {d: record_session(d) for d in run_dirs}  # this collect's session joins each run's
     launched = Launched.read(projects.projects_dir(), [s for d in run_dirs for s in sessions[d]])
     runs = [RunState(d, index, packet_files, templates, assert_timeout, launched) for d in run_dirs]
-    statuses = [collect_run(r, rerun) for r in runs]
+    with _rare_young_collections():
+        statuses = [collect_run(r, rerun) for r in runs]
     launches = write_launch_scripts(runs, statuses, run_dirs, templates)
     statuses = list(launches.statuses)
     for s in statuses:
@@ -130,6 +133,23 @@ def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Co
     complete = not (missing_cells or invalid or launches.packets or rerun_done or unchecked)
     return Collected(tuple(statuses), tuple(refused), launches, next_step(run_dirs, launches), complete,
                      launch_hint(runs, launches))
+
+
+YOUNG_THRESHOLD = 100_000  # Python's default is 700
+
+
+@contextlib.contextmanager
+def _rare_young_collections():
+    """The cycle collector's youngest generation examined every 100,000 new objects instead of every 700
+    while the runs are collected. A transcript's records are JSON trees (no cycles for it to find), made by
+    the hundred thousand; with the default, it walked them over and over and took 8% of a first collect
+    (1.89 s against 2.02 s on 391 MB, in paired runs). Cycles are still collected, later."""
+    before = gc.get_threshold()
+    gc.set_threshold(YOUNG_THRESHOLD, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _since(run_dirs: list[Path]) -> Optional[float]:
