@@ -172,6 +172,29 @@ def _pad(config: Path, size: int) -> int:
     return largest
 
 
+def test_a_subagent_transcript_is_copied_from_the_bytes_parsed_not_read_again(tmp_path, monkeypatch):
+    # An arm that launched a subagent: the subagent's transcript, read from Claude Code's folder to parse it with
+    # the arm's, is copied into the run from those bytes (it was read once more to copy it).
+    bench = Bench(tmp_path, monkeypatch)
+    greet_repo(tmp_path)
+    _, out, _ = bench.plan("greet", "--seed", "9")
+    [run_dir] = bench.runs()
+    cells = {(c["case"], c["trial"], c["arm"]) for c in bench.plan_json(run_dir)["cells"]}
+    bench.arms(next_script(out), Script(files=greet_files(), nested=cells))
+    from benchcore.harness.collect import cells as C
+
+    again = []
+    real = C.read_regular_bytes
+    monkeypatch.setattr(C, "read_regular_bytes", lambda p: again.append(Path(p).name) or real(p))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out
+    children = sorted(run_dir.glob("cases/*/t*/*/subagents/agent-*.jsonl"))
+    assert len(children) == 30
+    sources = {p.name: p.read_bytes() for p in bench.config.rglob("agent-*.jsonl")}
+    assert all(c.read_bytes() == sources[c.name] for c in children)
+    assert again == []
+
+
 def test_collect_holds_one_transcript_at_a_time_not_the_whole_set(tmp_path, monkeypatch):
     bench, run_dir = _planned(tmp_path, monkeypatch)
     largest = _pad(bench.config, 1_000_000)

@@ -151,6 +151,7 @@ class Transcript:
     children: tuple[str, ...]  # agent ids of launched subagents found on disk
     raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
     own_count: int = -1  # how many of ``records`` (the first ones) came from the main file; -1: not known
+    children_raw: Mapping[str, bytes] = field(factory=dict, eq=False, repr=False)  # each child's bytes as read
     _memo: dict = field(factory=dict, init=False, eq=False, repr=False)  # tool_uses, tool_calls, final_message: once
 
     def main_file_records(self) -> tuple[dict, ...]:
@@ -343,6 +344,7 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
     records: list[dict] = []
     children: list[str] = []
     main_bytes = b""
+    children_raw: dict[str, bytes] = {}
     own_count = -1
     seen = {agent_id}
     queue = [(agent_id, path)]
@@ -354,6 +356,8 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
             continue
         if aid == agent_id:
             main_bytes = data
+        else:
+            children_raw[aid] = data
         recs = []
         for line in _lines(data):  # one at a time (no list of copies)
             if (rec := record_of(line)) is not None:
@@ -369,7 +373,7 @@ def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
             children.append(child)
             queue.append((child, index.by_id[child]))
     return Transcript(main_id=agent_id, records=tuple(records), children=tuple(children),
-                      raw=main_bytes, own_count=own_count)
+                      raw=main_bytes, own_count=own_count, children_raw=children_raw)
 
 
 def meta_path(transcript: Path) -> Path:

@@ -121,10 +121,12 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             write_if_changed(cdir / "meta.json", read_text(meta))
         for child in t.children:
             source = run.index.by_id[child]
-            try:
-                data = read_regular_bytes(source)
-            except (OSError, BenchError):  # gone since the scan, or swapped for a pipe: not copied
-                continue
+            data = t.children_raw.get(child)  # the bytes parsed (and audited) are the bytes copied
+            if data is None:
+                try:
+                    data = read_regular_bytes(source)
+                except (OSError, BenchError):  # gone since the scan, or swapped for a pipe: not copied
+                    continue
             dirty |= copy_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data, run.background, source)
         if final is None:
             run.unfinished.add(cell.id)  # still running or cut off: not collected yet
