@@ -337,24 +337,24 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
         blob = _blob(use)
         in_world = bool(world) and world in blob
         where = _where(use, t.main_id)
-        said = f"{use.name} {_short(blob)}{where}"
+        said = lambda: f"{use.name} {_short(blob)}{where}"  # noqa: E731 - worded only for a problem (most calls have none)
         if use.refused:
-            problems.append(f"Claude Code refused its tool call {said}: {_short(use.result, 400)}")
+            problems.append(f"Claude Code refused its tool call {said()}: {_short(use.result, 400)}")
         # What the result showed, whatever the call looked like (an error's output may still show a file).
         result = use.result
         run_hit, case_hit, tests_hit, skill_hit, own_hit = _checked(result, matchers)
         if use.name != "StructuredOutput" and result:
             if (hit := run_hit) is not None:
-                problems.append(f"saw the run folder's files (the result of {said} holds {_short(hit, 60)!r})")
+                problems.append(f"saw the run folder's files (the result of {said()} holds {_short(hit, 60)!r})")
             elif (hit := case_hit) is not None:
-                problems.append(f"saw its case's criteria or assertions (the result of {said} holds "
+                problems.append(f"saw its case's criteria or assertions (the result of {said()} holds "
                                 f"{_short(hit, 80)!r})")
             elif (hit := tests_hit) is not None:
-                problems.append(f"saw the skill's tests (the result of {said} holds {_short(hit, 80)!r})")
+                problems.append(f"saw the skill's tests (the result of {said()} holds {_short(hit, 80)!r})")
             elif arm == "baseline" and (hit := skill_hit) is not None:
-                problems.append(f"saw the skill's text (the result of {said} holds {_short(hit, 80)!r})")
+                problems.append(f"saw the skill's text (the result of {said()} holds {_short(hit, 80)!r})")
             elif arm != "baseline" and (hit := skill_hit) is not None:
-                problems.append(f"saw another arm's skill copy (the result of {said} holds {_short(hit, 80)!r})")
+                problems.append(f"saw another arm's skill copy (the result of {said()} holds {_short(hit, 80)!r})")
         if not use.ok:
             continue  # asked for, never seen: the path checks below are about what ran
         if use.name == "Skill":
@@ -365,27 +365,27 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
                 problems.append(f"invoked the installed skill {name!r} instead of its copy{where}")
             continue
         if any(c in blob for c in case_files):
-            problems.append(f"read its case's case.md: {said}")
+            problems.append(f"read its case's case.md: {said()}")
             continue
         if own_copy and use.agent_id == t.main_id and (
                 f"{own_copy}/SKILL.md" in blob or own_hit is not None):
             read_own = True
         if arm != "baseline":
             if any(c in blob for c in copies if c != own_copy):
-                problems.append(f"read another arm's skill copy: {said}")
+                problems.append(f"read another arm's skill copy: {said()}")
             elif names(skill_rel) or (leaf and f".claude/skills/{leaf}" in blob):
                 # For previous that is the edited version; for new, a skill outside the run.
-                problems.append(f"read the repository's or an installed copy of the skill instead of its own: {said}")
+                problems.append(f"read the repository's or an installed copy of the skill instead of its own: {said()}")
             elif names(tests_rel) or names(run_rel) or (run_dir and _names_relative(blob, run_dir.rstrip("/"))):
-                problems.append(f"read the benchmark's tests or run files: {said}")
+                problems.append(f"read the benchmark's tests or run files: {said()}")
         if arm == "baseline":
             if "SKILL.md" in blob:
-                problems.append(f"read a SKILL.md: {said}")
+                problems.append(f"read a SKILL.md: {said()}")
             elif any(c in blob for c in copies):
-                problems.append(f"read a skill copy: {said}")
+                problems.append(f"read a skill copy: {said()}")
             elif ".claude/skills" in blob or any(w in blob for w in watched_repo) or \
                     any(names(r) for r in relative):
-                problems.append(f"read the repository's skills or tests: {said}")
+                problems.append(f"read the repository's skills or tests: {said()}")
 
     loads = t.skill_loads()
     if arm == "baseline":
