@@ -292,9 +292,10 @@ def test_what_a_result_showed_counts_whatever_the_command(tmp_path):
                       case_files=[CASE_MD], fingerprints=fp) == []
 
 
-def test_a_result_seen_before_is_remembered_by_its_whole_text(tmp_path, monkeypatch):
+def test_a_result_seen_before_is_remembered_and_a_hit_is_compared_whole(tmp_path, monkeypatch):
     # The audit remembers what a long result showed and does not search it again when the same text comes
-    # back (a file read twice): a result that differs in one character, same length, same ends, is searched.
+    # back (a file read twice). It files a result by its length and ends: one that differs in one character,
+    # same length, same ends (the same key), is searched.
     from benchcore.harness.collect import contamination as C
     fp = C.Fingerprints(case=("It names the reader in the first line.",))
     pad = "x" * 3000 + "\n"

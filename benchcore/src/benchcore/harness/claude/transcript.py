@@ -319,6 +319,8 @@ def _child_ids(records: list[dict]) -> list[str]:
                 if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in ("Task", "Agent"):
                     spawn_ids.add(b.get("id"))
     out: list[str] = []
+    if not spawn_ids:  # launched none (most arms): no results to read
+        return out
     for r in records:
         msg = r.get("message")
         if r.get("type") != "user" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):

@@ -225,18 +225,31 @@ class Shown:
         return None
 
 
-MEMO_BYTES = 8_000_000  # the results remembered, in all (their text is the key), before the memory starts again
+MEMO_BYTES = 8_000_000  # the results remembered, in all (their text is kept), before the memory starts again
 MEMO_FROM = 1024  # shorter results are searched again rather than remembered
-_MEMO: dict[tuple[int, str], tuple[str | None, ...]] = {}  # (matcher, a result's text) -> what it showed
+MEMO_ENDS = 32  # characters of each end of a result in its key
+# (matcher, a result's length, its first and last MEMO_ENDS characters) -> (the result's text, what it showed)
+_MEMO: dict[tuple[int, int, str, str], tuple[str, tuple[str | None, ...]]] = {}
 _MEMO_HELD = [0]  # the characters of the results _MEMO holds
+
+
+def _memo_key(serial: int, text: str) -> tuple[int, int, str, str]:
+    """A result's key in the memory: its length and ends, not its whole text (hashing every result cost more
+    than the memory saved where results rarely repeat); a hit is then compared whole, so it is exact."""
+    return serial, len(text), text[:MEMO_ENDS], text[-MEMO_ENDS:]
+
+
+def _remembered(serial: int, text: str) -> tuple[str | None, ...] | None:
+    kept = _MEMO.get(_memo_key(serial, text))
+    return kept[1] if kept is not None and (kept[0] is text or kept[0] == text) else None
 
 
 class _Matcher:
     """Groups of fingerprint lines a cell's tool results are checked against, in one index, so each result's
     windows are looked up once for all of them. A result identical to one already checked (a file read
-    twice, the same listing in another arm) is not searched again: what it showed is remembered under its
-    own text (looking it up hashes the text once and compares it whole on a hit: exact, and cheaper than a
-    digest), at most MEMO_BYTES of text in all."""
+    twice, the same listing in another arm) is not searched again: what it showed is remembered by its
+    length and ends, with its text, which a hit is compared with whole (exact, and no hash of every result),
+    at most MEMO_BYTES of text in all."""
 
     _serials = iter(range(1 << 62))
 
@@ -259,7 +272,7 @@ class _Matcher:
             if _MEMO_HELD[0] + len(key) > MEMO_BYTES:
                 _MEMO.clear()
                 _MEMO_HELD[0] = 0
-            _MEMO[(self.serial, key)] = out
+            _MEMO[_memo_key(self.serial, key)] = (key, out)
             _MEMO_HELD[0] += len(key)
         return out
 
@@ -277,7 +290,7 @@ def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, .
     if not result:
         return tuple(None for m in matchers for _ in m.groups)
     key = result if len(result) >= MEMO_FROM else None
-    kept = [_MEMO.get((m.serial, key)) if key is not None else None for m in matchers]
+    kept = [_remembered(m.serial, key) if key is not None else None for m in matchers]
     if all(k is not None for k in kept):
         return tuple(hit for k in kept for hit in k)
     shown = Shown(result, _bytes(result))
