@@ -241,19 +241,24 @@ class Transcript:
         return self._memo["final"]
 
     def _final_message(self) -> Optional[str]:
-        groups: list[tuple[str, list[dict]]] = []
-        for r in self.own():
+        # The last API response: the agent's own assistant records (synthetic ones aside) at the end that share
+        # one message id, found from the end (a response's records are consecutive among them).
+        last: list[dict] = []
+        key = None
+        for r in reversed(self.records):
             msg = r.get("message")
-            if r.get("type") != "assistant" or not isinstance(msg, dict) or msg.get("model") == SYNTHETIC:
+            if (r.get("agentId", self.main_id) != self.main_id or r.get("type") != "assistant"
+                    or not isinstance(msg, dict) or msg.get("model") == SYNTHETIC):
                 continue
-            key = str(msg.get("id") or r.get("requestId") or r.get("uuid"))
-            if groups and groups[-1][0] == key:
-                groups[-1][1].append(msg)
-            else:
-                groups.append((key, [msg]))
-        if not groups:
+            k = str(msg.get("id") or r.get("requestId") or r.get("uuid"))
+            if key is not None and k != key:
+                break
+            key = k
+            last.append(msg)
+        if not last:
             return None
-        blocks = [b for m in groups[-1][1] for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+        last.reverse()
+        blocks = [b for m in last for b in (m.get("content") if isinstance(m.get("content"), list) else [])
                   if isinstance(b, dict)]
         if any(b.get("type") == "tool_use" for b in blocks):
             return None

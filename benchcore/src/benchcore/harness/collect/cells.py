@@ -82,7 +82,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
         done, kids = (lambda af: get(af).final_message() is not None), (lambda af: get(af).children)
         cands = provenance.sift(run, cell.id, cands, run.plan.planned_at, kids)
         pick = pick_transcript(cands, cell.prompt, done, kids,
-                               lambda af: tuple(str(u.input.get("prompt", "")) for u in get(af).tool_uses()
+                               lambda af: tuple(str(u.input.get("prompt", "")) for u in get(af).tool_calls()
                                                 if u.name in ("Agent", "Task") and u.agent_id == af.agent_id))
         ignored: list = []
         if run.plan.sessions and pick is not None and done(pick):

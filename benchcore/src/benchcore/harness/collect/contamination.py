@@ -84,6 +84,9 @@ def _strings(value) -> Iterable[str]:
 
 
 def _blob(use: ToolCall) -> str:
+    values = use.input.values()
+    if all(type(v) is str for v in values):  # most calls (Bash, Read, Grep): no nesting to walk
+        return "\n".join(values)
     return "\n".join(_strings(use.input))
 
 

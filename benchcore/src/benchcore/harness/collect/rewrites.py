@@ -43,8 +43,8 @@ def _answers(t: Transcript) -> dict[str, list[dict]]:
 
 
 def _bash_calls(t: Transcript) -> list[tuple[str, object]]:
-    return [(str(b.get("id")), b["input"].get("command") if isinstance(b.get("input"), dict) else None)
-            for _, b in t.blocks("assistant", "tool_use") if b.get("name") == "Bash"]
+    """(id, command) of each Bash call, from the tool calls collect has already worked out."""
+    return [(c.id, c.input.get("command")) for c in t.tool_calls() if c.name == "Bash"]
 
 
 def _refused_by_claude_code(t: Transcript) -> set[str]:
