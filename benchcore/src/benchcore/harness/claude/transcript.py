@@ -196,10 +196,26 @@ class Transcript:
         return list(self._memo["calls"])
 
     def _tool_calls(self) -> list[ToolCall]:
-        results = {b["tool_use_id"]: (_result_text(b, r), bool(b.get("is_error")))
-                   for r, b in self.blocks("user", "tool_result") if isinstance(b.get("tool_use_id"), str)}
+        # One walk of the records: the results (user records) by id, the calls (assistant records) in order.
+        results: dict[str, tuple[str, bool]] = {}
+        uses: list[tuple[dict, dict]] = []
+        for r in self.records:
+            kind = r.get("type")
+            if kind != "user" and kind != "assistant":
+                continue
+            msg = r.get("message")
+            if not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+                continue
+            for b in msg["content"]:
+                if not isinstance(b, dict):
+                    continue
+                if kind == "user":
+                    if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
+                        results[b["tool_use_id"]] = (_result_text(b, r), bool(b.get("is_error")))
+                elif b.get("type") == "tool_use":
+                    uses.append((r, b))
         out = []
-        for r, b in self.blocks("assistant", "tool_use"):
+        for r, b in uses:
             tid = str(b.get("id", ""))
             text, error = results.get(tid, ("", True))
             refused = (error or len(text) < 600) and any(p in text for p in REFUSALS)  # no scan of long output
