@@ -81,3 +81,27 @@ def test_the_background_raises_a_failed_write_once_every_task_has_ended(tmp_path
     assert ok.read_bytes() == b"y\n"  # the task after the failed one still ran
     assert not copy_bytes_if_changed(ok, b"y\n", bg, src)  # the same bytes: nothing to write, no task
     assert sorted(p.name for p in ok.parent.iterdir()) == ["transcript.jsonl"]  # no temp file left
+
+
+def test_tasks_on_one_buffer_count_its_bytes_once_and_the_cap_still_holds(monkeypatch):
+    # A transcript is hashed, then copied: two tasks holding one buffer. Counted twice, they let the parsing run
+    # only one transcript ahead of the thread; counted once, the cap on what waits is the same bytes in memory.
+    import threading
+
+    from benchcore.harness.collect import background as B
+
+    monkeypatch.setattr(B, "PENDING_BYTES", 100)
+    bg = B.Background()
+    gate = threading.Event()
+    a, b = bytes(60), bytes(60)
+    bg.submit(len(a), gate.wait, 10, holds=a)  # held in the thread until the gate opens
+    bg.submit(len(a), len, a, holds=a)  # the same 60 bytes again: 60 held, not 120, so no wait
+    submitted = []
+    other = threading.Thread(target=lambda: submitted.append(bg.submit(len(b), len, b, holds=b)))
+    other.start()
+    other.join(0.5)
+    assert submitted == []  # another buffer's 60 bytes would pass the cap: it waits for the first buffer's tasks
+    gate.set()
+    other.join(10)
+    assert len(submitted) == 1 and submitted[0].result(10) == 60
+    bg.wait()

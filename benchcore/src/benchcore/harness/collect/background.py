@@ -20,26 +20,34 @@ class Background:
 
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
-        self._pending: list[tuple[Future, int]] = []
+        self._pending: list[tuple[Future, int, int | None]] = []  # (task, bytes counted for it, its buffer's id)
         self._held = 0
 
-    def submit(self, size: int, fn: Callable, *args) -> Future:
-        """Run ``fn(*args)`` in the thread; ``size``: the bytes it holds until done (bounds what waits)."""
+    def submit(self, size: int, fn: Callable, *args, holds: object = None) -> Future:
+        """Run ``fn(*args)`` in the thread; ``size``: the bytes it holds until done (bounds what waits);
+        ``holds``: the buffer those bytes are, when known. Several tasks on one buffer (a transcript hashed,
+        then copied) count it once: on the last of them, which ends last (tasks run in order)."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchcore-collect")
+        key = id(holds) if holds is not None else None
+        if key is not None:
+            for i, (task, held, other) in enumerate(self._pending):
+                if other == key and held:
+                    self._pending[i] = (task, 0, other)
+                    self._held -= held
         while self._pending and self._held + size > PENDING_BYTES:
-            done, held = self._pending.pop(0)
+            done, held, _ = self._pending.pop(0)
             self._held -= held
             done.result()
         future = self._pool.submit(fn, *args)
-        self._pending.append((future, size))
+        self._pending.append((future, size, key))
         self._held += size
         return future
 
     def wait(self) -> None:
         """Every task done; the first error raised (after the rest have finished)."""
         first: BaseException | None = None
-        for future, _ in self._pending:
+        for future, _, _ in self._pending:
             try:
                 future.result()
             except BaseException as err:  # noqa: BLE001 - re-raised below, once every write has ended

@@ -55,7 +55,7 @@ class FirstRead:
         first = self.seen.get(str(path))
         if first is None:
             if background is not None:
-                self._pending[str(path)] = background.submit(len(data), _digest, data)
+                self._pending[str(path)] = background.submit(len(data), _digest, data, holds=data)
                 self.seen[str(path)] = {"sha256": "", "for": for_id}
             else:
                 self.seen[str(path)] = {"sha256": _digest(data), "for": for_id}

@@ -123,7 +123,7 @@ def copy_bytes_if_changed(path: Path, data: bytes, background: Background, sourc
     known at once: the copy is compared here)."""
     if _same_bytes(path, data):
         return False
-    background.submit(len(data), _write_run_file, path, data, source)
+    background.submit(len(data), _write_run_file, path, data, source, holds=data)
     return True
 
 
