@@ -376,6 +376,20 @@ def test_a_line_is_read_as_json_loads_reads_it(fast, monkeypatch):
         assert _typed(got) == _typed(want), (line[:80], got, want)
 
 
+def test_a_transcript_loads_the_same_records_with_msgspec_and_without(tmp_path, monkeypatch):
+    # load() decodes each line with msgspec inline (record_of's commonest case); the records are those json
+    # reads, with msgspec and without it.
+    from benchcore.harness.claude import transcript
+
+    path = tmp_path / "agent-a1.jsonl"
+    path.write_bytes(b"\n".join(line if isinstance(line, bytes) else line.encode() for line in LINES) + b"\n")
+    index = T.Index.build([])
+    fast = [_typed(r) for r in load(path, "a1", index).records]
+    monkeypatch.setattr(transcript, "_fast_decode", None)
+    slow = [_typed(r) for r in load(path, "a1", index).records]
+    assert fast == slow and len(fast) >= 12
+
+
 def _typed(value):
     """``value`` with the type of every number and string spelled out (1 == 1.0 and NaN != NaN otherwise)."""
     if isinstance(value, dict):
