@@ -231,20 +231,33 @@ class Shown:
 MEMO_BYTES = 8_000_000  # the results remembered, in all (their text is kept), before the memory starts again
 MEMO_FROM = 1024  # shorter results are searched again rather than remembered
 MEMO_ENDS = 32  # characters of each end of a result in its key
-# (matcher, a result's length, its first and last MEMO_ENDS characters) -> (the result's text, what it showed)
-_MEMO: dict[tuple[int, int, str, str], tuple[str, tuple[str | None, ...]]] = {}
+# (a result's length, its first and last MEMO_ENDS characters) -> (the result's text, matcher -> what it showed)
+_MEMO: dict[tuple[int, str, str], tuple[str, dict[int, tuple[str | None, ...]]]] = {}
 _MEMO_HELD = [0]  # the characters of the results _MEMO holds
 
 
-def _memo_key(serial: int, text: str) -> tuple[int, int, str, str]:
+def _memo_key(text: str) -> tuple[int, str, str]:
     """A result's key in the memory: its length and ends, not its whole text (hashing every result cost more
     than the memory saved where results rarely repeat); a hit is then compared whole, so it is exact."""
-    return serial, len(text), text[:MEMO_ENDS], text[-MEMO_ENDS:]
+    return len(text), text[:MEMO_ENDS], text[-MEMO_ENDS:]
 
 
-def _remembered(serial: int, text: str) -> tuple[str | None, ...] | None:
-    kept = _MEMO.get(_memo_key(serial, text))
-    return kept[1] if kept is not None and (kept[0] is text or kept[0] == text) else None
+def _remembered(text: str) -> dict[int, tuple[str | None, ...]]:
+    """What each matcher found in ``text`` when it was checked before (compared whole once for all of them)."""
+    kept = _MEMO.get(_memo_key(text))
+    return kept[1] if kept is not None and (kept[0] is text or kept[0] == text) else {}
+
+
+def _remember(text: str, serial: int, out: tuple[str | None, ...]) -> None:
+    key = _memo_key(text)
+    kept = _MEMO.get(key)
+    if kept is None or not (kept[0] is text or kept[0] == text):  # new (or another text under its key: replaced)
+        if _MEMO_HELD[0] + len(text) > MEMO_BYTES:
+            _MEMO.clear()
+            _MEMO_HELD[0] = 0
+        kept = _MEMO[key] = (text, {})
+        _MEMO_HELD[0] += len(text)
+    kept[1][serial] = out
 
 
 class _Matcher:
@@ -272,11 +285,7 @@ class _Matcher:
         out = tuple(shown.first_of(self.index, (i for i in members if i in hit)) if hit else None
                     for members in self.members)
         if key is not None:
-            if _MEMO_HELD[0] + len(key) > MEMO_BYTES:
-                _MEMO.clear()
-                _MEMO_HELD[0] = 0
-            _MEMO[_memo_key(self.serial, key)] = (key, out)
-            _MEMO_HELD[0] += len(key)
+            _remember(key, self.serial, out)
         return out
 
 
@@ -293,7 +302,8 @@ def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, .
     if not result:
         return tuple(None for m in matchers for _ in m.groups)
     key = result if len(result) >= MEMO_FROM else None
-    kept = [_remembered(m.serial, key) if key is not None else None for m in matchers]
+    seen = _remembered(key) if key is not None else {}
+    kept = [seen.get(m.serial) for m in matchers]
     if all(k is not None for k in kept):
         return tuple(hit for k in kept for hit in k)
     shown = Shown(result, _bytes(result))
