@@ -1,6 +1,7 @@
 """Collect at scale with the stand-in: time and peak memory of each collect, from a few cases to many (a script).
 
     python benchcore/bench/collect_scale.py [--cases 20,50,200] [--mb 0] [--tools] [--repeat 1]
+    python benchcore/bench/collect_scale.py --cases 4 --mb 6.5 --tools --ab <src> <src> [--rounds 9]
 
 For each case count it builds a temp repository with one edited, released
 skill (a three-arm run of 5 trials), plans it, plays the arms with the stand-in
@@ -26,6 +27,11 @@ each, in a folder beside the run folder, as collect keeps its copies (the
 kernel copies each from the transcript, and the copy is compared with what
 was read: files.write_atomic's ``source``; written from Python where the
 version run has none). The folder the run is built in follows TMPDIR.
+
+``--ab SRC [SRC ...]`` times only the first collect, of each src folder in
+turns on the same files, ``--rounds`` times (plain reading once each round),
+and prints medians and ratios to plain reading: paired runs for telling one
+change from the version before it on a machine whose speed drifts.
 
 Prints per collect: seconds, seconds per cell, peak RSS (MB), and between the
 smallest and the largest case count the growth exponent
@@ -137,6 +143,8 @@ PROFILE: list[Path] = []  # with --py-spy: the folder for each collect's collaps
 NO_MEMO = "import benchcore.harness.collect.contamination as _c\n_c.MEMO_FROM = float('inf')\n"
 MEMO: list[str] = [""]
 AGAINST: list[Path] = []  # with --against: another version's src folder, its first collect run on the same files
+AB: list[Path] = []  # with --ab: the src folders whose first collects are timed in turns
+AB_ROUNDS = [9]
 
 
 def _run(env: dict, cwd: Path, *argv: str, name: str = "", code: str = "") -> tuple[float, float, str, dict]:
@@ -290,6 +298,25 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
             import shutil
 
             shutil.rmtree(run_dir.parent / "copy-floor")
+        if AB:  # paired: each version's first collect on the same files, in turns, plain reading each round
+            import shutil
+
+            keep = root / "run-before-collect"
+            shutil.copytree(run_dir, keep, symlinks=True)
+            rounds = []
+            for _ in range(AB_ROUNDS[0]):
+                row = {}
+                for src in AB:
+                    shutil.rmtree(run_dir)
+                    shutil.copytree(keep, run_dir, symlinks=True)
+                    sec, rss, _, extra = _run(dict(env, PYTHONPATH=str(src)), repo, "collect", str(run_dir))
+                    invalid = len(json.loads((run_dir / "collect.json").read_text()).get("invalid_trials", []))
+                    row[str(src)] = (sec, extra["cpu"], invalid)
+                again = _run(env, repo, str(root / "claude"), code=_PLAIN)
+                row["plain"] = (again[0], again[3]["cpu"], 0)
+                rounds.append(row)
+            figures["ab"] = rounds
+            return figures
         if AGAINST:  # the other version's first collect on the same files, then the run folder as it was
             import shutil
 
@@ -329,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the collects with the benchcore package under this src folder (another version)")
     parser.add_argument("--against", type=Path, default=None,
                         help="also time another version's first collect (its src folder) on the same files")
+    parser.add_argument("--ab", type=Path, nargs="+", default=None, metavar="SRC",
+                        help="paired: only the first collect, of each of these src folders in turns on the same "
+                             "files (--rounds times, plain reading each round); medians and ratios to plain")
+    parser.add_argument("--rounds", type=int, default=9, help="rounds of --ab")
     parser.add_argument("--no-memo", action="store_true", dest="no_memo",
                         help="the audit searches every tool result, even one identical to a result already checked "
                              "(the rate on output that never repeats)")
@@ -342,6 +373,20 @@ def main(argv: list[str] | None = None) -> int:
         MEMO[0] = NO_MEMO
     if args.against is not None:
         AGAINST.append(args.against.resolve())
+    if args.ab:
+        AB.extend(src.resolve() for src in args.ab)
+        AB_ROUNDS[0] = args.rounds
+        for n in [int(c) for c in args.cases.split(",")]:
+            f = one_size(n, args.mb or 6.5, args.tools)
+            med = lambda key, i: statistics.median(r[key][i] for r in f["ab"])  # noqa: E731
+            print(f"{n} cases ({f['cells']} cells, {f['transcripts_mb']:.0f} MB), {args.rounds} rounds: plain reading "
+                  f"+ json.loads {med('plain', 0):.2f} s ({med('plain', 1):.2f} s CPU)", flush=True)
+            for src in AB:
+                invalid = sorted({r[str(src)][2] for r in f["ab"]})
+                print(f"  {src}: first collect {med(str(src), 0):.2f} s, {med(str(src), 1):.2f} s CPU; / plain "
+                      f"{med(str(src), 0) / med('plain', 0):.2f}x wall, {med(str(src), 1) / med('plain', 1):.2f}x CPU; "
+                      f"invalid trials {invalid}", flush=True)
+        return 0
     if args.src is not None:
         os.environ["PYTHONPATH"] = str(args.src.resolve())
     sizes = [int(c) for c in args.cases.split(",")]

@@ -12,7 +12,6 @@ import json
 import os
 import random
 import re
-import threading
 import tracemalloc
 from pathlib import Path
 
@@ -144,29 +143,26 @@ def test_collect_puts_its_copies_on_disk_once_not_one_fsync_each(tmp_path, monke
 
 
 def test_every_file_collect_writes_is_flushed_to_disk_before_the_plan_that_lists_it(tmp_path, monkeypatch):
-    # Stage 1's copies start on their way to disk while the later stages run (a flush in a second thread); a
+    # Each transcript's copy is on its way to disk once made (its writeback started, in a thread of its own); a
     # flush that starts after the last copy, output or packet is in place still comes before plan.json.
     bench, run_dir = _planned(tmp_path, monkeypatch)
     from benchcore.harness.collect import run as RUN
+    from benchcore.harness.collect import state as S
 
-    events = []
-    real_replace, real_flush = os.replace, RUN.flush_to_disk
-
-    def flush(folder):
-        events.append(("flush", threading.current_thread().name))
-        real_flush(folder)
-
+    events, started = [], []
+    real_replace, real_flush, real_start = os.replace, RUN.flush_to_disk, S.start_writeback
     monkeypatch.setattr(os, "replace", lambda src, dst: events.append(("replace", Path(dst))) or real_replace(src, dst))
-    monkeypatch.setattr(RUN, "flush_to_disk", flush)
+    monkeypatch.setattr(RUN, "flush_to_disk", lambda folder: events.append(("flush", None)) or real_flush(folder))
+    monkeypatch.setattr(S, "start_writeback", lambda path: started.append(Path(path)) or real_start(path))
     rc, out, _ = bench.run("collect", str(run_dir))
     assert rc == 0 and "30/30 cells collected" in out
     plan = max(i for i, (kind, p) in enumerate(events) if kind == "replace" and p == run_dir / "plan.json")
     written = [i for i, (kind, p) in enumerate(events[:plan]) if kind == "replace" and "cases" in p.parts]
     assert len(written) >= 60  # the copies and outputs of 30 cells, the packets
-    flushes = {i: thread for i, (kind, thread) in enumerate(events) if kind == "flush"}
-    assert sorted(flushes.values()) == ["MainThread", "benchcore-flush"]  # the early one, in its own thread
-    assert [i for i, thread in flushes.items() if thread == "MainThread" and max(written) < i < plan], \
-        "no flush between the last file written and plan.json"
+    flushes = [i for i, (kind, _) in enumerate(events) if kind == "flush"]
+    assert len(flushes) == 1 and max(written) < flushes[0] < plan
+    copies = sorted(run_dir.glob("cases/*/t*/*/transcript.jsonl"))
+    assert sorted(started) == copies  # every transcript's copy, once
 
 
 def test_collect_has_the_kernel_copy_each_transcript_and_each_copy_is_that_transcript(tmp_path, monkeypatch):

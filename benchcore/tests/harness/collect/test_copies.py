@@ -90,3 +90,17 @@ def test_where_the_kernel_cannot_copy_the_bytes_are_written(tmp_path, monkeypatc
 def test_an_empty_transcript_is_copied_empty(tmp_path):
     dest = copy(tmp_path, data=b"")
     assert dest.read_bytes() == b"" and left(dest) == ["transcript.jsonl"]
+
+
+def test_starting_a_files_writeback_is_a_hint_that_never_fails(tmp_path):
+    # start_writeback hands the path to a thread of its own and returns at once: a file gone before that thread
+    # opens it, or a folder, is passed over, and the thread goes on for the next (the flush before plan.json is
+    # what puts the run on disk).
+    from benchcore.harness.store.files import flush_to_disk, start_writeback
+
+    kept = tmp_path / "kept.jsonl"
+    kept.write_bytes(b"x" * 100_000)
+    for path in (tmp_path / "gone.jsonl", tmp_path, kept):
+        assert start_writeback(path) is None
+    flush_to_disk(tmp_path)
+    assert kept.read_bytes() == b"x" * 100_000

@@ -12,7 +12,7 @@ from ...errors import BenchError
 from ...model import Case, RunInfo
 from ..claude import projects
 from .contamination import Fingerprints
-from ..store.files import holds, read_text, write_atomic
+from ..store.files import holds, read_text, start_writeback, write_atomic
 from ..claude.provenance import Launched
 from .background import Background
 from .firstread import FirstRead
@@ -133,6 +133,8 @@ def _write_run_file(path: Path, data: str | bytes, source: Optional[Path] = None
     with the fix (the next collect makes the file again)."""
     try:
         write_atomic(path, data, durable=False, source=source)
+        if source is not None:
+            start_writeback(path)  # a transcript's copy: on its way to disk while the parsing goes on
     except OSError as exc:
         raise BenchError(str(path), f"collect cannot write this file of the run folder: {exc.strerror or exc}",
                          fix="free space on that disk or make the run folder writable, then run collect again "

@@ -122,6 +122,47 @@ def write_atomic(path: Path | str, text: str | bytes, durable: bool = True,
         raise
 
 
+_WRITEBACK: list = []  # [the queue of the thread that starts each file's writeback], once one is asked for
+
+
+def start_writeback(path: Path | str) -> None:
+    """Have the kernel start writing ``path``'s data to disk now, in a thread of its own, without waiting for it
+    (Linux ``sync_file_range``; elsewhere nothing): collect's copies go to disk while it parses the next
+    transcripts, so :func:`flush_to_disk` before plan.json finds little left (on this machine's disk it had
+    waited 0.2 s for 391 MB of copies, and a flush begun earlier only moved the wait). A hint, not a promise:
+    what is on disk before plan.json is :func:`flush_to_disk`'s."""
+    if not _WRITEBACK:
+        try:
+            import ctypes
+
+            call = ctypes.CDLL(None, use_errno=True).sync_file_range
+            call.argtypes = (ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint)
+        except (OSError, AttributeError):  # not Linux: the flush does it all
+            _WRITEBACK.append(None)
+            return
+        import queue
+        import threading
+
+        paths: queue.SimpleQueue = queue.SimpleQueue()
+
+        def run() -> None:
+            while True:
+                name = paths.get()
+                try:
+                    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                except OSError:  # gone or replaced since: nothing to start
+                    continue
+                try:
+                    call(fd, 0, 0, 2)  # SYNC_FILE_RANGE_WRITE: start writing the dirty pages, do not wait
+                finally:
+                    os.close(fd)
+
+        threading.Thread(target=run, daemon=True, name="benchcore-writeback").start()
+        _WRITEBACK.append(paths)
+    if _WRITEBACK[0] is not None:
+        _WRITEBACK[0].put(str(path))
+
+
 def flush_to_disk(folder: Path | str) -> None:
     """Put on disk everything written to the file system that holds ``folder`` (one ``syncfs``; ``sync``
     where there is none): one flush for every file a collect wrote without its own fsync."""
