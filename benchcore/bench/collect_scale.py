@@ -27,6 +27,9 @@ each, in a folder beside the run folder, as collect keeps its copies (the
 kernel copies each from the transcript, and the copy is compared with what
 was read: files.write_atomic's ``source``; written from Python where the
 version run has none). The folder the run is built in follows TMPDIR.
+Each benchcore source run is compiled to bytecode first, as installing
+does (``compiled``): with PYTHONDONTWRITEBYTECODE set and an editable
+install, a collect would otherwise compile changed modules on every run.
 
 ``--ab SRC [SRC ...]`` times only the first collect, of each src folder in
 turns on the same files, ``--rounds`` times (plain reading once each round),
@@ -263,8 +266,23 @@ def pad_tools(config: Path, mb: float) -> float:
     return total / 1e6
 
 
+def compiled() -> None:
+    """Compile every benchcore source this script runs collects with (this tree's, --src, --against, --ab) to
+    bytecode, as installing benchcore does (pip and Nix write each module's .pyc): with PYTHONDONTWRITEBYTECODE
+    set (as in this project's shells) and an editable install, each collect would otherwise compile the modules
+    changed since their last .pyc again (70-80 ms of a first collect here), which no installed benchcore does."""
+    import importlib.util
+
+    here = os.environ.get("PYTHONPATH") or str(Path(importlib.util.find_spec("benchcore").origin).parents[1])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for src in dict.fromkeys([Path(here), *AGAINST, *AB]):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(src) / "benchcore")], env=env,
+                       check=True, stdout=subprocess.DEVNULL)
+
+
 def one_size(cases: int, mb: float, tools: bool = False) -> dict:
     """Plan, play the arms, collect three times; the figures of each collect."""
+    compiled()
     agent, _ = _standin()
     with tempfile.TemporaryDirectory(prefix="benchcore-scale-") as tmp:
         root = Path(tmp)

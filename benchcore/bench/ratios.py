@@ -153,18 +153,28 @@ def measure_collect(collect_cases: list[int]) -> None:
                       for k in collect_scale.COLLECTS))
 
 
-def measure_collect_tools(cases: int, mb: float) -> None:
+def measure_collect_tools(cases: int, mb: float, runs: int = 3) -> None:
     """The first collect over tool-heavy transcripts (collect_scale.py --tools: Bash output, file reads,
     Markdown and source, each result owned by its tool call) against plain reading plus ``json.loads`` of
     the same files in a fresh process, CPU time and wall time (collect writes its copies and hashes in a second
-    thread, which saves wall time, not CPU); and the audit's rate."""
+    thread, which saves wall time, not CPU); and the audit's rate. Medians of ``runs`` runs, each on files of
+    its own, on every core the process may use (the caller unpins it: a user's collect has them all)."""
+    import statistics
+
     import collect_scale
 
-    f = collect_scale.one_size(cases, mb, tools=True)
-    first, plain, audit = f["first"], f["plain"], f["audit_cpu"]
-    print(f"first collect over {f['transcripts_mb']:.0f} MB of tool-heavy transcripts ({f['cells']} cells): "
-          f"{first[2]:.2f} s CPU, {first[0]:.2f} s wall, against plain reading + json.loads {plain[2]:.2f} s CPU, "
-          f"{plain[0]:.2f} s wall (collect / plain = {first[2] / plain[2]:.2f} CPU, {first[0] / plain[0]:.2f} wall); "
-          f"audit {audit:.2f} s CPU "
-          f"({f['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s); peak {first[1]:.0f} MB; "
-          f"invalid trials {f['invalid']}", flush=True)
+    got = [collect_scale.one_size(cases, mb, tools=True) for _ in range(runs)]
+    f = got[0]
+
+    def med(key: str, i: int) -> float:
+        return statistics.median(g[key][i] for g in got)
+
+    first, plain = (med("first", 0), med("first", 1), med("first", 2)), (med("plain", 0), 0, med("plain", 2))
+    audit = statistics.median(g["audit_cpu"] for g in got)
+    invalid = sorted({g["invalid"] for g in got})
+    print(f"first collect over {f['transcripts_mb']:.0f} MB of tool-heavy transcripts ({f['cells']} cells; medians of "
+          f"{runs} runs on {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()} "
+          f"cores): {first[2]:.2f} s CPU, {first[0]:.2f} s wall, against plain reading + json.loads {plain[2]:.2f} s "
+          f"CPU, {plain[0]:.2f} s wall (collect / plain = {first[2] / plain[2]:.2f} CPU, {first[0] / plain[0]:.2f} "
+          f"wall); audit {audit:.2f} s CPU ({f['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s); "
+          f"peak {first[1]:.0f} MB; invalid trials {', '.join(map(str, invalid))}", flush=True)

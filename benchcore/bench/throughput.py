@@ -30,8 +30,12 @@ but the last), then measures and prints:
   time;
 - the first collect over ~400 MB of tool-heavy transcripts (``--tools-cases``,
   ``--tools-mb``: Bash output and file reads owned by tool calls) against
-  plain reading plus ``json.loads`` of the same files, CPU time, and the
-  audit's MB/s.
+  plain reading plus ``json.loads`` of the same files, CPU and wall time,
+  and the audit's MB/s, medians of 3 runs on every core (the rest runs
+  pinned to one);
+- one call of the skill's wrapper once benchcore is installed, against
+  ``python3 -c pass`` (``--wrapper-runs``; bench/wrapper_calls.py lays out the
+  plugin's copy and lets the wrapper install benchcore first, with pip).
 
 ccusage is timed as its native binary (``ratios.native_ccusage``: given the
 npm launcher, the ``@ccusage/ccusage-<os>-<arch>`` binary beside it).
@@ -339,9 +343,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="case counts for the tool-heavy first collect (collect_scale.py --tools)")
     parser.add_argument("--tools-mb", type=float, default=6.5,
                         help="MB per arm transcript of the tool-heavy collect (0 to skip); 4 cases x 6.5 MB ~ 400 MB")
+    parser.add_argument("--wrapper-runs", type=int, default=30,
+                        help="calls of the skill's wrapper to time against a bare interpreter start, once benchcore "
+                             "is installed (wrapper_calls.py; the install uses pip; 0 to skip)")
     args = parser.parse_args(argv)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None
+    if cores is not None:
+        os.sched_setaffinity(0, {sorted(cores)[0]})  # one core
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs visible, pinned to one")
     with tempfile.TemporaryDirectory(prefix="benchcore-bench-") as tmp:
         start = time.perf_counter()
@@ -364,10 +372,23 @@ def main(argv: list[str] | None = None) -> int:
     measure_startup()
     if args.render_run_dir is not None:
         measure_render(args.render_run_dir)
+    if args.tools_mb:
+        # Before the 200-case collects, whose thousands of files the disk is still writing back and discarding
+        # for a while after they are removed; on every core, as a user's collect (its second thread copies and
+        # hashes).
+        os.sync()
+        if cores is not None:
+            os.sched_setaffinity(0, cores)
+        measure_collect_tools(args.tools_cases, args.tools_mb)
+        if cores is not None:
+            os.sched_setaffinity(0, {sorted(cores)[0]})
     if args.collect_cases:
         measure_collect([int(n) for n in args.collect_cases.split(",")])
-    if args.tools_mb:
-        measure_collect_tools(args.tools_cases, args.tools_mb)
+    if args.wrapper_runs:
+        from wrapper_calls import measure as measure_wrapper  # beside this script
+
+        print(f"the skill's wrapper, once benchcore is installed ({args.wrapper_runs} calls per row, medians):")
+        measure_wrapper(args.wrapper_runs)
     return 0
 
 

@@ -44,11 +44,8 @@ def median_ms(argv: list[str], env: dict, runs: int) -> float:
     return statistics.median(times)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=30)
-    ap.add_argument("--before", help="a git revision whose wrapper to time beside this tree's")
-    args = ap.parse_args()
+def measure(runs: int = 30, before: str | None = None) -> dict[str, float]:
+    """Median milliseconds of each row (``python3 -c pass`` first: the anchor), printed with its ratio to it."""
     tmp = Path(tempfile.mkdtemp(prefix="wrapper-calls-"))
     try:
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp / "home"), "TMPDIR": str(tmp)}
@@ -56,12 +53,13 @@ def main() -> int:
             if k in os.environ:
                 env[k] = os.environ[k]
         wrappers = {"now": (REPO / WRAPPER).read_text()}
-        if args.before:
-            wrappers[args.before] = subprocess.run(["git", "-C", str(REPO), "show", f"{args.before}:{WRAPPER}"],
-                                                   check=True, capture_output=True, text=True).stdout
+        if before:
+            wrappers[before] = subprocess.run(["git", "-C", str(REPO), "show", f"{before}:{WRAPPER}"],
+                                              check=True, capture_output=True, text=True).stdout
         paths = {}
         for name, text in wrappers.items():
             wrapper = layout(tmp / name, text)
+            print(f"wrapper ({name}): first use, installing benchcore into the plugin's data folder ...", flush=True)
             subprocess.run(["/bin/sh", str(wrapper), "--version"], env=env, check=True, capture_output=True)
             paths[name] = wrapper
         venv = next((tmp / "now/plugins/data").glob("*/benchcore-venv-*"))
@@ -72,15 +70,24 @@ def main() -> int:
         got = {label: [] for label in rows}
         for _ in range(3):  # interleaved rounds, so a change of load falls on every row alike
             for label, argv in rows.items():
-                got[label].append(median_ms(argv, env, max(1, args.runs // 3)))
-        anchor = statistics.median(got["python3 -c pass"])
+                got[label].append(median_ms(argv, env, max(1, runs // 3)))
+        medians = {label: statistics.median(values) for label, values in got.items()}
+        anchor = medians["python3 -c pass"]
         print(f"{'':46} {'median ms':>10} {'x python3 -c pass':>18}")
-        for label, values in got.items():
-            ms = statistics.median(values)
+        for label, ms in medians.items():
             print(f"{label:46} {ms:10.1f} {ms / anchor:18.2f}")
-        return 0
+        return medians
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--before", help="a git revision whose wrapper to time beside this tree's")
+    args = ap.parse_args()
+    measure(args.runs, args.before)
+    return 0
 
 
 if __name__ == "__main__":
