@@ -98,6 +98,10 @@ def measure_usage_ratios(paths: list[Path], root: Path, ccusage: str | None, ben
     cmds = [(benchcore + ["usage", "--json", *map(str, paths)], None),
             ([sys.executable, "-c", _FLOOR, *map(str, paths)], None)]
     ccusage, which = native_ccusage(ccusage)
+    if ccusage and not os.access(ccusage, os.X_OK):
+        # Seen with 20.0.24 on 2026-12-05: `npm install ccusage` left the native binary without its execute bit.
+        print(f"ccusage: not measured: {ccusage} is not executable; fix: chmod +x {ccusage}")
+        ccusage = None
     if ccusage:
         projects = root / "ccusage-config" / "projects" / "bench"
         projects.mkdir(parents=True)
