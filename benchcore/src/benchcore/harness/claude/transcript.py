@@ -153,7 +153,7 @@ class Transcript:
     raw: bytes = b""  # the main file's bytes as read, exactly: what collect copies into the run
     own_count: int = -1  # how many of ``records`` (the first ones) came from the main file; -1: not known
     children_raw: Mapping[str, bytes] = field(factory=dict, eq=False, repr=False)  # each child's bytes as read
-    _memo: dict = field(factory=dict, init=False, eq=False, repr=False)  # tool_uses, tool_calls, final_message: once
+    _memo: dict = field(factory=dict, init=False, eq=False, repr=False)  # tool_calls, final_message: once
 
     def main_file_records(self) -> tuple[dict, ...]:
         """The records read from the main file (its subagents' files aside)."""
@@ -176,14 +176,8 @@ class Transcript:
                     yield r, b
 
     def tool_uses(self) -> list[ToolUse]:
-        """Every tool call as asked for (worked out once: collect reads a candidate's Agent calls to pick)."""
-        if "uses" not in self._memo:
-            self._memo["uses"] = tuple(self._tool_uses())
-        return list(self._memo["uses"])
-
-    def _tool_uses(self) -> list[ToolUse]:
-        return [ToolUse(str(b.get("name", "")), b.get("input") if isinstance(b.get("input"), dict) else {},
-                        str(r.get("agentId", self.main_id))) for r, b in self.blocks("assistant", "tool_use")]
+        """Every tool call as asked for: :meth:`tool_calls` without what came back (one walk of the records)."""
+        return [ToolUse(c.name, c.input, c.agent_id) for c in self.tool_calls()]
 
     def refused_calls(self) -> list[ToolCall]:
         """The tool calls Claude Code refused (denied, or one part of a compound Bash command needing approval)."""
@@ -286,7 +280,7 @@ class Transcript:
     def structured_output(self) -> Optional[dict]:
         """The input of the agent's last StructuredOutput call (a Workflow ``schema`` answer), if any."""
         found = None
-        for u in self.tool_uses():
+        for u in self.tool_calls():
             if u.name == "StructuredOutput" and u.agent_id == self.main_id:
                 found = u.input
         return found
