@@ -134,22 +134,6 @@ def test_the_network_is_shared_only_when_benchmark_yaml_allows_it(box):
     assert "--share-net" in on.args and "--as-pid-1" in on.args and "--as-pid-1" in off.args
 
 
-def test_the_macos_profile_holds_the_same_boundaries():
-    box = sandbox.Sandbox(kind="seatbelt", program="/usr/bin/sandbox-exec", readonly=("/opt/tool",),
-                          env={"PATH": "/usr/bin:/bin", "HOME": "/tmp/home"})
-    text = sandbox.seatbelt_profile(box, "/w/world", "/w/copy", "/w/.tmp-world")
-    assert text.startswith("(version 1)\n(deny default)\n")
-    assert '(allow file-read* file-write* (subpath "/w/world") (subpath "/w/.tmp-world"))' in text
-    assert '(allow file-read* (subpath "/w/copy"))' in text and '(subpath "/opt/tool")' in text
-    assert "(deny network*)" in text and "(allow network*)" not in text
-    assert "/Users" not in text and '"/w"' not in text
-    netted = sandbox.seatbelt_profile(sandbox.Sandbox(kind="seatbelt", program=box.program, network=True),
-                                      "/w/world", None, "/w/t")
-    assert "(allow network*)" in netted
-    cmd = sandbox.wrap(box, "make test", "/w/world", "/w/copy")
-    assert cmd.startswith("/usr/bin/sandbox-exec -p ") and "/usr/bin/env -i" in cmd and "'make test'" in cmd
-
-
 def test_every_command_reaches_the_sandboxs_shell_word_for_word():
     # The part of the bwrap command line that is the same for an arm's commands is quoted once; the shell
     # that runs the line still hands bwrap the arm's command exactly, whatever it holds.

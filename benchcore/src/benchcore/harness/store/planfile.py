@@ -73,7 +73,11 @@ class Sandbox:
     ``kind``: "bwrap" (Linux) or "seatbelt" (macOS); ``program``: the bwrap or sandbox-exec that passed plan's
     smoke run; ``args``: the part of the command line that is the same for every arm (system folders and the
     toolchain read-only, no network, ...); ``readonly``: the toolchain folders (for the Seatbelt profile);
-    ``env``: the fixed environment inside; ``network``: benchmark.yaml ``network: true``."""
+    ``env``: the fixed environment inside; ``network``: benchmark.yaml ``network: true``; ``tail``: the
+    arguments after the arm's own binds (``--remount-ro /``: the root read-only once everything is mounted);
+    ``scratch``: bind the cell's scratch folders (``<world>/../.scratch-<world name>/tmp`` and ``home``) as
+    /tmp and HOME, so they last across the arm's calls. Plans written before these two existed have neither,
+    and collect recomputes their command lines as they were."""
 
     kind: str
     program: str
@@ -82,6 +86,8 @@ class Sandbox:
     env: dict[str, str] = field(factory=dict)
     network: bool = False
     shell: str = "/bin/bash"
+    tail: tuple[str, ...] = ()
+    scratch: bool = False
 
 
 @frozen

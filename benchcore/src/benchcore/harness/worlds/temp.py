@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...errors import BenchError
+from ..confine.sandbox import make_scratch
 
 TEMP_PREFIX = "benchcore-"
 TEMP_TAG = ".benchcore-temp-root"
@@ -141,6 +142,7 @@ def make_world(world_root: Path, case_id: str, trial: int, fixture: Optional[Pat
     else:
         world.mkdir()
         shutil.copy2(fixture, world / fixture.name)
+    make_scratch(str(world))  # its /tmp and HOME inside the sandbox, kept across the arm's calls
     return world
 
 
