@@ -62,6 +62,7 @@ def main(argv=None) -> int:
         (world / "pkg").mkdir(parents=True)
         (world / "pkg" / "__init__.py").write_text("def add(a, b):\n    return a + b\n")
         (world / "test_add.py").write_text("from pkg import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n")
+        sandbox.make_scratch(str(world))  # the cell's /tmp and HOME, bound as plan's worlds have them
         print(f"sandbox: {found.sandbox.program}; {args.repeat} runs each, alternating")
         for command in (args.command, "true"):
             plain, wrapped = measure(found.sandbox, str(world), command, args.repeat)

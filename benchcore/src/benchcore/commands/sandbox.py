@@ -41,7 +41,14 @@ def run(args) -> int:
     print(f"sandbox: {name} ({box.program}) works here: a command ran in a scratch world and saw "
           f"{'neither ' + ' nor '.join(hidden) if hidden else 'nothing of the session'}")
     print("  an arm's command sees: its world (read-write), its skill copy (read-only), the system's programs and "
-          "libraries (read-only), a private /tmp, " + ("the network" if args.network else "no network"))
+          "libraries (read-only), its own /tmp and home folder kept across its calls, "
+          + ("the network" if args.network else "no network"))
+    if box.kind == "bwrap":
+        print("  it holds as root too: no capabilities, " + ("no user namespaces of its own, "
+              if sandbox.DISABLE_USERNS in box.args else "") + "the rest of the file system read-only "
+              "(a write there fails with 'Read-only file system')")
+    if found.warning:
+        print(f"warning: {found.warning}")
     if box.readonly:
         print(f"  toolchain folders from PATH, read-only: {', '.join(box.readonly)}")
     print(f"  environment: {', '.join(sorted(box.env))} (nothing else of the session's)")

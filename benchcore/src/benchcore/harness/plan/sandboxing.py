@@ -55,4 +55,5 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
         chosen = found.sandbox if not d.network else box.build(found.sandbox.kind, found.sandbox.program, True,
                                                                forbidden, environ)
         out.append(evolve(d, sandbox=chosen, sandbox_words=words(chosen)))
-    return out, f"sandbox: each arm's commands run in {words(found.sandbox).split(':')[0]} (smoke run passed)"
+    line = f"sandbox: each arm's commands run in {words(found.sandbox).split(':')[0]} (smoke run passed)"
+    return out, line + (f"\nwarning: {found.warning}" if found.warning else "")
