@@ -92,3 +92,12 @@ def test_the_process_group_reaper_ends_what_the_command_left_running(tmp_path):
     running = {line.strip() for line in subprocess.run(["ps", "-eo", "args"], capture_output=True,
                                                         text=True).stdout.splitlines()}
     assert "sleep 37" not in running and "sleep 38" not in running
+
+
+def test_paths_under_macos_links_are_named_as_seatbelt_resolves_them():
+    # $TMPDIR on macOS is /var/folders/..., a link into /private: Seatbelt compares the resolved path.
+    world = "/var/folders/x1/T/benchcore/benchcore-r-1/worlds/ab12"
+    text = sandbox.seatbelt_profile(BOX, world, "/tmp/skills/greet")
+    assert f'(subpath "/private{world}") (subpath "/private/var/folders/x1/T/benchcore/benchcore-r-1/worlds/' \
+           '.scratch-ab12")' in text
+    assert '(allow file-read* (subpath "/private/tmp/skills/greet"))' in text and '"/var/folders' not in text

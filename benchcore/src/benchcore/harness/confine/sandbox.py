@@ -283,6 +283,15 @@ SEATBELT_NO_EXEC = ("/usr/bin/open", "/usr/bin/osascript", "/usr/bin/osacompile"
                     "/usr/bin/su", "/usr/sbin/screencapture", "/usr/bin/shortcuts", "/usr/bin/automator")
 
 
+def _mac_real(path: Optional[str]) -> Optional[str]:
+    """``path`` as Seatbelt matches it: macOS's /tmp, /var and /etc are links into /private, and a profile's
+    paths are compared with the resolved one (a world under $TMPDIR, /var/folders/..., is /private/var/...).
+    Textual, so the command line stays a function of plan.json and the world."""
+    if path and any(path == top or path.startswith(top + "/") for top in ("/tmp", "/var", "/etc")):
+        return "/private" + path
+    return path
+
+
 def _ancestors(paths) -> list[str]:
     out: list[str] = []
     for path in paths:
@@ -303,7 +312,9 @@ def seatbelt_profile(sandbox: Sandbox, world: str, copy: Optional[str], scratch:
     def paths(kind: str, items) -> str:
         return " ".join(f'({kind} "{_sbpl(p)}")' for p in items if p)
 
-    scratch = scratch or os.path.dirname(scratch_dirs(world)[0])
+    scratch = _mac_real(scratch or os.path.dirname(scratch_dirs(world)[0]))
+    world, copy = _mac_real(world), _mac_real(copy)
+    readonly = [_mac_real(p) for p in sandbox.readonly]
     etc = "(require-not (require-any " + paths("literal", [f"/private/etc/{m}" for m in SEATBELT_ETC_MASKED]) + \
         " " + paths("subpath", [f"/private/etc/{m}" for m in SEATBELT_ETC_MASKED]) + "))"
     mach = SEATBELT_MACH + (SEATBELT_MACH_NETWORK if sandbox.network else ())
@@ -320,11 +331,11 @@ def seatbelt_profile(sandbox: Sandbox, world: str, copy: Optional[str], scratch:
         # shared memory: not another program's.
         '(allow ipc-posix-shm-read-data (ipc-posix-name "apple.shm.notification_center"))',
         "(allow ipc-posix-sem)",
-        f"(allow file-read-metadata {paths('literal', _ancestors([world, copy, scratch, *sandbox.readonly]))}"
+        f"(allow file-read-metadata {paths('literal', _ancestors([world, copy, scratch, *readonly]))}"
         ' (literal "/private") (literal "/private/var") (literal "/var") (literal "/etc") (literal "/tmp"))',
         f"(allow file-read* {paths('subpath', SEATBELT_SYSTEM)} {paths('literal', SEATBELT_FILES)})",
         f'(allow file-read* (require-all (subpath "/private/etc") {etc}))',
-        f"(allow file-read* {paths('subpath', sandbox.readonly)})" if sandbox.readonly else "",
+        f"(allow file-read* {paths('subpath', readonly)})" if readonly else "",
         f"(allow file-read* {paths('subpath', [copy])})" if copy else "",
         f"(allow file-read* file-write* {paths('subpath', [world, scratch])})",
         '(allow file-read* file-write* (subpath "/dev/fd"))',
