@@ -204,3 +204,21 @@ def test_plan_makes_the_scratch_with_the_world_and_clean_removes_it(tmp_path):
     assert Path(tmp).is_dir() and Path(home).is_dir() and oct(Path(tmp).stat().st_mode & 0o777) == "0o700"
     Path(tmp, "left-by-the-arm").write_text("x")
     assert remove_temp_root(root, "r1", "n0nce", repo) and not Path(tmp).exists() and not root.exists()
+
+
+def test_benchcore_plan_makes_each_cells_scratch_and_clean_stale_removes_it(tmp_path, monkeypatch):
+    from test_attacks import small_repo
+    from test_e2e_benchmark import Bench
+
+    b = Bench(tmp_path, monkeypatch)
+    small_repo(b)
+    rc, _, err = b.plan("greet", "--seed", "1")
+    assert rc == 0, err
+    [run_dir] = b.runs()
+    plan = b.plan_json(run_dir)
+    scratch = [Path(p) for c in plan["cells"] for p in sandbox.scratch_dirs(c["world"])]
+    assert scratch and all(p.is_dir() for p in scratch)
+    assert all(p.parent.parent == Path(plan["world_root"]) for p in scratch)
+    rc, out, err = b.run("clean", "--stale", "--older-than", "0")
+    assert rc == 0, err
+    assert not any(p.exists() for p in scratch) and not Path(plan["temp_root"]).exists() and run_dir.is_dir()
