@@ -34,7 +34,7 @@ ATTACK = ("cd {world} && grep CapEff /proc/self/status; "
           "mount --bind {world} /usr/bin 2>/dev/null && echo BOUND; "
           "umount /etc/shadow 2>/dev/null && echo UNMOUNTED; "
           "unshare -Ur true 2>/dev/null && echo USERNS; unshare -U true 2>/dev/null && echo USERNS; "
-          "touch /usr/.benchcore-pwned; touch /.benchcore-pwned; echo attacks-done")
+          "touch /usr/.benchcore-pwned; touch /.benchcore-pwned; touch /dev/.benchcore-pwned; echo attacks-done")
 KEEP = ("cd {world} && d=$(mktemp -d) && echo kept > \"$d/f\" && echo \"$d\" > ~/where && "
         "python3 -m venv --without-pip /tmp/venv && echo made")
 USE = ("cd {world} && cat \"$(cat ~/where)/f\" && /tmp/venv/bin/python -c 'import sys; print(sys.prefix)' && "
@@ -81,7 +81,7 @@ def test_as_root_an_arm_cannot_remount_or_write_outside_and_its_tmp_and_home_las
     [run] = rig.runs()
     plan = json.loads((run / "plan.json").read_text())
     box = plan["sandbox"]
-    assert box["kind"] == "bwrap" and box["scratch"] is True and box["tail"] == ["--remount-ro", "/"]
+    assert box["kind"] == "bwrap" and box["scratch"] is True and box["tail"][-2:] == ["--remount-ro", "/"]
     assert "--cap-drop" in box["args"]
 
     worlds = {c["world"]: c for c in plan["cells"]}
@@ -96,7 +96,7 @@ def test_as_root_an_arm_cannot_remount_or_write_outside_and_its_tmp_and_home_las
         for word in ("REMOUNTED", "WROTE", "BOUND", "UNMOUNTED", "USERNS"):
             assert word not in attack, attack
         # the writes outside failed, and the arm was told so
-        assert attack.count("Read-only file system") >= 2, attack
+        assert attack.count("Read-only file system") >= 3, attack
         assert keep.strip().endswith("made"), keep
         assert use.split()[:2] == ["kept", "/tmp/venv"], use
     assert arms == len(plan["cells"]) and sorted(seen) == sorted(c["id"] for c in plan["cells"])

@@ -33,6 +33,7 @@ ATTACKS = {
     "unshare-user-root": "unshare -Ur true",
     "write-usr": "touch /usr/benchcore-attack",
     "write-root": "touch /benchcore-attack",
+    "write-dev": "touch /dev/benchcore-attack",
     "write-copy": "touch {copy}/benchcore-attack",
 }
 
@@ -42,7 +43,9 @@ def _script(world: str, copy: str) -> str:
              for name, cmd in ATTACKS.items()]
     # what an arm is meant to do still works: its world and its /tmp are writable, no capability is held
     lines += ["echo ok > in-world && echo 'world 0'", "echo ok > /tmp/in-tmp && echo 'tmp 0'",
-              "grep '^CapEff' /proc/self/status", "touch /benchcore-attack 2>&1 | tail -1"]
+              "grep '^CapEff' /proc/self/status", "touch /benchcore-attack 2>&1 | tail -1",
+              "echo ok > /dev/null && echo ok > /dev/shm/x && echo 'dev 0'",
+              "python3 -c 'import multiprocessing as m; m.Lock()' && echo 'shm 0'"]
     return "\n".join(lines)
 
 
@@ -86,7 +89,7 @@ def _box(environ: dict) -> sandbox.Sandbox:
 def _check(status: dict, said: str, base: Path, copy: str) -> None:
     for name in ATTACKS:
         assert status.get(name) not in (None, "0"), f"{name} succeeded inside the sandbox:\n{said}"
-    assert status.get("world") == "0" and status.get("tmp") == "0", said
+    assert all(status.get(k) == "0" for k in ("world", "tmp", "dev", "shm")), said
     assert "CapEff:\t0000000000000000" in said, said
     assert "Read-only file system" in said  # the arm is told its write outside failed
     assert not Path("/usr/benchcore-attack").exists() and not Path("/benchcore-attack").exists()
@@ -139,7 +142,7 @@ def test_an_old_bubblewrap_without_disable_userns_runs_hardened_otherwise_and_pl
     found = sandbox.prepare(False, [], environ=dict(os.environ, **{sandbox.PROGRAM_KNOB: str(old)}))
     assert found.sandbox is not None, found.problem
     assert "--disable-userns" not in found.sandbox.args and "--cap-drop" in found.sandbox.args
-    assert found.sandbox.tail == ("--remount-ro", "/")
+    assert found.sandbox.tail == sandbox.READ_ONLY_TAIL
     assert "bubblewrap 0.8.0 or later" in found.warning and str(old) in found.warning
     # the current one: no warning
     ok = sandbox.prepare(False, [], environ=dict(os.environ, **{sandbox.PROGRAM_KNOB: real}))

@@ -69,6 +69,9 @@ SCRATCH_PREFIX = ".scratch-"
 # bwrap's flag that stops the command making user namespaces (bubblewrap 0.8.0, 2023); without it a
 # command could regain capabilities in a namespace of its own.
 DISABLE_USERNS = "--disable-userns"
+# After the arm's own binds: the root and bwrap's /dev read-only (device nodes stay usable; /dev/shm is a
+# mount of its own, see bwrap_args), so a write anywhere else fails with EROFS.
+READ_ONLY_TAIL = ("--remount-ro", "/dev", "--remount-ro", "/")
 
 
 @frozen
@@ -214,7 +217,9 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns:
     args += ["--clearenv"]
     for k in sorted(env):
         args += ["--setenv", k, env[k]]
-    return args
+    # A private /dev/shm of its own mount (Python's multiprocessing needs one), which stays writable when the
+    # wrapper's tail makes /dev read-only; before the arm's binds (a world may live under /dev/shm).
+    return args + ["--tmpfs", "/dev/shm"]
 
 
 def build(kind: str, program: str, network: bool, forbidden: Sequence[str],
@@ -229,7 +234,7 @@ def build(kind: str, program: str, network: bool, forbidden: Sequence[str],
         return Sandbox(kind=kind, program=program, readonly=tuple(binds), env=env, network=network, shell=shell,
                        scratch=True)
     return Sandbox(kind=kind, program=program, args=tuple(bwrap_args(binds, env, network, userns)),
-                   readonly=tuple(binds), env=env, network=network, shell=shell, tail=("--remount-ro", "/"),
+                   readonly=tuple(binds), env=env, network=network, shell=shell, tail=READ_ONLY_TAIL,
                    scratch=True)
 
 
