@@ -320,8 +320,7 @@ def seatbelt_profile(sandbox: Sandbox, world: str, copy: Optional[str], scratch:
     scratch = _mac_real(scratch or os.path.dirname(scratch_dirs(world)[0]))
     world, copy = _mac_real(world), _mac_real(copy)
     readonly = [_mac_real(p) for p in sandbox.readonly]
-    etc = "(require-not (require-any " + paths("literal", [f"/private/etc/{m}" for m in SEATBELT_ETC_MASKED]) + \
-        " " + paths("subpath", [f"/private/etc/{m}" for m in SEATBELT_ETC_MASKED]) + "))"
+    etc = "(require-not (require-any " + paths("subpath", [f"/private/etc/{m}" for m in SEATBELT_ETC_MASKED]) + "))"
     mach = SEATBELT_MACH + (SEATBELT_MACH_NETWORK if sandbox.network else ())
     lines = [
         "(version 1)",
@@ -336,8 +335,9 @@ def seatbelt_profile(sandbox: Sandbox, world: str, copy: Optional[str], scratch:
         # shared memory: not another program's.
         '(allow ipc-posix-shm-read-data (ipc-posix-name "apple.shm.notification_center"))',
         "(allow ipc-posix-sem)",
-        f"(allow file-read-metadata {paths('literal', _ancestors([world, copy, scratch, *readonly]))}"
-        ' (literal "/private") (literal "/private/var") (literal "/var") (literal "/etc") (literal "/tmp"))',
+        "(allow file-read-metadata " + paths("literal", sorted(set(_ancestors([world, copy, scratch, *readonly]))
+                                                             | {"/private", "/private/var", "/var", "/etc", "/tmp"}))
+        + ")",
         f"(allow file-read* {paths('subpath', SEATBELT_SYSTEM)} {paths('literal', SEATBELT_FILES)})",
         f'(allow file-read* (require-all (subpath "/private/etc") {etc}))',
         f"(allow file-read* {paths('subpath', readonly)})" if readonly else "",
