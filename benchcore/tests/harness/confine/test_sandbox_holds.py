@@ -225,3 +225,20 @@ def test_benchcore_plan_makes_each_cells_scratch_and_clean_stale_removes_it(tmp_
     rc, out, err = b.run("clean", "--stale", "--older-than", "0")
     assert rc == 0, err
     assert not any(p.exists() for p in scratch) and not Path(plan["temp_root"]).exists() and run_dir.is_dir()
+
+
+def test_a_bwrap_that_cannot_make_its_own_user_namespace_here_runs_without_and_plan_is_told(tmp_path):
+    # E.g. a container whose seccomp profile refuses user namespaces while bwrap as root still runs.
+    real = shutil.which("bwrap") or "/usr/bin/bwrap"
+    if not os.path.exists(real):
+        pytest.skip("no bwrap on this machine")
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = --unshare-user ]; then "
+                    "echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2; exit 1; fi; done\n"
+                    f"exec {real} \"$@\"\n")
+    fake.chmod(0o755)
+    found = sandbox.prepare(False, [], environ=dict(os.environ, **{sandbox.PROGRAM_KNOB: str(fake)}))
+    assert found.sandbox is not None, found.problem
+    assert "--unshare-user" not in found.sandbox.args and ("--cap-drop", "ALL") == tuple(
+        found.sandbox.args[found.sandbox.args.index("--cap-drop"):][:2])
+    assert "Creating new namespace failed" in found.warning and "seccomp=unconfined" in found.warning

