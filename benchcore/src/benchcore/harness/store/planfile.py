@@ -82,6 +82,8 @@ class Sandbox:
     env: dict[str, str] = field(factory=dict)
     network: bool = False
     shell: str = "/bin/bash"
+    # Extension (issue 37): credential files and folders inside the toolchain folders, hidden inside.
+    masked: tuple[str, ...] = ()
 
 
 @frozen
