@@ -138,12 +138,17 @@ def _secret(parts: list[str]) -> bool:
 
 
 def _manager(real: str, home: str, environ: dict) -> Optional[tuple[str, str]]:
-    """(root, name) of the version manager (pyenv, rbenv) ``real`` belongs to, or None."""
+    """(root, name) of the version manager (pyenv, rbenv) ``real`` belongs to, or None: ``<NAME>_ROOT``,
+    ``~/.<name>``, or a folder up to three above ``real`` that holds ``libexec/<name>``."""
     for name in ("pyenv", "rbenv"):
         roots = [environ.get(f"{name.upper()}_ROOT", "")] + ([os.path.join(home, "." + name)] if home else [])
+        up = real
+        for _ in range(4):
+            roots.append(up)
+            up = os.path.dirname(up)
         for r in filter(None, roots):
             r = os.path.realpath(r)
-            if _inside(real, r) and os.path.isfile(os.path.join(r, "libexec", name)):
+            if r != "/" and _inside(real, r) and os.path.isfile(os.path.join(r, "libexec", name)):
                 return r, name
     return None
 
@@ -537,15 +542,18 @@ def smoke(sandbox: Sandbox, hidden: Sequence[str] = ()) -> str:
 
 
 def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
-            environ: Optional[dict] = None, system: Optional[str] = None) -> Found:
-    """The first sandbox that passes a smoke run on this machine, or why none does and the fix."""
+            environ: Optional[dict] = None, system: Optional[str] = None, repo: str = "",
+            keep_out: Sequence[str] = ()) -> Found:
+    """The first sandbox that passes a smoke run on this machine, or why none does and the fix (``repo``,
+    ``keep_out``: see :func:`build`; a hidden folder that holds a bound one, the repository holding its
+    ``.venv``, is checked as its other entries)."""
     system = system or platform.system()
     if system == "Darwin":
         program = "/usr/bin/sandbox-exec"
         if not os.path.exists(program):
             return Found(None, "macOS's sandbox-exec is missing", "use a macOS with /usr/bin/sandbox-exec")
-        box = build("seatbelt", program, network, forbidden, environ)
-        why = smoke(box, hidden)
+        box = build("seatbelt", program, network, forbidden, environ, repo, keep_out)
+        why = smoke(box, hidden_around(hidden, box.readonly))
         return Found(box if not why else None, f"sandbox-exec: {why}" if why else "",
                      "" if not why else "check that sandbox-exec runs in your session", (program,))
     if system != "Linux":
@@ -553,8 +561,8 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
                      "run the benchmark on Linux (bubblewrap) or macOS (sandbox-exec)")
     tried, problems = [], []
     for program in candidates(environ):
-        box = build("bwrap", program, network, forbidden, environ)
-        why = smoke(box, hidden)
+        box = build("bwrap", program, network, forbidden, environ, repo, keep_out)
+        why = smoke(box, hidden_around(hidden, box.readonly))
         tried.append(program)
         if not why:
             return Found(box, tried=tuple(tried))
@@ -562,6 +570,28 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
     if not tried:
         return Found(None, "no bubblewrap (bwrap) was found on this machine", INSTALL_FIX)
     return Found(None, "; ".join(problems), NAMESPACE_FIX, tuple(tried))
+
+
+def hidden_around(hidden: Sequence[str], binds: Sequence[str], most: int = 200) -> list[str]:
+    """``hidden`` with each folder that holds a bind (the repository holding its ``.venv``) replaced by its
+    entries that hold none, so a smoke run checks that nothing else of it shows."""
+    out: list[str] = []
+    for h in hidden:
+        inner = [b for b in binds if _inside(b, h) and b != h]
+        if not inner:
+            out.append(h)
+            continue
+        try:
+            names = sorted(os.listdir(h))[:most]
+        except OSError:
+            continue
+        for name in names:
+            p = os.path.join(h, name)
+            if not any(_inside(b, p) for b in inner):
+                out.append(p)
+            elif not any(b == p for b in inner):
+                out += hidden_around([p], inner, most)
+    return out
 
 
 INSTALL_FIX = ("install bubblewrap: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf install bubblewrap "
