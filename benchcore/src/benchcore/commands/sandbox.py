@@ -8,6 +8,7 @@ what it holds (exit 0), or why none does and the exact fix (exit 2).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import BenchError
@@ -50,6 +51,11 @@ def run(args) -> int:
     if box.masked:
         print(f"  credential files in them, hidden: {', '.join(box.masked)}")
     print(f"  arms get {toolprobe.probe(box).words()}")
+    chain = sandbox.toolchain(os.environ.get("PATH", ""), os.environ.get("HOME", ""),
+                              [str(p) for p in (root, default_temp_base(), config) if p],
+                              str(root) if root is not None else "", keep, dict(os.environ))
+    for why in chain.dropped:
+        print(f"  left out of the arms' PATH: {why}")
     print(f"  environment: {', '.join(sorted(box.env))} (nothing else of the session's)")
     print("  not limited: CPU and memory; file tools (Read, Write, Edit...) are held to the world by path rules")
     return 0

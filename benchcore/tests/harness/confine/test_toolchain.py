@@ -233,3 +233,20 @@ def test_a_repository_venv_gives_the_arm_a_working_python3_m_pytest(tmp_path):
     assert lines[0] == f"{venv}/bin/python3" and "1 passed" in lines[1], p.stdout + p.stderr
     assert lines[2:] == [".venv"] and "README" not in p.stdout  # nothing else of the repository
     assert run_in(box, f"touch {venv}/bin/x", world).returncode != 0  # read-only
+
+
+@needs_bwrap
+def test_benchcore_sandbox_names_what_the_arms_get_and_what_it_left_out(tmp_path):
+    repo = tmp_path / "repo"
+    tree(repo, "skills/fix/SKILL.md", "tests/fix/01-case/case.md")
+    venv = newcomer_venv(repo)
+    home = tmp_path / "home"
+    tree(home, ".aws/bin/aws", ".cargo/credentials.toml", ".cargo/bin/")
+    env = dict(os.environ, HOME=str(home), VIRTUAL_ENV=str(venv),
+               PATH=f"{venv}/bin:{home}/.aws/bin:{home}/.cargo/bin:/usr/bin:/bin")
+    p = subprocess.run([sys.executable, "-m", "benchcore", "sandbox", "--repo", str(repo)], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert f"arms get python3 = {venv}/bin/python3 (" in p.stdout and "pytest " in p.stdout
+    assert f"toolchain folders from PATH, read-only: {venv}, " in p.stdout and f"{home}/.cargo/bin" in p.stdout
+    assert f"left out of the arms' PATH: {home}/.aws/bin: it is the home folder or holds secrets" in p.stdout

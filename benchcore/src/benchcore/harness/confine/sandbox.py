@@ -9,10 +9,12 @@ replaced by :func:`wrap`'s: the same command, run by ``/bin/bash -c`` inside
   text only; no macOS machine runs it in this project's tests).
 
 What the command sees: its world (read-write), its own skill copy (read-only),
-the system's programs and libraries and the toolchain folders on the session's
-PATH (read-only), a private /tmp, and nothing else: no home folder, no
-repository, no other world or copy, no Claude config folder, no run folder, no
-network unless benchmark.yaml says ``network: true``. The environment is a
+the system's programs and libraries, of /etc only what programs read there
+(:data:`ETC_READ`), and the toolchain on the session's PATH (read-only: the
+folders its programs need, credential files in them masked, the repository's
+own ``.venv``; :func:`toolchain`), a private /tmp, and nothing else: no home
+folder, no repository, no other world or copy, no Claude config folder, no run
+folder, no network unless benchmark.yaml says ``network: true``. The environment is a
 fixed minimal set (no session secrets) with a generated git identity, and
 nothing the command starts outlives it (``--die-with-parent``, a new session).
 CPU and memory are not limited.
