@@ -174,7 +174,8 @@ def run_in(box, command: str, world: Path) -> subprocess.CompletedProcess:
 def test_inside_bwrap_credentials_and_etc_secrets_are_gone_and_programs_still_run(tmp_path):
     home = tmp_path / "home"
     tree(home, ".cargo/credentials.toml", "Documents/taxes.txt", ".cargo/bin/", text="SECRET-TOKEN\n")
-    tree(home, "opt/tool/bin/", "opt/tool/lib/x", "opt/tool/.npmrc", "opt/tool/etc/npmrc", text="SECRET-TOKEN\n")
+    tree(home, "opt/tool/bin/", "opt/tool/lib/x", "opt/tool/.npmrc", "opt/tool/etc/npmrc",
+         "opt/tool/.docker/config.json", "opt/tool/lib/credentials.js", text="SECRET-TOKEN\n")
     for prog in (home / ".cargo/bin/hello", home / "opt/tool/bin/hi"):
         prog.write_text("#!/bin/sh\necho hello from $0\n")
         prog.chmod(0o755)
@@ -187,9 +188,11 @@ def test_inside_bwrap_credentials_and_etc_secrets_are_gone_and_programs_still_ru
     for secret in (home / ".cargo/credentials.toml", home / "Documents/taxes.txt", home / "opt/tool/.npmrc",
                    home / "opt/tool/etc/npmrc", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d",
                    "/etc/environment", "/etc/apt/auth.conf.d", "/etc/ssh", "/etc/ssl/private", "/etc/pip.conf",
-                   "/etc/npmrc", "/etc/gitconfig"):
+                   "/etc/npmrc", "/etc/gitconfig", home / "opt/tool/.docker"):
         p = run_in(box, f"if [ -d {secret} ]; then ls -A {secret}; else cat {secret}; fi 2>/dev/null", world)
         assert p.stdout == "", secret  # gone, or an empty file or folder in its place
+    # a program's own module named like a credential file stays (only settings files are masked)
+    assert run_in(box, f"cat {home}/opt/tool/lib/credentials.js", world).stdout == "SECRET-TOKEN\n"
     # ordinary programs: the session's python3 and pytest, git, node where present, name lookup, certificates
     checks = ["python3 -c 'import ssl, getpass, socket; print(getpass.getuser(), socket.gethostbyname(\"localhost\"))'",
               "git init -q . && git commit -q --allow-empty -m x && git log --format=%an",

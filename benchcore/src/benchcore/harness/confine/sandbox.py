@@ -73,7 +73,9 @@ MANAGER_PARTS = ("bin", "libexec", "plugins", "shims", "version")
 # Credential files and folders (by name) masked wherever they sit in a bound toolchain (checked CREDENTIAL_DEPTH
 # folders deep: a toolchain's settings are near its top, and a deeper walk of a Python or Rust install takes
 # a second).
-CREDENTIAL_NAMES = ("credentials", "credentials.*", ".credentials*", ".npmrc", "npmrc", ".pypirc", ".netrc",
+CREDENTIAL_NAMES = ("credentials", ".credentials*", "credentials.toml", "credentials.json", "credentials.yml",
+                    "credentials.yaml", "credentials.ini", "credentials.cfg", "credentials.conf", "credentials.db",
+                    "credentials.xml", "credentials.properties", ".npmrc", "npmrc", ".pypirc", ".netrc",
                     "_netrc", ".git-credentials", ".yarnrc", ".yarnrc.yml", "auth.json", ".dockercfg",
                     "gradle.properties", "settings-security.xml", ".vault-token", ".boto", ".s3cfg", "kubeconfig",
                     ".env", ".env.*", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.keychain")
