@@ -50,12 +50,9 @@ TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # /etc is not bound whole: only what programs read there (the loader, users and groups, name lookup, the time
 # zone, certificates, the alternatives links, language runtimes' own settings), one entry each; nothing else
 # (no sudoers, environment, shadow, ssh, apt's auth files, /etc/pip.conf, /etc/npmrc, /etc/gitconfig).
-ETC_READ = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts",
-            "host.conf", "resolv.conf", "gai.conf", "localtime", "timezone", "ssl/certs", "ssl/openssl.cnf",
-            "ca-certificates", "ca-certificates.conf", "pki/tls/certs", "pki/ca-trust", "crypto-policies",
-            "alternatives", "mime.types", "magic", "magic.mime", "protocols", "services", "networks", "os-release",
-            "lsb-release", "debian_version", "locale.alias", "inputrc", "terminfo", "shells", "perl", "python3",
-            "python3.*", "java-*")
+ETC_READ = ("ld.so.cache", "passwd", "group", "nsswitch.conf", "hosts", "resolv.conf", "localtime", "ssl/certs",
+            "ssl/openssl.cnf", "pki/tls/certs", "pki/ca-trust", "crypto-policies", "alternatives", "mime.types",
+            "protocols", "services", "os-release", "perl", "java-*")
 # Inside what is bound of /etc (a distribution may put keys beside certificates): masked.
 MASKED = ("/etc/ssl/private", "/etc/pki/tls/private")
 # Folders under the home folder a toolchain never lives in, and that hold secrets: never bound.
