@@ -53,6 +53,7 @@ def test_a_link_into_documents_brings_that_tools_folder_not_documents(tmp_path):
     # ~/.local is a home top folder: its program parts only (pip --user's lib, never share/)
     assert chain.binds == (str(home / ".local/bin"), str(home / ".local/lib"), str(home / "Documents/tools"))
     assert not bound(chain, home / "Documents/taxes.pdf") and not bound(chain, home / ".local/share/keyrings")
+    assert chain.env == {"PYTHONUSERBASE": str(home / ".local")}  # pip --user's packages, though HOME differs
     # a link straight into a home top folder brings nothing
     tree(home, "Documents/run-me")
     (home / ".local/bin/run").symlink_to(home / "Documents/run-me")

@@ -342,6 +342,8 @@ def toolchain(path_env: str, home: str, forbidden: Sequence[str], repo: str = ""
             dropped.append(f"{entry}: {why}")
             continue
         path.append(real)
+        if home and os.path.join(home, ".local", "lib") in binds:  # pip --user's packages: HOME differs inside
+            env["PYTHONUSERBASE"] = os.path.join(home, ".local")
         managed = _manager(real, home, environ)
         if managed:
             env[f"{managed[1].upper()}_ROOT"] = managed[0]
