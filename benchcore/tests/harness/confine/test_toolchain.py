@@ -171,37 +171,61 @@ def run_in(box, command: str, world: Path) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
-@needs_bwrap
-def test_inside_bwrap_credentials_and_etc_secrets_are_gone_and_programs_still_run(tmp_path):
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    """A session whose PATH has ~/.cargo/bin (credentials.toml beside it), a tool in ~/opt/tool (credential
+    files inside it), this test run's python3 (with pytest) and the system's; the run's sandbox built from it."""
+    tmp = tmp_path_factory.mktemp("session")
+    home = tmp / "home"
     tree(home, ".cargo/credentials.toml", "Documents/taxes.txt", ".cargo/bin/", text="SECRET-TOKEN\n")
     tree(home, "opt/tool/bin/", "opt/tool/lib/x", "opt/tool/.npmrc", "opt/tool/etc/npmrc",
-         "opt/tool/.docker/config.json", "opt/tool/lib/credentials.js", text="SECRET-TOKEN\n")
+         "opt/tool/.docker/config.json", "opt/tool/.pypirc", "opt/tool/lib/credentials.js", text="SECRET-TOKEN\n")
     for prog in (home / ".cargo/bin/hello", home / "opt/tool/bin/hi"):
         prog.write_text("#!/bin/sh\necho hello from $0\n")
         prog.chmod(0o755)
-    world = tmp_path / "world"
+    world = tmp / "world"
     world.mkdir()
-    environ = {"HOME": str(home), "PATH": f"{home}/.cargo/bin:{home}/opt/tool/bin:{os.environ['PATH']}"}
-    box = sandbox.build("bwrap", "/usr/bin/bwrap", False, [str(tmp_path / "world")], environ)
-    out = run_in(box, "hello; hi", world)
-    assert out.returncode == 0 and "hello from" in out.stdout and out.stdout.count("hello from") == 2
-    for secret in (home / ".cargo/credentials.toml", home / "Documents/taxes.txt", home / "opt/tool/.npmrc",
-                   home / "opt/tool/etc/npmrc", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d",
-                   "/etc/environment", "/etc/apt/auth.conf.d", "/etc/ssh", "/etc/ssl/private", "/etc/pip.conf",
-                   "/etc/npmrc", "/etc/gitconfig", home / "opt/tool/.docker"):
-        p = run_in(box, f"if [ -d {secret} ]; then ls -A {secret}; else cat {secret}; fi 2>/dev/null", world)
-        assert p.stdout == "", secret  # gone, or an empty file or folder in its place
+    environ = {"HOME": str(home), "PATH": f"{home}/.cargo/bin:{home}/opt/tool/bin:{Path(sys.executable).parent}:"
+                                          f"{os.environ['PATH']}"}
+    return sandbox.build("bwrap", "/usr/bin/bwrap", False, [str(world)], environ), home, world
+
+
+# One per class: a toolchain's credential file beside its bin, inside a bound prefix (dot file, etc/, a folder),
+# a home folder a link does not reach, and /etc's secrets (passwords, sudo, the login environment, apt's auth,
+# ssh host keys, TLS keys, package managers' and git's system settings).
+SECRETS = ["~/.cargo/credentials.toml", "~/Documents/taxes.txt", "~/opt/tool/.npmrc", "~/opt/tool/etc/npmrc",
+           "~/opt/tool/.docker", "~/opt/tool/.pypirc", "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
+           "/etc/sudoers.d", "/etc/environment", "/etc/apt/auth.conf.d", "/etc/ssh", "/etc/ssl/private",
+           "/etc/pip.conf", "/etc/npmrc", "/etc/gitconfig", "/etc/security"]
+
+
+@needs_bwrap
+@pytest.mark.parametrize("secret", SECRETS)
+def test_inside_bwrap_a_secret_is_gone(session, secret):
+    box, home, world = session
+    secret = secret.replace("~", str(home), 1)
+    p = run_in(box, f"if [ -d {secret} ]; then ls -A {secret}; else cat {secret}; fi 2>/dev/null", world)
+    assert p.stdout == ""  # gone, or an empty file or folder in its place
+
+
+@needs_bwrap
+def test_inside_bwrap_ordinary_programs_still_run(session):
+    box, home, world = session
+    assert run_in(box, "hello; hi", world).stdout.count("hello from") == 2  # the toolchains' own programs
     # a program's own module named like a credential file stays (only settings files are masked)
     assert run_in(box, f"cat {home}/opt/tool/lib/credentials.js", world).stdout == "SECRET-TOKEN\n"
-    # ordinary programs: the session's python3 and pytest, git, node where present, name lookup, certificates
-    checks = ["python3 -c 'import ssl, getpass, socket; print(getpass.getuser(), socket.gethostbyname(\"localhost\"))'",
-              "git init -q . && git commit -q --allow-empty -m x && git log --format=%an",
-              "ls /etc/ssl/certs | head -1"]
-    checks += ["node -e 'console.log(1+1)'"] if shutil.which("node") else []
-    for c in checks:
-        p = run_in(box, c, world)
-        assert p.returncode == 0 and p.stdout.strip(), (c, p.stderr)
+    checks = {"python3": "python3 -c 'import ssl, getpass, socket; print(getpass.getuser(), "
+                         "socket.gethostbyname(\"localhost\"), ssl.create_default_context().cert_store_stats())'",
+              "pytest": "python3 -m pytest --version",
+              "git": "git init -q . && git commit -q --allow-empty -m x && git log --format=%an",
+              "certificates": "ls /etc/ssl/certs | head -1", "users": "id -un; getent passwd 0 | cut -d: -f1"}
+    for program, command in (("node", "node -e 'console.log(1+1)'"), ("npm", "npm --version"),
+                             ("cargo", "cargo --version"), ("perl", "perl -e 'print 1'"), ("java", "java -version")):
+        if shutil.which(program):
+            checks[program] = command
+    for what, command in checks.items():
+        p = run_in(box, command, world)
+        assert p.returncode == 0 and (p.stdout + p.stderr).strip(), (what, p.stderr)
 
 
 def newcomer_venv(repo: Path) -> Path:

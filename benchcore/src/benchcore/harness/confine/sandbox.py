@@ -352,7 +352,10 @@ def toolchain(path_env: str, home: str, forbidden: Sequence[str], repo: str = ""
         except OSError:
             programs = []
         if any(p.name == "rustup" for p in programs):  # rustup's proxies (cargo, rustc) run its toolchains
-            rustup = os.path.realpath(environ.get("RUSTUP_HOME") or os.path.join(home, ".rustup"))
+            # RUSTUP_HOME, else ~/.rustup, else beside the folder that holds this bin (~/.cargo/bin -> ~/.rustup)
+            homes = [environ.get("RUSTUP_HOME", ""), os.path.join(home, ".rustup") if home else "",
+                     os.path.join(os.path.dirname(os.path.dirname(real)), ".rustup")]
+            rustup = os.path.realpath(next((h for h in homes if h and os.path.isdir(h)), homes[-1]))
             parts = [os.path.join(rustup, p) for p in ("toolchains", "settings.toml")
                      if os.path.exists(os.path.join(rustup, p))]
             if parts and not take(parts):
