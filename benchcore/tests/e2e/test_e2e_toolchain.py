@@ -11,6 +11,7 @@ pytest (naming the command and the fix), and warns (but plans) for one whose cas
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,9 @@ def newcomer_venv(repo: Path) -> Path:
             shutil.copytree(src, target / name)
         elif src.exists():
             shutil.copy2(src, target / name)
+    for info in site.glob("*.dist-info"):  # as pip leaves them: the versions
+        if info.name.split("-")[0].lower() in ("pytest", "pluggy", "iniconfig", "packaging", "pygments"):
+            shutil.copytree(info, target / info.name)
     return venv
 
 
@@ -52,7 +56,8 @@ def test_a_repository_venv_reaches_the_arms_and_plan_and_the_report_name_it(benc
     R.write(bench.repo / "tests" / GREET / "benchmark.yaml", REQUIRES)
     rc, out, err = bench.plan("greet", "--seed", "3")
     assert rc == 0, out + err
-    assert f"toolchain: arms get python3 = {venv}/bin/python3 (" in out and "pytest " in out
+    assert f"toolchain: arms get python3 = {venv}/bin/python3 (" in out
+    assert re.search(r"pytest \d+\.\d+\S* \(python3 -m pytest\)", out) and "(found in the arms' sandbox)" in out
     assert "requires (greet): `python3 -m pytest --version` ran (pytest " in out
     [run_dir] = bench.runs()
     plan = bench.plan_json(run_dir)

@@ -241,6 +241,9 @@ def newcomer_venv(repo: Path) -> Path:
             shutil.copytree(src, target / name)
         elif src.exists():
             shutil.copy2(src, target / name)
+    for info in site.glob("*.dist-info"):  # as pip leaves them: the versions
+        if info.name.split("-")[0].lower() in ("pytest", "pluggy", "iniconfig", "packaging", "pygments"):
+            shutil.copytree(info, target / info.name)
     return venv
 
 

@@ -90,8 +90,8 @@ def arms_toolchain(root: Path, decisions: list[Decision], environ: Optional[dict
         if d.network not in seen:
             seen[d.network] = toolprobe.probe(d.sandbox, environ)
         tools = seen[d.network]
-        where = "in their sandbox" if d.sandbox is not None else "on this machine (no sandbox)"
-        line = f"toolchain: arms get {tools.words()} ({where})"
+        where = "in the arms' sandbox" if d.sandbox is not None else "on this machine (no sandbox)"
+        line = f"toolchain: arms get {tools.words()} (found {where})"
         if line not in lines:
             lines.append(line)
         yaml = f"{d.skill.tests_path}/benchmark.yaml"
@@ -122,7 +122,7 @@ def _unrequired(d: Decision, tools: toolprobe.Toolset, where: str) -> list[str]:
         for m in toolprobe.mentioned(texts):
             if not tools.has(m):
                 cases_of.setdefault(m, []).append(case.id)
-    return [f"warning: {d.skill.name}: {program} does not run for the arms {where} (they get {tools.words()}), "
+    return [f"warning: {d.skill.name}: {program} does not run {where} (the arms get {tools.words()}), "
             f"but the hard assertions or prompt of {', '.join(ids)} name it; fix: {toolprobe.fix_for(program)}. "
             f"To make plan refuse instead, add to {d.skill.tests_path}/benchmark.yaml: "
             f"requires: [\"{toolprobe.EXAMPLES[program]}\"]" for program, ids in cases_of.items()]
