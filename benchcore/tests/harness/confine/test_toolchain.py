@@ -281,3 +281,12 @@ def test_benchcore_sandbox_names_what_the_arms_get_and_what_it_left_out(tmp_path
     assert f"arms get python3 = {venv}/bin/python3 (" in p.stdout and "pytest " in p.stdout
     assert f"toolchain folders from PATH, read-only: {venv}, " in p.stdout and f"{home}/.cargo/bin" in p.stdout
     assert f"left out of the arms' PATH: {home}/.aws/bin: it is the home folder or holds secrets" in p.stdout
+
+
+def test_the_smoke_run_checks_the_rest_of_a_repository_whose_venv_is_bound(tmp_path):
+    repo = repo_tree(tmp_path)
+    config = tmp_path / "claude"
+    hidden = sandbox.hidden_around([str(repo), str(config)], [str(repo / ".venv"), str(repo / "node_modules")])
+    assert hidden == [str(repo / d) for d in ("README.md", "bin", "scripts", "skills", "tests")] + [str(config)]
+    deep = sandbox.hidden_around([str(repo)], [str(repo / "skills/x/bin")])
+    assert str(repo / "skills/x/SKILL.md") in deep and str(repo / "skills") not in deep
