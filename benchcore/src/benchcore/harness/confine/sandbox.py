@@ -73,7 +73,7 @@ MANAGER_PARTS = ("bin", "libexec", "plugins", "shims", "version")
 CREDENTIAL_NAMES = ("credentials", ".credentials*", "credentials.toml", "credentials.json", "credentials.yml",
                     "credentials.yaml", "credentials.ini", "credentials.cfg", "credentials.conf", "credentials.db",
                     "credentials.xml", "credentials.properties", ".npmrc", "npmrc", ".pypirc", ".netrc",
-                    "_netrc", ".git-credentials", ".yarnrc", ".yarnrc.yml", "auth.json", ".dockercfg",
+                    "_netrc", ".git-credentials", ".yarnrc*", "auth.json", ".dockercfg",
                     "gradle.properties", "settings-security.xml", ".vault-token", ".boto", ".s3cfg", "kubeconfig",
                     ".env", ".env.*", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.keychain")
 CREDENTIAL_DIRS = (".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".password-store")
