@@ -99,3 +99,14 @@ def test_plan_warns_but_plans_when_a_case_names_pytest_and_the_arms_have_none(be
     assert "03-tests" in warning and "01-hello" not in warning
     assert 'requires: ["python3 -m pytest --version"]' in warning
     assert bench.runs()
+
+
+def test_plan_says_when_the_repositorys_venv_is_not_given_to_the_arms(bench, monkeypatch):
+    venv = newcomer_venv(bench.repo)
+    R.write(venv / "share/notes/SKILL.md", "a skill kept in the venv\n")  # a venv holding a skill is not bound
+    monkeypatch.setenv("PATH", f"{venv}/bin:/usr/bin:/bin")
+    rc, out, err = bench.plan("greet")
+    assert rc == 0, out + err
+    assert f"note: the repository's PATH entry {venv}/bin: it holds a skill (a SKILL.md) (the arms do not get it)" \
+        in out
+    assert f"python3 = {venv}" not in out

@@ -16,6 +16,7 @@ when it is on PATH (``confine/sandbox.py`` ``toolchain``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -68,6 +69,10 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
                                                                forbidden, environ, str(root), keep)
         out.append(evolve(d, sandbox=chosen, sandbox_words=words(chosen)))
     out, lines = arms_toolchain(root, out, environ)
+    env = os.environ if environ is None else environ
+    chain = box.toolchain(env.get("PATH", ""), env.get("HOME", ""), forbidden, str(root), keep, dict(env))
+    lines += [f"note: the repository's PATH entry {why} (the arms do not get it)" for why in chain.dropped
+              if why.startswith(str(root))]
     return out, "\n".join([f"sandbox: each arm's commands run in {words(found.sandbox).split(':')[0]} "
                            "(smoke run passed)"] + lines)
 
