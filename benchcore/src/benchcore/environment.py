@@ -307,6 +307,16 @@ def sandbox_card(card: Optional[EnvironmentCard], sandbox: Optional[str]) -> Opt
     return EnvironmentCard(((card.lines if card else ()) + (line,)))
 
 
+def toolchain_card(card: Optional[EnvironmentCard], toolchain: Optional[str]) -> Optional[EnvironmentCard]:
+    """The card with what the arms' toolchain was (run.json ``toolchain``: the interpreter and test runner plan
+    found in the arms' sandbox, and the benchmark.yaml ``requires:`` commands it ran there); unchanged for a
+    run planned before."""
+    if toolchain is None:
+        return card
+    line = CardLine("toolchain", "Arms' toolchain (found in their sandbox at plan)", toolchain, "run.json", INFO)
+    return EnvironmentCard(((card.lines if card else ()) + (line,)))
+
+
 def environment_card(evidence: Optional[EnvironmentEvidence], arms: tuple[str, ...], skill: str,
                      skill_path: str) -> Optional[EnvironmentCard]:
     """The card's lines from every collected cell's evidence and the settings files read at collect; None

@@ -133,6 +133,9 @@ class RunInfo:
     # Extension (issue 25): the OS sandbox each arm's commands ran in, in words ("bubblewrap (/usr/bin/bwrap),
     # no network"), or NOT_SANDBOXED when the user opted out (plan --no-sandbox); None for runs planned before.
     sandbox: Optional[str] = None
+    # Extension (issue 37): what the arms' toolchain was in their sandbox at plan (interpreter, test runner,
+    # benchmark.yaml requires results), in words; None for runs planned before.
+    toolchain: Optional[str] = None
     # Extension (issue 26): what plan found, before launch, that shows the skill under test to the baseline
     # arm (the session's git status naming it), in words; the verdict carries it as a caveat.
     baseline_sees: tuple[str, ...] = ()

@@ -13,7 +13,7 @@ from attrs import evolve, field, frozen
 from . import scoring
 from .calibration import floor
 from .model import LOSS, NOT_SANDBOXED, ArmUsage, Calibration, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
-from .environment import baseline_caveats, environment_card, sandbox_card
+from .environment import baseline_caveats, environment_card, sandbox_card, toolchain_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
 from .usage import sum_usage
 
@@ -277,8 +277,8 @@ def build_results(data: RunData, calibration: Optional[Calibration] = None) -> S
         estimate=run.estimate,
         budget=run.budget,
         not_run=dict(run.not_run),
-        environment=sandbox_card(environment_card(data.environment, run.arms, run.skill.name, run.skill.path),
-                                 run.sandbox),
+        environment=toolchain_card(sandbox_card(environment_card(data.environment, run.arms, run.skill.name,
+                                                                 run.skill.path), run.sandbox), run.toolchain),
         sandboxed=None if run.sandbox is None else run.sandbox != NOT_SANDBOXED,
         claude_code=tuple(sorted({v for c in (data.environment.cells if data.environment else ()) for v in c.versions})),
         served={**{arm: tuple(u.models) for arm, u in arms.items() if u.models},

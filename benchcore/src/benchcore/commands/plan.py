@@ -117,7 +117,7 @@ def run(args) -> int:
                       "temperature_requested": d.temperature, "model": p.model, "judge_model": p.judge_model,
                       "estimate": serde.dump(e) if e is not None else None,
                       "budget": serde.dump(d.budget) if d.budget else None,
-                      "not_launched": [c.id for c in p.cells if c.skip]}
+                      "not_launched": [c.id for c in p.cells if c.skip], "toolchain": d.toolchain_words}
                      for (d, r, p), e in zip(runs, ests)],
             "estimate": estimate_line(runs, ests, planned.total),
             "untested": untested, "baseline_agent_type": planned.baseline_agent,

@@ -8,11 +8,13 @@ what it holds (exit 0), or why none does and the exact fix (exit 2).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import BenchError
 from ..harness.claude.agents import config_dir
-from ..harness.confine import sandbox
+from ..harness.confine import sandbox, toolprobe
+from ..harness.plan.sandboxing import keep_out
 from ..harness.repo.tree import find_repo_root
 from ..harness.worlds.temp import default_temp_base
 
@@ -32,7 +34,9 @@ def run(args) -> int:
         root = None
     config = config_dir()
     hidden = [str(p) for p in (root, config) if p is not None and Path(p).exists()]
-    found = sandbox.prepare(args.network, [str(p) for p in (root, default_temp_base(), config) if p], hidden)
+    keep = keep_out(root) if root is not None else []
+    found = sandbox.prepare(args.network, [str(p) for p in (root, default_temp_base(), config) if p], hidden,
+                            repo=str(root) if root is not None else "", keep_out=keep)
     if found.sandbox is None:
         raise BenchError(None, f"no OS sandbox runs on this machine: {found.problem}",
                          fix=f"{found.fix}; or plan with --no-sandbox (arms' commands then checked only by parsing)")
@@ -51,6 +55,14 @@ def run(args) -> int:
         print(f"warning: {found.warning}")
     if box.readonly:
         print(f"  toolchain folders from PATH, read-only: {', '.join(box.readonly)}")
+    if box.masked:
+        print(f"  credential files in them, hidden: {', '.join(box.masked)}")
+    print(f"  arms get {toolprobe.probe(box).words()}")
+    chain = sandbox.toolchain(os.environ.get("PATH", ""), os.environ.get("HOME", ""),
+                              [str(p) for p in (root, default_temp_base(), config) if p],
+                              str(root) if root is not None else "", keep, dict(os.environ))
+    for why in chain.dropped:
+        print(f"  left out of the arms' PATH: {why}")
     print(f"  environment: {', '.join(sorted(box.env))} (nothing else of the session's)")
     print("  not limited: CPU and memory; file tools (Read, Write, Edit...) are held to the world by path rules")
     return 0

@@ -110,20 +110,23 @@ def test_a_bwrap_that_cannot_run_is_named_with_its_fix(tmp_path):
 
 def test_the_toolchain_on_path_is_bound_but_never_the_home_secrets_or_the_repository(tmp_path):
     home = tmp_path / "home"
-    for d in (".pyenv/shims", ".ssh", ".local/bin", "proj/bin", ".claude/bin"):
+    for d in (".pyenv/shims", ".pyenv/libexec", ".ssh", ".local/bin", "proj/bin", ".claude/bin"):
         (home / d).mkdir(parents=True)
+    (home / ".pyenv/libexec/pyenv").write_text("")
     path = os.pathsep.join(str(home / d) for d in (".pyenv/shims", ".local/bin", "proj/bin", ".claude/bin")) + ":/usr/bin"
-    binds, inside = sandbox.toolchain(path, str(home), [str(home / "proj")])
-    assert binds == [str(home / ".pyenv"), str(home / ".local/bin")]
-    assert str(home / "proj/bin") not in inside and inside[-1] == "/bin"
-    # A virtual environment's python3 is a link into the interpreter's own folder: that is bound too.
+    chain = sandbox.toolchain(path, str(home), [str(home / "proj")])
+    assert chain.binds == (str(home / ".pyenv/libexec"), str(home / ".pyenv/shims"), str(home / ".local/bin"))
+    assert str(home / "proj/bin") not in chain.path and chain.path[-1] == "/bin"
+    # A virtual environment's python3 is a link into the interpreter's own prefix: that is bound too.
     (home / ".pyenv/versions/3.11/bin").mkdir(parents=True)
+    (home / ".pyenv/versions/3.11/lib").mkdir(parents=True)
     (home / ".pyenv/versions/3.11/bin/python3.11").write_text("")
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = x\n")
     (venv / "bin/python3").symlink_to(home / ".pyenv/versions/3.11/bin/python3.11")
-    binds, _ = sandbox.toolchain(str(venv / "bin"), str(home / "elsewhere"), [])
-    assert binds == [str(venv), str(home / ".pyenv/versions/3.11")]
+    chain = sandbox.toolchain(str(venv / "bin"), str(home / "elsewhere"), [])
+    assert chain.binds == (str(venv), str(home / ".pyenv/versions/3.11"))
 
 
 def test_the_network_is_shared_only_when_benchmark_yaml_allows_it(box):

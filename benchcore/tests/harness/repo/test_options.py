@@ -57,3 +57,15 @@ def test_benchmark_yaml_nested_too_deeply_is_bad_input_at_once(tmp_path):
         load_options(tmp_path, SkillInfo(name="solo", path="skills/solo", tests_path="tests/solo"))
     assert "nested too deeply" in str(err.value) and err.value.line == 1
     assert time.monotonic() - started < 0.5  # refused before YAML recurses (that took seconds)
+
+
+def test_requires_lists_the_commands_the_arms_need_and_is_checked(tmp_path: Path):
+    assert _options(tmp_path, 'requires: ["python3 -m pytest --version", "node --version"]\n')["requires"] == [
+        "python3 -m pytest --version", "node --version"]
+    assert _options(tmp_path, "requires: make --version\n")["requires"] == ["make --version"]
+    for text, line in (("temperature: 0\nrequires: []\n", 2), ("requires: [1, 2]\n", 1), ("requires: ['  ']\n", 1),
+                       ("requires: {python3: yes}\n", 1)):
+        with pytest.raises(BenchError) as err:
+            _options(tmp_path, text)
+        assert err.value.line == line and "is not a list of shell commands" in err.value.message
+        assert 'requires: ["python3 -m pytest --version"]' in err.value.fix

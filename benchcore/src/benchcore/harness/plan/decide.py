@@ -41,6 +41,10 @@ class Decision:
     sandbox: Optional[Sandbox] = None
     sandbox_words: Optional[str] = None
     confirm: bool = False  # benchmark.yaml confirm_judgments
+    # benchmark.yaml ``requires`` (commands the arms need, run in their sandbox before launch), and what the
+    # arms' toolchain was found to be there, in words for run.json (issue 37).
+    requires: tuple[str, ...] = ()
+    toolchain_words: Optional[str] = None
 
 
 def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[SkillInfo], list[str]]:
@@ -143,7 +147,8 @@ def _decision(skill: SkillInfo, cases, opts: dict, shape: str, why: str) -> Deci
                         source=f"{skill.tests_path}/benchmark.yaml")
     return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget,
                     bool(opts.get("network")), tuple(opts.get("tools") or ()),
-                    confirm=bool(opts.get("confirm_judgments")) and shape != "calibration")
+                    confirm=bool(opts.get("confirm_judgments")) and shape != "calibration",
+                    requires=tuple(opts.get("requires") or ()))
 
 
 def baseline_agent(root: Path, override: Optional[str]) -> Optional[str]:

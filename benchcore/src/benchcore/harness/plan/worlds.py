@@ -109,7 +109,8 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
                    default_branch=BranchRef(branch.name, branch.commit, branch.remote_name if branch.remote_commit else None,
                                              branch.remote_commit), cases=tuple(c.id for c in d.cases),
                    model=model, judge_model=d.judge_model, budget=d.budget, confirm_judgments=d.confirm,
-                   unproven=unproven_cases(case_dir_of, d.cases), sandbox=d.sandbox_words)
+                   unproven=unproven_cases(case_dir_of, d.cases), sandbox=d.sandbox_words,
+                   toolchain=d.toolchain_words)
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), temp_nonce=nonce, world_root=str(world_root),

@@ -14,7 +14,7 @@ from ...errors import BenchError
 from .roots import read_repo_text as _read, rel_path as _rel
 
 OPTION_KEYS = ("temperature", "budget_tokens", "budget_usd", "judge_model", "models", "network", "tools",
-               "confirm_judgments")
+               "confirm_judgments", "requires")
 # What a tool name in benchmark.yaml ``tools`` looks like (WebFetch, mcp__server__tool).
 _TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,120}$")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$")
@@ -106,6 +106,16 @@ def load_options(root: Path, skill) -> dict:
                              fix="write 'confirm_judgments: true' (every decisive judgment read again, swapped) or "
                                  "remove the line")
         opts["confirm_judgments"] = c
+    if "requires" in data:
+        rs = data["requires"]
+        if isinstance(rs, str):
+            rs = [rs]
+        if not isinstance(rs, list) or not rs or not all(isinstance(r, str) and r.strip() for r in rs):
+            raise BenchError(rel, f"requires {data['requires']!r} is not a list of shell commands",
+                             line=_key_line(path, "requires"),
+                             fix='write e.g. requires: ["python3 -m pytest --version"] (commands the arms need; '
+                                 "plan runs each in their sandbox and refuses to launch when one fails)")
+        opts["requires"] = [r.strip() for r in rs]
     return opts
 
 

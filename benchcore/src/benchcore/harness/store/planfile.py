@@ -88,6 +88,8 @@ class Sandbox:
     shell: str = "/bin/bash"
     tail: tuple[str, ...] = ()
     scratch: bool = False
+    # Extension (issue 37): credential files and folders inside the toolchain folders, hidden inside.
+    masked: tuple[str, ...] = ()
 
 
 @frozen
