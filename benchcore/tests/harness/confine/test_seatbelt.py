@@ -101,3 +101,15 @@ def test_paths_under_macos_links_are_named_as_seatbelt_resolves_them():
     assert f'(subpath "/private{world}") (subpath "/private/var/folders/x1/T/benchcore/benchcore-r-1/worlds/' \
            '.scratch-ab12")' in text
     assert '(allow file-read* (subpath "/private/tmp/skills/greet"))' in text and '"/var/folders' not in text
+
+
+def test_credential_files_inside_a_bound_toolchain_are_denied_after_its_allow():
+    masked = sandbox.Sandbox(kind="seatbelt", program=BOX.program, readonly=("/opt/tool",),
+                             masked=("/opt/tool/.npmrc", "/opt/tool/etc/credentials"), scratch=True)
+    lines = sandbox.seatbelt_profile(masked, WORLD, None).splitlines()
+    allow = lines.index('(allow file-read* (subpath "/opt/tool"))')
+    deny = lines.index('(deny file-read* file-write* (subpath "/opt/tool/.npmrc") '
+                       '(subpath "/opt/tool/etc/credentials"))')
+    assert deny > allow  # Seatbelt: the last rule that matches decides
+    assert not any(line.startswith("(deny file-read*") for line in sandbox.seatbelt_profile(BOX, WORLD, None)
+                   .splitlines())

@@ -388,11 +388,12 @@ def toolchain(path_env: str, home: str, forbidden: Sequence[str], repo: str = ""
         except OSError:
             programs = []
         if any(p.name == "rustup" for p in programs):  # rustup's proxies (cargo, rustc) run its toolchains
+            # (update-hashes too: a proxy makes that folder when it is missing, which the read-only root refuses)
             # RUSTUP_HOME, else ~/.rustup, else beside the folder that holds this bin (~/.cargo/bin -> ~/.rustup)
             homes = [environ.get("RUSTUP_HOME", ""), os.path.join(home, ".rustup") if home else "",
                      os.path.join(os.path.dirname(os.path.dirname(real)), ".rustup")]
             rustup = os.path.realpath(next((h for h in homes if h and os.path.isdir(h)), homes[-1]))
-            parts = [os.path.join(rustup, p) for p in ("toolchains", "settings.toml")
+            parts = [os.path.join(rustup, p) for p in ("toolchains", "settings.toml", "update-hashes")
                      if os.path.exists(os.path.join(rustup, p))]
             if parts and not take(parts):
                 env["RUSTUP_HOME"] = rustup
@@ -453,7 +454,9 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns:
             args += ["--tmpfs", m]
         elif os.path.exists(m):
             args += ["--ro-bind", "/dev/null", m]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", HOME_INSIDE]
+    # A private /dev/shm of its own mount (Python's multiprocessing needs one), which stays writable when the
+    # wrapper's tail makes /dev read-only; before every bind (a toolchain or a world may live under /dev/shm).
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp", "--dir", HOME_INSIDE]
     for b in binds:
         args += ["--ro-bind", b, b]
     for m in masked:  # credential files inside a bound toolchain
@@ -461,9 +464,7 @@ def bwrap_args(binds: Sequence[str], env: dict[str, str], network: bool, userns:
     args += ["--clearenv"]
     for k in sorted(env):
         args += ["--setenv", k, env[k]]
-    # A private /dev/shm of its own mount (Python's multiprocessing needs one), which stays writable when the
-    # wrapper's tail makes /dev read-only; before the arm's binds (a world may live under /dev/shm).
-    return args + ["--tmpfs", "/dev/shm"]
+    return args
 
 
 def build(kind: str, program: str, network: bool, forbidden: Sequence[str],
@@ -597,6 +598,9 @@ def seatbelt_profile(sandbox: Sandbox, world: str, copy: Optional[str], scratch:
         '(allow file-ioctl (literal "/dev/dtracehelper") (literal "/dev/tty"))',
         '(allow file-read* (literal "/private/var/run/resolv.conf"))' if sandbox.network else "",
         "(allow network*)" if sandbox.network else "(deny network*)",
+        # credential files inside a bound toolchain (:func:`toolchain`): last, so they win over its allow
+        f"(deny file-read* file-write* {paths('subpath', [_mac_real(m) for m in sandbox.masked])})"
+        if sandbox.masked else "",
     ]
     return "\n".join(line for line in lines if line) + "\n"
 
