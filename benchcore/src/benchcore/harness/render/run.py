@@ -83,7 +83,7 @@ def _render_calibration(data, run_dir: Path, reports: Path, warnings: list[str])
         warnings.append(f"{unjudged} of {len(data.run.cases) * data.run.trials} trials have no judgment (or are "
                         "invalid); the calibration counts the others: collect again to finish it")
     with locked_folder(reports):
-        path = write_calibration(reports, cal)
+        path = write_calibration(reports, cal, warnings)
     write_atomic(run_dir / "calibration.json", serde.dumps(cal))
     has_temp = (run_dir / "plan.json").is_file()
     next_step = (f"benchcore clean {run_dir}   (removes this run's temp worlds and skill copies); later runs of "

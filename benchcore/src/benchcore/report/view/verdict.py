@@ -6,7 +6,7 @@ from typing import Optional
 
 from attrs import frozen
 
-from ...calibration import red_sentence
+from ...calibration import flip_sentence, red_sentence
 from ...model import AxisResult, RunData, SkillResult
 from .. import fmt
 
@@ -75,18 +75,20 @@ def _pct(x: Optional[float]) -> str:
 
 
 def noise_view(result: SkillResult) -> Optional[NoiseView]:
+    """The noise section: the calibration used (or why none applies), then, when regression is red, what the red
+    verdict is worth and, beside each red case the judges decided, how likely noise alone gives its losses."""
     nf = result.noise
     if nf is None:
         return None
     lines = [nf.sentence]
-    if result.verdicts.regression.status == "fail" and not result.verdicts.regression.incomplete:
+    if result.verdicts.regression.status == "fail":
         red = red_sentence(nf)
         if red:
             lines.append(red)
-    if nf.confirmed:
-        lines.append(f"Confirmed judging: every decisive judgment was read again with the order swapped by a fresh "
-                     f"judge; {nf.flipped or 0} of {fmt.plural(nf.confirmations or 0, 'confirmation')} disagreed "
-                     f"and made that trial a tie.")
+        lines.extend(r.sentence for r in nf.reds)
+    flips = flip_sentence(nf)
+    if flips:
+        lines.append(flips)
     rows = tuple(NoiseRow(case=c.case, judged=f"{c.decisive} of {c.judgments} decisive",
                           rate=_pct(c.decisive_rate), interval=f"{_pct(c.low)} to {_pct(c.high)}")
                  for c in nf.cases)
