@@ -202,18 +202,14 @@ class Beta:
 
     def nodes(self, n: int = 32) -> tuple[tuple[float, float], ...]:
         """Gauss-Legendre nodes over its support, weighted by its density and normalised: sum(w * f(x)) ~ E f."""
-        lo, hi = self.support()
-        xs, ws = _legendre(n)
-        pts = [(lo + (hi - lo) * (x + 1) / 2, w) for x, w in zip(xs, ws)]
-        raw = [(x, w * exp(self.logpdf(x))) for x, w in pts if 0.0 < x < 1.0]
-        total = sum(w for _, w in raw)
-        return tuple((x, w / total) for x, w in raw)
+        return _nodes(self, n)
 
     def quantile(self, q: float, grid: int = 2000) -> float:
         """The q-quantile, by the trapezoid rule on its support (to about 1e-4)."""
         lo, hi = self.support()
         xs = [lo + (hi - lo) * (i + 0.5) / grid for i in range(grid)]
-        ps = [exp(self.logpdf(x)) for x in xs]
+        top = self.logpdf(min(max(self.mean, xs[0]), xs[-1]))
+        ps = [exp(self.logpdf(x) - top) for x in xs]
         total, acc = sum(ps), 0.0
         for x, p in zip(xs, ps):
             acc += p
@@ -223,7 +219,22 @@ class Beta:
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
         """The equal-tailed credible interval."""
-        return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
+        return _interval(self, level)
+
+
+@lru_cache(maxsize=1024)
+def _interval(post: Beta, level: float) -> tuple[float, float]:
+    return post.quantile((1 - level) / 2), post.quantile((1 + level) / 2)
+
+
+@lru_cache(maxsize=1024)
+def _nodes(post: Beta, n: int) -> tuple[tuple[float, float], ...]:
+    lo, hi = post.support()
+    xs, ws = _legendre(n)
+    pts = [(lo + (hi - lo) * (x + 1) / 2, w) for x, w in zip(xs, ws)]
+    raw = [(x, w * exp(post.logpdf(x))) for x, w in pts if 0.0 < x < 1.0]
+    total = sum(w for _, w in raw)
+    return tuple((x, w / total) for x, w in raw)
 
 
 @lru_cache(maxsize=8)
