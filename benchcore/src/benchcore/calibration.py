@@ -382,8 +382,8 @@ def _calibrated(cal: Calibration, others: list[Calibration], data: RunData, conf
             f"judgments ({_pct(d)}; 95% Wilson interval {_pct(lo)} to {_pct(hi)}), {_what(cal)}.")
     if confirmed:
         rate += (f" Confirmed by a swapped reading, {pk} of {pn} readings stayed decisive (its confirmations "
-                 f"flipped {cal.pooled.flipped or 0} of {cal.pooled.confirmations or 0}); the figures below use "
-                 f"those.")
+                 f"flipped {cal.pooled.flipped or 0} of {cal.pooled.confirmations or 0}); the figures that follow "
+                 f"use those.")
     if is_partial(cal):
         rate += " It is partial: its figures are wider than a complete calibration's would be."
     newer = [c for c in others if c.at > cal.at]
@@ -465,6 +465,7 @@ def flip_sentence(nf: NoiseFloor) -> Optional[str]:
          f"disagreed and made that trial a tie")
     if nf.calibration_confirmations:
         lo, hi = noise.wilson(nf.calibration_flipped or 0, nf.calibration_confirmations)
-        s += (f" (on equal outputs the calibration's flipped {nf.calibration_flipped or 0} of "
-              f"{nf.calibration_confirmations}: {_pct(lo)} to {_pct(hi)})")
+        s += (f" (on equal outputs, in the calibration, {nf.calibration_flipped or 0} of "
+              f"{nf.calibration_confirmations} flipped: 95% Wilson interval {_pct(lo)} to {_pct(hi)}; a run's real "
+              f"differences flip less)")
     return s + "."
