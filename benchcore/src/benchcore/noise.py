@@ -83,12 +83,47 @@ def trial_joint(d: float, b: float) -> tuple[tuple[float, float, float], ...]:
     drawn once and the panel's two extra judges read it too."""
     _unit(d, "decisive rate")
     _unit(b, "first-shown share")
+    return _joint([(0.5, judge_probs(d, b, True)), (0.5, judge_probs(d, b, False))])
+
+
+def _joint(orders: Sequence[tuple[float, Sequence[float]]]) -> tuple[tuple[float, float, float], ...]:
+    """J[f][g] from (weight, (win, tie, loss) of one reading) per order: readings independent given the order."""
     j = [[0.0] * 3 for _ in range(3)]
-    for new_first in (True, False):
-        p = judge_probs(d, b, new_first)
+    for weight, p in orders:
         for f, x, y in product(range(3), repeat=3):
-            j[f][_majority((f, x, y))] += 0.5 * p[f] * p[x] * p[y]
+            j[f][_majority((f, x, y))] += weight * p[f] * p[x] * p[y]
     return tuple(tuple(row) for row in j)
+
+
+def _dist_of(j, trials: int, escalate: bool) -> dict[tuple[int, int], float]:
+    pf = [sum(row) for row in j]
+    cond = [[g / pf[f] if pf[f] else 0.0 for g in j[f]] for f in range(3)]
+    dist: dict[tuple[int, int], float] = {}
+    for nw in range(trials + 1):
+        for nl in range(trials + 1 - nw):
+            nt = trials - nw - nl
+            pr = comb(trials, nw) * comb(trials - nw, nl) * pf[WIN] ** nw * pf[TIE] ** nt * pf[LOSS] ** nl
+            if pr == 0.0:
+                continue
+            if escalate and nw >= 2 and nl >= 2:
+                inner = {(0, 0): 1.0}
+                for f, n in ((WIN, nw), (TIE, nt), (LOSS, nl)):
+                    for _ in range(n):
+                        inner = _add(inner, cond[f])
+                for key, q in inner.items():
+                    dist[key] = dist.get(key, 0.0) + pr * q
+            else:
+                dist[(nw, nl)] = dist.get((nw, nl), 0.0) + pr
+    return dist
+
+
+def efficacy_power(win: float, loss: float, cases: int = TRIALS, confirmed: bool = False) -> float:
+    """P(a skill that really is better gets a green efficacy verdict on ``cases`` cases): each reading names the
+    new arm at ``win`` and the other at ``loss`` whatever the order; confirmed, both independent readings must
+    agree (win^2, loss^2). What confirmation costs in power (docs/calibration.md)."""
+    w, l = (win * win, loss * loss) if confirmed else (win, loss)
+    dist = _dist_of(_joint([(1.0, (w, 1 - w - l, l))]), TRIALS, True)
+    return sum(q for (a, c), q in dist.items() if a >= 3 and c <= 1) ** cases
 
 
 def _add(dist: dict, step: Sequence[float]) -> dict:
@@ -109,26 +144,7 @@ def case_dist(d: float, b: float = 0.5, trials: int = TRIALS, escalate: bool = T
 
 @lru_cache(maxsize=8192)
 def _case_dist(d: float, b: float, trials: int, escalate: bool) -> tuple[tuple[tuple[int, int], float], ...]:
-    j = trial_joint(d, b)
-    pf = [sum(row) for row in j]
-    cond = [[g / pf[f] if pf[f] else 0.0 for g in j[f]] for f in range(3)]
-    dist: dict[tuple[int, int], float] = {}
-    for nw in range(trials + 1):
-        for nl in range(trials + 1 - nw):
-            nt = trials - nw - nl
-            pr = comb(trials, nw) * comb(trials - nw, nl) * pf[WIN] ** nw * pf[TIE] ** nt * pf[LOSS] ** nl
-            if pr == 0.0:
-                continue
-            if escalate and nw >= 2 and nl >= 2:
-                inner = {(0, 0): 1.0}
-                for f, n in ((WIN, nw), (TIE, nt), (LOSS, nl)):
-                    for _ in range(n):
-                        inner = _add(inner, cond[f])
-                for key, q in inner.items():
-                    dist[key] = dist.get(key, 0.0) + pr * q
-            else:
-                dist[(nw, nl)] = dist.get((nw, nl), 0.0) + pr
-    return tuple(sorted(dist.items()))
+    return tuple(sorted(_dist_of(trial_joint(d, b), trials, escalate).items()))
 
 
 def loss_tail(d: float, b: float, losses: int, trials: int = TRIALS) -> float:

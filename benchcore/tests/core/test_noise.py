@@ -178,3 +178,12 @@ def test_cases_key_changes_with_a_case_and_not_with_its_description():
     assert noise.cases_key([a]) == noise.cases_key([b])
     assert noise.cases_key([a]) != noise.cases_key([c])
     assert noise.cases_key([a]) != noise.cases_key([a, a])
+
+
+def test_what_confirmation_costs_in_power():
+    # Issue 38: a judge naming the better new skill 80% of the time (10% the other way) gives a five-case green
+    # efficacy verdict with probability 0.82 (panels included); confirmed by an independent swapped reading,
+    # 0.24 (docs/calibration.md's table).
+    assert noise.efficacy_power(0.8, 0.1) == pytest.approx(0.8246, abs=1e-4)
+    assert noise.efficacy_power(0.8, 0.1, confirmed=True) == pytest.approx(0.2363, abs=1e-4)
+    assert noise.efficacy_power(0.9, 0.05, confirmed=True) == pytest.approx(0.772, abs=1e-3)

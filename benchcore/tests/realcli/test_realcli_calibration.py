@@ -25,7 +25,7 @@ def test_calibrate_runs_two_new_skill_arms_and_stores_the_floor(tmp_path):
     [run] = rig.runs()
     info = json.loads((run / "run.json").read_text())
     assert info["shape"] == "calibration" and info["arms"] == ["new", "twin"]
-    cal = json.loads((rig.repo / "tests/.reports/greet.calibration.json").read_text())
+    cal = json.loads((rig.repo / "tests/.reports/greet.calibration.json").read_text())["calibrations"][0]
     assert cal["pooled"]["judgments"] == 10 and cal["pooled"]["decisive"] == 6
     assert [(c["case"], c["decisive"]) for c in cal["cases"]] == [(C1, 3), (C2, 3)]
     plan = json.loads((run / "plan.json").read_text())

@@ -141,6 +141,12 @@ def _calibration(args, r, last: bool, sink: Optional[list]) -> int:
         print(f"  position bias: the output shown first won {cal.pooled.first_shown_won} of {cal.pooled.decisive} "
               f"decisive judgments ({cal.first_shown_share:.0%}; {cal.interval} interval "
               f"{cal.first_shown_low:.0%} to {cal.first_shown_high:.0%})")
+    if cal.confirmed:
+        print(f"  confirmations: {cal.pooled.flipped or 0} of {cal.pooled.confirmations or 0} disagreed with the "
+              "judgment they confirm (later runs with confirm_judgments read the confirmed readings)")
+    if cal.partial:
+        print(f"  partial: {cal.judged} of {cal.trials} trials judged; kept beside any complete calibration, which "
+              "later runs use first")
     for w in r.warnings:
         print(f"  warning: {w}", file=sys.stderr)
     print("wrote:")
