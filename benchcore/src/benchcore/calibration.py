@@ -468,4 +468,7 @@ def flip_sentence(nf: NoiseFloor) -> Optional[str]:
         s += (f" (on equal outputs, in the calibration, {nf.calibration_flipped or 0} of "
               f"{nf.calibration_confirmations} flipped: 95% Wilson interval {_pct(lo)} to {_pct(hi)}; a run's real "
               f"differences flip less)")
+        if nf.confirmations and (nf.flipped or 0) / nf.confirmations > hi:
+            s += (". That is more than the calibration's: the judges are noisier on this run than when calibrated, "
+                  "so its figures may understate the noise; calibrate again")
     return s + "."

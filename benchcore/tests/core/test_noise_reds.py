@@ -218,3 +218,16 @@ def test_summarize_counts_confirmations_and_a_partial_run():
     assert cal.partial is True and cal.judged == 24 and cal.trials == 25
     k, n, first = calibration.reading_counts(cal.pooled, True)
     assert (k, n) == (12, 24) and 0 <= first <= 12
+
+
+def test_a_run_flipping_more_than_its_calibration_says_the_figures_may_understate_noise():
+    cal = cal_of(4, 5, confirmed=True)
+    cal = evolve(cal, pooled=evolve(cal.pooled, confirmations=20, flipped=2, confirmed_first_shown=9),
+                 cases=tuple(evolve(c, confirmations=4, flipped=0, confirmed_first_shown=2) for c in cal.cases))
+    data = three_arm({}, confirm=True)
+    quiet = calibration.floor(cal, data, {}, None, confirmed=True, flipped=1, confirmations=10)
+    loud = calibration.floor(cal, data, {}, None, confirmed=True, flipped=8, confirmations=10)
+    assert quiet.status == loud.status == "calibrated"
+    assert "in the calibration, 2 of 20 flipped" in calibration.flip_sentence(quiet)
+    assert "noisier on this run" not in calibration.flip_sentence(quiet)
+    assert "noisier on this run than when calibrated" in calibration.flip_sentence(loud)
