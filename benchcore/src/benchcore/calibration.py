@@ -259,11 +259,11 @@ def _pct(x: float) -> str:
 def advice(p: float, p_high: float) -> str:
     """What a red's noise figure means, for a five-second read."""
     if p_high < ALPHA:
-        return "unlikely to be noise: look at the evidence"
+        return "Unlikely to be noise: look at the evidence"
     if p < ALPHA:
-        return ("probably not noise, but the calibration is too small to rule it out: look at the evidence, and "
+        return ("Probably not noise, but the calibration is too small to rule it out: look at the evidence, and "
                 "calibrate with more trials")
-    return "within what noise gives: run again or calibrate with more trials"
+    return "Within what noise gives: run again or calibrate with more trials"
 
 
 def _red_cases(cases: Sequence[CaseResult], escs: Sequence[Escalation]) -> tuple[list[CaseResult], list[str]]:
@@ -416,7 +416,7 @@ def _calibrated(cal: Calibration, others: list[Calibration], data: RunData, conf
             f"{c.id}: {losses} losses. Noise alone gives {losses} or more in this case with probability "
             f"{_fmt_p(p)} ({_upto(p_high, WITHIN)})"
             + (f", and in some case of these {n} with probability {_fmt_p(p_any)} ({_upto(p_any_high)})"
-               if n > 1 else "") + f": {advice(p_any, p_any_high)}.")))
+               if n > 1 else "") + f". {advice(p_any, p_any_high)}.")))
     if gated:
         red_sentence = (f"This red verdict stands on a failed hard assertion ({', '.join(gated)}), which judge noise "
                         f"cannot produce: read the assertion's output.")
@@ -425,7 +425,7 @@ def _calibrated(cal: Calibration, others: list[Calibration], data: RunData, conf
         red_p, red_p_high = worst.p_any, worst.p_any_high
         where = f"some case of these {n}" if n > 1 else "this case"
         red_sentence = (f"Is this red verdict noise? Noise alone gives {worst.losses} or more losses in {where} "
-                        f"with probability {_fmt_p(red_p)} ({_upto(red_p_high, WITHIN)}): "
+                        f"with probability {_fmt_p(red_p)} ({_upto(red_p_high, WITHIN)}). "
                         f"{advice(red_p, red_p_high)}.")
     return NoiseFloor(status="calibrated", sentence=sentence, calibration_run=cal.run_id, decisive_rate=d, low=lo,
                       high=hi, first_shown_share=cal.first_shown_share,

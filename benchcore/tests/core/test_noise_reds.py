@@ -67,7 +67,7 @@ def test_five_losses_of_five_at_a_well_measured_40_percent_floor_is_unlikely_to_
     assert red.case == "01-case" and red.losses == 5
     assert red.p == pytest.approx(noise.loss_tail(0.4, 0.5, 5), rel=0.25) and red.p < red.p_high < 0.002
     assert red.p_any == pytest.approx(0.0016, rel=0.25)
-    assert "unlikely to be noise: look at the evidence" in red.sentence and "5 or more in this case" in red.sentence
+    assert "Unlikely to be noise: look at the evidence" in red.sentence and "5 or more in this case" in red.sentence
     assert nf.red_p == red.p_any and nf.red_sentence.startswith("Is this red verdict noise?")
     assert "weak evidence" not in nf.sentence + nf.red_sentence and "exact" not in nf.sentence
 
@@ -76,8 +76,8 @@ def test_two_losses_at_a_40_percent_floor_is_within_what_noise_gives():
     nf = build_results(three_arm({"02-case": 2}), cal_of(2, 5)).noise
     (red,) = nf.reds
     assert red.p > 0.2 and red.p_any > 0.6
-    assert "within what noise gives: run again or calibrate with more trials" in red.sentence
-    assert "within what noise gives" in nf.red_sentence
+    assert "Within what noise gives: run again or calibrate with more trials" in red.sentence
+    assert "Within what noise gives" in nf.red_sentence
 
 
 def test_a_small_calibration_that_cannot_rule_noise_out_says_so():
@@ -85,7 +85,7 @@ def test_a_small_calibration_that_cannot_rule_noise_out_says_so():
     nf = build_results(three_arm({"01-case": 5}), cal_of(4, 5)).noise
     (red,) = nf.reds
     assert red.p_any < calibration.ALPHA <= red.p_any_high or red.p_any >= calibration.ALPHA
-    assert "unlikely to be noise" not in red.sentence
+    assert "Unlikely to be noise" not in red.sentence
 
 
 def test_zero_decisive_of_25_never_prints_probability_zero():
@@ -126,8 +126,8 @@ def test_the_report_lists_the_verdict_figure_and_each_red_case():
 
     result = build_results(three_arm({"01-case": 5, "02-case": 2}), cal_of(80, 200))
     view = noise_view(result)
-    assert view.lines[1] == result.noise.red_sentence
-    assert [l.split(":")[0] for l in view.lines[2:]] == ["01-case", "02-case"]
+    assert view.verdict == result.noise.red_sentence and view.lines[0] == result.noise.sentence
+    assert [l.split(":")[0] for l in view.reds] == ["01-case", "02-case"]
     assert result.noise.red_p == result.noise.reds[0].p_any  # the worst case speaks for the verdict
 
 

@@ -245,7 +245,7 @@ def _reds_match_the_verdicts(results, html):
         assert r["sentence"].split(":")[0] == r["case"] and r["sentence"].replace("'", "&#39;") in html
     if decided:
         assert nf["red_sentence"].startswith("Is this red verdict noise?")
-        assert ("unlikely to be noise" in nf["red_sentence"]) == (nf["red_p_high"] < 0.05)
+        assert ("Unlikely to be noise" in nf["red_sentence"]) == (nf["red_p_high"] < 0.05)
     else:
         assert "red_sentence" not in nf
 

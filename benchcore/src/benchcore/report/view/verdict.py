@@ -64,10 +64,13 @@ class NoiseRow:
 
 @frozen
 class NoiseView:
-    """The judges' noise floor under the verdict: what it is and what a red verdict is worth at it."""
+    """The judges' noise floor under the verdict: what a red verdict is worth (``verdict``), each red case the
+    judges decided (``reds``), then the calibration used and its figures (``lines``)."""
     lines: tuple[str, ...]
     rows: tuple[NoiseRow, ...]
     caption: str
+    verdict: Optional[str] = None
+    reds: tuple[str, ...] = ()
 
 
 def _pct(x: Optional[float]) -> str:
@@ -81,16 +84,15 @@ def noise_view(result: SkillResult) -> Optional[NoiseView]:
     if nf is None:
         return None
     lines = [nf.sentence]
+    red, reds = None, ()
     if result.verdicts.regression.status == "fail":
         red = red_sentence(nf)
-        if red:
-            lines.append(red)
-        lines.extend(r.sentence for r in nf.reds)
+        reds = tuple(r.sentence for r in nf.reds)
     flips = flip_sentence(nf)
     if flips:
         lines.append(flips)
     rows = tuple(NoiseRow(case=c.case, judged=f"{c.decisive} of {c.judgments} decisive",
                           rate=_pct(c.decisive_rate), interval=f"{_pct(c.low)} to {_pct(c.high)}")
                  for c in nf.cases)
-    return NoiseView(lines=tuple(lines), rows=rows,
+    return NoiseView(lines=tuple(lines), rows=rows, verdict=red, reds=reds,
                      caption=f"Calibration {nf.calibration_run}, per case (95% Wilson interval)" if rows else "")
