@@ -220,18 +220,28 @@ class Beta:
         """Gauss-Legendre nodes over its support, weighted by its density and normalised: sum(w * f(x)) ~ E f."""
         return _nodes(self, n)
 
-    def quantile(self, q: float, grid: int = 2000) -> float:
-        """The q-quantile, by the trapezoid rule on its support (to about 1e-4)."""
+    def quantile(self, q: float) -> float:
+        """The q-quantile (to about 1e-4 of its spread)."""
+        return self.quantiles((q,))[0]
+
+    def quantiles(self, qs: Sequence[float], grid: int = 1000) -> tuple[float, ...]:
+        """Quantiles by the midpoint rule on its support, interpolated linearly inside a grid cell."""
         lo, hi = self.support()
-        xs = [lo + (hi - lo) * (i + 0.5) / grid for i in range(grid)]
+        step = (hi - lo) / grid
+        xs = [lo + step * (i + 0.5) for i in range(grid)]
         top = self.logpdf(min(max(self.mean, xs[0]), xs[-1]))
         ps = [exp(self.logpdf(x) - top) for x in xs]
-        total, acc = sum(ps), 0.0
-        for x, p in zip(xs, ps):
-            acc += p
-            if acc >= q * total:
-                return x
-        return hi
+        total = sum(ps)
+        out = []
+        for q in qs:
+            target, acc, x = q * total, 0.0, hi
+            for i, p in enumerate(ps):
+                if acc + p >= target:
+                    x = lo + step * (i + (target - acc) / p if p else i)
+                    break
+                acc += p
+            out.append(min(hi, max(lo, x)))
+        return tuple(out)
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
         """The equal-tailed credible interval."""
@@ -240,7 +250,8 @@ class Beta:
 
 @lru_cache(maxsize=1024)
 def _interval(post: Beta, level: float) -> tuple[float, float]:
-    return post.quantile((1 - level) / 2), post.quantile((1 + level) / 2)
+    lo, hi = post.quantiles(((1 - level) / 2, (1 + level) / 2))
+    return lo, hi
 
 
 @lru_cache(maxsize=1024)

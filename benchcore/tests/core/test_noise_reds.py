@@ -138,13 +138,35 @@ def test_cases_that_agree_are_pooled_and_cases_that_differ_are_not():
     same = [(2, 5)] * 5
     assert calibration.concentration(same) == float("inf")
     pooled = calibration.case_posteriors(same)
-    assert all((p.a, p.b) == (11.0, 16.0) for p in pooled)  # Beta(K + 1, N - K + 1): complete pooling
+    # Agreeing cases lend each one as many pseudo-judgments as it has (at their rate): Beta(1 + 2 + 2, 1 + 3 + 3).
+    assert all((p.a, p.b) == (5.0, 7.0) for p in pooled)
+    assert calibration.case_posteriors([(2, 5), (0, 0)])[1].mean == pytest.approx(3 / 7)  # none of its own
     differ = [(0, 10), (0, 10), (10, 10), (10, 10), (5, 10)]
     s = calibration.concentration(differ)
     assert s < 2
     post = calibration.case_posteriors(differ)
     assert post[0].mean < 0.2 and post[2].mean > 0.8  # mostly its own rate
     assert calibration.concentration([(3, 10)]) == float("inf")  # one case: nothing to tell
+    assert (calibration.case_posteriors([(3, 10)])[0].a, calibration.case_posteriors([(3, 10)])[0].b) == (4.0, 8.0)
+
+
+def test_each_case_interval_holds_its_true_rate_whether_cases_agree_or_differ():
+    # Issue 38: the pooled interval covered the truth 92-94% of the time when cases share one rate, 74-78% when
+    # they differ (here, 5 judgments a case, far less). Partially pooled and capped, each case's 95% interval holds
+    # its own rate about 90-98% of the time either way (docs/calibration.md; seeded, 40 calibrations a scenario).
+    import random
+    for rates in ([0.4] * 5, [0.2, 0.3, 0.4, 0.5, 0.6], [0.1, 0.2, 0.4, 0.6, 0.8]):
+        rng, held, pooled = random.Random(9), 0, 0
+        for _ in range(40):
+            ks = [sum(rng.random() < d for _ in range(5)) for d in rates]
+            lo_all, hi_all = noise.wilson(sum(ks), 25)
+            for d, post in zip(rates, calibration.case_posteriors([(k, 5) for k in ks])):
+                lo, hi = post.interval()
+                held += lo <= d <= hi
+                pooled += lo_all <= d <= hi_all
+        assert held / 200 >= 0.82, (rates, held)
+        if len(set(rates)) > 1:
+            assert held - pooled >= 30, (rates, held, pooled)
 
 
 # ----------------------------------------------------------------------------- which calibration applies
