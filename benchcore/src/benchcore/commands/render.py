@@ -96,6 +96,8 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
     print(f"  {result.headline}")
     if result.noise is not None:
         print(f"  noise: {noise_line(result.noise, skill)}")
+        for red in result.noise.reds:  # each red regression case the judges decided, with its own figure
+            print(f"    {red.sentence}")
     if result.incomplete:
         print("  the run is incomplete: some trials have no judgment or must be re-run (the report names them)")
     for e in result.escalations:

@@ -536,3 +536,6 @@ def test_a_stored_calibration_puts_the_floor_beside_a_red_verdict_escaped(tmp_pa
     assert "03-xss-escape-fix: 2 losses. Noise alone gives 2 or more in this case with probability" in html
     assert "02-breaking-api-change: " not in html.split('id="noise"')[1].split("</div>")[0]
     assert "&lt;b&gt;01&lt;/b&gt;" in html and "<b>01</b>" not in html
+    # The session reads the verdict's line and each red case's figure too.
+    assert "which judge noise cannot produce: read the assertion's output." in out
+    assert "\n    03-xss-escape-fix: 2 losses. Noise alone gives 2 or more in this case" in out
