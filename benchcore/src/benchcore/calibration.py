@@ -391,6 +391,9 @@ def _calibrated(cal: Calibration, others: list[Calibration], data: RunData, conf
                  f"use those.")
     if is_partial(cal):
         rate += " It is partial: its figures are wider than a complete calibration's would be."
+    if cal.trials is None:
+        rate += (" It was stored before calibrations recorded the skill version and the models served, so whether "
+                 "those match this run is not known.")
     newer = [c for c in others if c.at > cal.at]
     if newer:
         rate += f" A newer partial calibration ({', '.join(c.run_id for c in newer)}) is kept but not used."

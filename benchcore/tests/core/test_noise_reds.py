@@ -189,6 +189,10 @@ def test_a_partial_calibration_never_replaces_a_complete_one_and_both_are_kept()
 def test_an_old_calibration_file_is_partial_when_it_holds_fewer_judgments_than_trials():
     assert calibration.is_partial(cal_of(1, 1)) is True
     assert calibration.is_partial(cal_of(2, 5)) is False
+    nf = build_results(three_arm({}), cal_of(2, 5)).noise
+    assert nf.status == "calibrated" and "whether those match this run is not known" in nf.sentence
+    nf = build_results(three_arm({}), cal_of(2, 5, trials=25, judged=25, partial=False)).noise
+    assert "not known" not in nf.sentence
 
 
 @pytest.mark.parametrize("cal_kw,run_kw,judges,new,why", [
