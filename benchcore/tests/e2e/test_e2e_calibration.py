@@ -264,6 +264,8 @@ def test_planted_noise_through_plan_collect_and_render_gives_each_red_its_figure
     nf = results["noise"]
     assert nf["status"] == "calibrated" and nf["calibration_run"] == cal["run_id"]
     assert "complete: 10 of 10 trials judged" in nf["sentence"] and "exact" not in nf["sentence"]
+    assert nf["reds"]  # these seeds turn the unchanged skill red: the noise says what that is worth
+    assert f"\n    {nf['reds'][0]['sentence']}" in out
     _reds_match_the_verdicts(results, html)
 
 
