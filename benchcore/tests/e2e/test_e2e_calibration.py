@@ -260,12 +260,26 @@ def test_planted_noise_through_plan_collect_and_render_gives_each_red_its_figure
         (js, decisive, first)
     assert cal["trials"] == cal["judged"] == 10 and "partial" not in cal or cal["partial"] is False
     assert cal["skill_version"] and len(cal["skill_version"]) == 64
-    results, html, out = later_run(bench, verdict)
+    def later(case, trial, comp, rnd):
+        # The same planted judges, except that the first case really lost its first two trials: always red.
+        if comp == "regression" and case == CASE1 and trial <= 2 and rnd < 10:
+            return "LOSS"
+        return verdict(case, trial, comp, rnd)
+
+    results, html, out = later_run(bench, later)
     nf = results["noise"]
     assert nf["status"] == "calibrated" and nf["calibration_run"] == cal["run_id"]
     assert "complete: 10 of 10 trials judged" in nf["sentence"] and "exact" not in nf["sentence"]
-    assert nf["reds"]  # these seeds turn the unchanged skill red: the noise says what that is worth
-    assert f"\n    {nf['reds'][0]['sentence']}" in out
+    red = next(r for r in nf["reds"] if r["case"] == CASE1)
+    assert f"\n    {red['sentence']}" in out
+    # The figure is the stored calibration's, carried through its posterior: recomputed from the file.
+    from benchcore import calibration as CAL, serde
+    from benchcore.model import Calibration
+    stored_cal = serde.load(Calibration, cal)
+    posts = CAL.case_posteriors([(c.decisive, c.judgments) for c in stored_cal.cases])
+    bias = N.Beta.of(stored_cal.pooled.first_shown_won, stored_cal.pooled.decisive)
+    tails = [N.predictive(lambda x, y: N.loss_tail(x, y, red["losses"]), p, bias) for p in posts]
+    assert red["p"] == round(tails[0], 6) and red["p_any"] == round(N.run_fail_p(tails), 6)
     _reds_match_the_verdicts(results, html)
 
 
