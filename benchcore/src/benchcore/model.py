@@ -142,6 +142,9 @@ class RunInfo:
     # Extension (issue 28): every decisive judgment is read again with the order swapped by a fresh judge; a
     # trial whose two readings disagree is a TIE (benchmark.yaml confirm_judgments). Left out when false.
     confirm_judgments: bool = False
+    # Extension (issue 38): sha256 over the new arm's copy of the skill (every file's path and bytes), so a
+    # calibration holds for the version it measured. None for runs planned before.
+    skill_version: Optional[str] = None
 
 
 # --------------------------------------------------------------------------
@@ -408,6 +411,12 @@ class NoiseCount:
     decisive_rate: Optional[float] = None
     low: Optional[float] = None
     high: Optional[float] = None
+    # Extension (issue 38): with confirm_judgments, the decisive judgments whose swapped confirmation answered,
+    # how many of those disagreed (a flip: the reading is a TIE), and how many agreeing ones had named the output
+    # shown first. Left out when the calibration ran without confirmations.
+    confirmations: Optional[int] = None
+    flipped: Optional[int] = None
+    confirmed_first_shown: Optional[int] = None
 
 
 @frozen
@@ -427,6 +436,44 @@ class Calibration:
     first_shown_high: Optional[float] = None
     interval: str = "Wilson score, 95%"
     schema: int = 1
+    # Extensions (issue 38), left out when unknown (a file written before them): what the calibration is of.
+    # ``skill_version``: sha256 of the skill's files the arms ran; ``judge_served``/``arm_served``: the models the
+    # judges and the arms really ran on (transcripts); ``arm_model``: the model the arms were asked for (None:
+    # session default); ``trials``: trials planned (cases x 5) and ``judged``: those with every judgment in;
+    # ``partial``: judged < trials; ``confirmed``: its decisive judgments were confirmed by a swapped reading.
+    skill_version: Optional[str] = None
+    judge_served: tuple[str, ...] = ()
+    arm_model: Optional[str] = None
+    arm_served: tuple[str, ...] = ()
+    trials: Optional[int] = None
+    judged: Optional[int] = None
+    partial: Optional[bool] = None
+    confirmed: bool = False
+
+
+@frozen
+class CalibrationStore:
+    """``<skill>.calibration.json`` since issue 38: every calibration kept (newest first), so a partial one never
+    replaces a complete one and one for another judge, arm model, skill version or case set stays usable. A file
+    holding one bare :class:`Calibration` (written before) is read as a store of one."""
+
+    calibrations: tuple[Calibration, ...] = ()
+    schema: int = 2
+
+
+@frozen
+class NoiseRed:
+    """A red regression case the judges decided, read against the calibration: how likely noise alone gives at
+    least its losses in it (``p``, posterior predictive; ``p_high``: the largest inside the calibration's 95%
+    credible intervals) and in some case of the run (``p_any``, ``p_any_high``), and what that means."""
+
+    case: str
+    losses: int
+    p: float
+    p_high: float
+    p_any: float
+    p_any_high: float
+    sentence: str
 
 
 @frozen
@@ -451,6 +498,17 @@ class NoiseFloor:
     confirmations: Optional[int] = None
     cost_usd: Optional[float] = None
     cost_equivalent_tokens: Optional[float] = None
+    # Extensions (issue 38), left out when empty: the efficacy figure's upper end; each red regression case the
+    # judges decided (NoiseRed) and the verdict's figure (the worst red case, in some case of the run) with its
+    # sentence; whether the calibration used is partial; its own flips (with confirm_judgments).
+    false_pass_p_high: Optional[float] = None
+    reds: tuple[NoiseRed, ...] = ()
+    red_p: Optional[float] = None
+    red_p_high: Optional[float] = None
+    red_sentence: Optional[str] = None
+    partial: Optional[bool] = None
+    calibration_flipped: Optional[int] = None
+    calibration_confirmations: Optional[int] = None
 
 
 @frozen

@@ -11,7 +11,7 @@ from typing import Optional
 from attrs import evolve, field, frozen
 
 from . import scoring
-from .calibration import floor
+from .calibration import Stored, floor
 from .model import LOSS, NOT_SANDBOXED, ArmUsage, Calibration, AxisResult, AxisVerdict, Case, CaseResult, Escalation, Judgment, Ratios, RunData, SkillResult, TrialData, Verdicts
 from .environment import baseline_caveats, environment_card, sandbox_card, toolchain_card
 from .headline import counts_phrase, gate_phrase, headline, trials_phrase, undecided, unjudged, why_fails
@@ -181,9 +181,10 @@ def _ratio(a: ArmUsage, b: Optional[ArmUsage]) -> Optional[float]:
     return round(a.cost_equivalent_tokens / b.cost_equivalent_tokens, 4)
 
 
-def build_results(data: RunData, calibration: Optional[Calibration] = None) -> SkillResult:
+def build_results(data: RunData, calibration: Stored = None) -> SkillResult:
     """Apply every rule of docs/run-format.md, the rules to a run and return its results model; ``calibration``:
-    the skill's stored noise floor (docs/calibration.md), read beside the verdicts as ``noise``."""
+    the skill's stored calibrations (docs/calibration.md), the one that applies read beside the verdicts as
+    ``noise``."""
     run = data.run
     tm = _trial_map(data)
     three_arm = "regression" in run.comparisons
@@ -283,7 +284,8 @@ def build_results(data: RunData, calibration: Optional[Calibration] = None) -> S
         claude_code=tuple(sorted({v for c in (data.environment.cells if data.environment else ()) for v in c.versions})),
         served={**{arm: tuple(u.models) for arm, u in arms.items() if u.models},
                 **({"judges": tuple(judges.models)} if judges is not None and judges.models else {})},
-        noise=floor(calibration, data, arms, judges, *_confirmations(data)),
+        noise=floor(calibration, data, arms, judges, *_confirmations(data), cases=cases, escs=escs,
+                    regression_final=not regression.incomplete),
         ignored=ignored,
         ignored_usage=ignored_usage,
     )

@@ -176,11 +176,15 @@ def _omit_when_empty(cls, keys: tuple[str, ...], flags: tuple[str, ...] = ()) ->
 _omit_when_empty(m.SkillRef, ("tests",))
 _omit_when_empty(m.BranchRef, ("remote", "remote_commit"))
 _omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven", "sandbox",
-                             "baseline_sees", "toolchain"), flags=("confirm_judgments",))
+                             "baseline_sees", "toolchain", "skill_version"), flags=("confirm_judgments",))
 _omit_when_empty(m.NoiseFloor, ("calibration_run", "decisive_rate", "low", "high", "first_shown_share",
                                  "false_alarm_p", "false_alarm_p_high", "false_pass_p", "cases", "flipped",
-                                 "confirmations", "cost_usd", "cost_equivalent_tokens"))
-_omit_when_empty(m.NoiseCount, ("decisive_rate", "low", "high"))
+                                 "confirmations", "cost_usd", "cost_equivalent_tokens", "false_pass_p_high", "reds",
+                                 "red_p", "red_p_high", "red_sentence", "partial", "calibration_flipped",
+                                 "calibration_confirmations"))
+_omit_when_empty(m.NoiseCount, ("decisive_rate", "low", "high", "confirmations", "flipped", "confirmed_first_shown"))
+_omit_when_empty(m.Calibration, ("skill_version", "judge_served", "arm_model", "arm_served", "trials", "judged",
+                                 "partial"), flags=("confirmed",))
 _omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "budget", "not_run", "environment",
                                    "sandboxed", "caveats", "claude_code", "served", "noise", "ignored",
                                    "ignored_usage"))

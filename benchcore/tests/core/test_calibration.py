@@ -68,17 +68,19 @@ def test_calibration_recovers_the_planted_rate_within_its_interval_over_repeated
     assert held_bias / len(seeds) >= 0.88
 
 
-def test_floor_reads_the_calibration_and_says_how_likely_a_red_verdict_is_under_noise():
+def test_floor_reads_the_calibration_with_its_uncertainty_never_at_a_bare_point():
     cal = calibration.summarize(planted_run(3, 0.4, 0.5))
     later = RunData(run=run_info("three-arm"), cases=CASES, trials=())
     nf = calibration.floor(cal, later, {}, None)
-    assert nf.status == "calibrated" and nf.calibration_run == cal.run_id
-    assert nf.false_alarm_p == round(noise.false_alarm([cal.pooled.decisive_rate] * 5, cal.first_shown_share), 6)
-    assert nf.false_alarm_p_high >= nf.false_alarm_p
-    assert f"{cal.pooled.decisive} of 25 judgments" in nf.sentence
-    assert "probability" in calibration.red_sentence(nf)
-    confirmed = calibration.floor(cal, later, {}, None, confirmed=True, flipped=2, confirmations=9)
-    assert confirmed.false_alarm_p < nf.false_alarm_p and confirmed.flipped == 2
+    assert nf.status == "calibrated" and nf.calibration_run == cal.run_id and nf.partial is False
+    posts = calibration.case_posteriors([(c.decisive, c.judgments) for c in cal.cases])
+    bias = noise.Beta.of(cal.pooled.first_shown_won, cal.pooled.decisive)
+    want = noise.run_fail_p(noise.predictive(noise.case_fail_p, p, bias) for p in posts)
+    assert nf.false_alarm_p == round(want, 6)
+    point = noise.false_alarm([cal.pooled.decisive_rate] * 5, cal.first_shown_share)
+    assert nf.false_alarm_p != round(point, 6) and nf.false_alarm_p_high > nf.false_alarm_p
+    assert f"{cal.pooled.decisive} of 25 judgments" in nf.sentence and "complete: 25 of 25 trials judged" in nf.sentence
+    assert "exact" not in nf.sentence and nf.reds == () and nf.red_sentence is None  # nothing red was passed
 
 
 @pytest.mark.parametrize("judge_model,cases,why", [
@@ -92,6 +94,7 @@ def test_a_calibration_for_another_judge_or_other_cases_is_void(judge_model, cas
     later = RunData(run=run_info("three-arm", judge_model=judge_model, cases=cases), cases=cases, trials=())
     nf = calibration.floor(cal, later, {}, None)
     assert nf.status == "void" and why in nf.sentence and nf.false_alarm_p is None
+    assert "would: 'benchcore plan --calibrate greet'" in nf.sentence
     assert calibration.red_sentence(nf) is None
 
 

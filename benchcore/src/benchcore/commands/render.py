@@ -96,6 +96,8 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
     print(f"  {result.headline}")
     if result.noise is not None:
         print(f"  noise: {noise_line(result.noise, skill)}")
+        for red in result.noise.reds:  # each red regression case the judges decided, with its own figure
+            print(f"    {red.sentence}")
     if result.incomplete:
         print("  the run is incomplete: some trials have no judgment or must be re-run (the report names them)")
     for e in result.escalations:
@@ -141,6 +143,12 @@ def _calibration(args, r, last: bool, sink: Optional[list]) -> int:
         print(f"  position bias: the output shown first won {cal.pooled.first_shown_won} of {cal.pooled.decisive} "
               f"decisive judgments ({cal.first_shown_share:.0%}; {cal.interval} interval "
               f"{cal.first_shown_low:.0%} to {cal.first_shown_high:.0%})")
+    if cal.confirmed:
+        print(f"  confirmations: {cal.pooled.flipped or 0} of {cal.pooled.confirmations or 0} disagreed with the "
+              "judgment they confirm (later runs with confirm_judgments read the confirmed readings)")
+    if cal.partial:
+        print(f"  partial: {cal.judged} of {cal.trials} trials judged; kept beside any complete calibration, which "
+              "later runs use first")
     for w in r.warnings:
         print(f"  warning: {w}", file=sys.stderr)
     print("wrote:")

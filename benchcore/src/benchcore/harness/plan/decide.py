@@ -147,7 +147,7 @@ def _decision(skill: SkillInfo, cases, opts: dict, shape: str, why: str) -> Deci
                         source=f"{skill.tests_path}/benchmark.yaml")
     return Decision(skill, cases, float(opts["temperature"]), shape, why, models, opts.get("judge_model"), budget,
                     bool(opts.get("network")), tuple(opts.get("tools") or ()),
-                    confirm=bool(opts.get("confirm_judgments")) and shape != "calibration",
+                    confirm=bool(opts.get("confirm_judgments")),  # a calibration confirms too: measured, not assumed
                     requires=tuple(opts.get("requires") or ()))
 
 

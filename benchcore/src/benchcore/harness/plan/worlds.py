@@ -20,6 +20,7 @@ from ..store.planfile import Cell, Plan, agent_tool_model, write_plan
 from ..fanout.prompts import Templates
 from ...environment import NOT_SANDBOXED
 from ..repo.tree import case_dirs, fixture_path, skill_ref, unproven_cases
+from ..runs.calibration import skill_version
 from ..runs.folder import SHAPES
 from ..worlds.temp import _make_writable, make_temp_root, make_world, new_nonce, run_setup, token
 
@@ -110,7 +111,7 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
                                              branch.remote_commit), cases=tuple(c.id for c in d.cases),
                    model=model, judge_model=d.judge_model, budget=d.budget, confirm_judgments=d.confirm,
                    unproven=unproven_cases(case_dir_of, d.cases), sandbox=d.sandbox_words,
-                   toolchain=d.toolchain_words)
+                   toolchain=d.toolchain_words, skill_version=skill_version(copies["new"]))
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), temp_nonce=nonce, world_root=str(world_root),

@@ -13,7 +13,7 @@ from typing import Optional
 from attrs import frozen
 
 from ...errors import BenchError
-from ...calibration import COMPARISON, summarize
+from ...calibration import summarize
 from ...model import Calibration, SkillResult
 from ...results import build_results
 from ... import serde
@@ -77,25 +77,19 @@ def _render_calibration(data, run_dir: Path, reports: Path, warnings: list[str])
     """A calibration run: its readings of equal pairs counted and stored as the skill's calibration, beside the
     history (and in the run folder); no verdict, no history line, no report page."""
     cal = summarize(data)
-    unjudged = sum(1 for t in range(1, data.run.trials + 1) for c in data.run.cases
-                   if not _judged(data, c, t))
+    unjudged = (cal.trials or 0) - (cal.judged or 0)  # with confirm_judgments, a confirmation awaited counts too
     if unjudged:
-        warnings.append(f"{unjudged} of {len(data.run.cases) * data.run.trials} trials have no judgment (or are "
-                        "invalid); the calibration counts the others: collect again to finish it")
+        warnings.append(f"{unjudged} of {cal.trials} trials have no judgment{' or confirmation' if cal.confirmed else ''}"
+                        " (or are invalid); the calibration counts the others and is kept as partial (a complete "
+                        "one is used before it): collect again to finish it")
     with locked_folder(reports):
-        path = write_calibration(reports, cal)
+        path = write_calibration(reports, cal, warnings)
     write_atomic(run_dir / "calibration.json", serde.dumps(cal))
     has_temp = (run_dir / "plan.json").is_file()
     next_step = (f"benchcore clean {run_dir}   (removes this run's temp worlds and skill copies); later runs of "
                  f"{cal.skill} show this floor beside their verdicts" if has_temp else f"cat {path}")
     return Rendered(run_dir=run_dir, result=None, files={"calibration": path}, warnings=warnings,
                     code=1 if unjudged else 0, next_step=next_step, calibration=cal, unjudged=unjudged)
-
-
-def _judged(data, case: str, trial: int) -> bool:
-    t = next((t for t in data.trials if t.case == case and t.trial == trial), None)
-    return t is not None and not t.invalid and bool(t.comparisons.get(COMPARISON)) and \
-        bool(t.comparisons[COMPARISON].judgments)
 
 
 def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example: bool) -> Rendered:

@@ -2,5 +2,5 @@
 
 - ``folder``  a run folder -> :class:`benchcore.model.RunData` (what ``render`` reads) and its ``RunInfo``
 - ``costs``   every skill's history and what a run has spent, for the estimate and the budget
-- ``calibration``  the skill's stored noise floor, ``<skill>.calibration.json`` beside its history
+- ``calibration``  the skill's stored calibrations, ``<skill>.calibration.json`` beside its history
 """

@@ -6,7 +6,7 @@ from typing import Optional
 
 from attrs import frozen
 
-from ...calibration import red_sentence
+from ...calibration import flip_sentence, red_sentence
 from ...model import AxisResult, RunData, SkillResult
 from .. import fmt
 
@@ -64,10 +64,13 @@ class NoiseRow:
 
 @frozen
 class NoiseView:
-    """The judges' noise floor under the verdict: what it is and what a red verdict is worth at it."""
+    """The judges' noise floor under the verdict: what a red verdict is worth (``verdict``), each red case the
+    judges decided (``reds``), then the calibration used and its figures (``lines``)."""
     lines: tuple[str, ...]
     rows: tuple[NoiseRow, ...]
     caption: str
+    verdict: Optional[str] = None
+    reds: tuple[str, ...] = ()
 
 
 def _pct(x: Optional[float]) -> str:
@@ -75,20 +78,21 @@ def _pct(x: Optional[float]) -> str:
 
 
 def noise_view(result: SkillResult) -> Optional[NoiseView]:
+    """The noise section: the calibration used (or why none applies), then, when regression is red, what the red
+    verdict is worth and, beside each red case the judges decided, how likely noise alone gives its losses."""
     nf = result.noise
     if nf is None:
         return None
     lines = [nf.sentence]
-    if result.verdicts.regression.status == "fail" and not result.verdicts.regression.incomplete:
+    red, reds = None, ()
+    if result.verdicts.regression.status == "fail":
         red = red_sentence(nf)
-        if red:
-            lines.append(red)
-    if nf.confirmed:
-        lines.append(f"Confirmed judging: every decisive judgment was read again with the order swapped by a fresh "
-                     f"judge; {nf.flipped or 0} of {fmt.plural(nf.confirmations or 0, 'confirmation')} disagreed "
-                     f"and made that trial a tie.")
+        reds = tuple(r.sentence for r in nf.reds)
+    flips = flip_sentence(nf)
+    if flips:
+        lines.append(flips)
     rows = tuple(NoiseRow(case=c.case, judged=f"{c.decisive} of {c.judgments} decisive",
                           rate=_pct(c.decisive_rate), interval=f"{_pct(c.low)} to {_pct(c.high)}")
                  for c in nf.cases)
-    return NoiseView(lines=tuple(lines), rows=rows,
+    return NoiseView(lines=tuple(lines), rows=rows, verdict=red, reds=reds,
                      caption=f"Calibration {nf.calibration_run}, per case (95% Wilson interval)" if rows else "")
