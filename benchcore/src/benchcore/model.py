@@ -14,6 +14,7 @@ from attrs import field, frozen
 
 from .armusage import ArmUsage  # noqa: F401  (defined apart so `benchcore usage` need not import the rest)
 from .environment import NOT_SANDBOXED, EnvironmentCard, EnvironmentEvidence  # noqa: F401 (NOT_SANDBOXED re-exported)
+from .nosignal import CaseCounts, NoSignal  # noqa: F401  (issue 41: defined beside the rule that fills them)
 
 # Outcomes of one trial for the new arm, after collapse.
 WIN = "WIN"
@@ -492,6 +493,9 @@ class SkillResult:
     # and what they spent: reported beside the arms and judges, never counted in them, never gating.
     ignored: tuple[str, ...] = ()
     ignored_usage: Optional[ArmUsage] = None
+    # Extension (issue 41): the hard assertions the baseline passes too and the cases that only tie (left out
+    # when none).
+    no_signal: Optional[NoSignal] = None
 
 
 # --------------------------------------------------------------------------
@@ -528,6 +532,8 @@ class HistoryEntry:
     # judges ("judges") the models actually served (assistant records' model); older lines have neither.
     claude_code: tuple[str, ...] = ()
     served: dict[str, tuple[str, ...]] = field(factory=dict)
+    # Extension (issue 41): per case, its efficacy wins, ties and losses (older lines have none).
+    efficacy_cases: dict[str, CaseCounts] = field(factory=dict)
 
 
 def evolve(inst, **changes):

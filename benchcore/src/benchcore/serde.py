@@ -183,8 +183,8 @@ _omit_when_empty(m.NoiseFloor, ("calibration_run", "decisive_rate", "low", "high
 _omit_when_empty(m.NoiseCount, ("decisive_rate", "low", "high"))
 _omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "budget", "not_run", "environment",
                                    "sandboxed", "caveats", "claude_code", "served", "noise", "ignored",
-                                   "ignored_usage"))
-_omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate", "claude_code", "served"))
+                                   "ignored_usage", "no_signal"))
+_omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate", "claude_code", "served", "efficacy_cases"))
 _omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", "cost_usd"))
 _omit_when_empty(m.Budget, ("raw_tokens", "usd"))
 _omit_when_empty(m.ComparisonRecord, ("outputs_sha256", "confirmations"))

@@ -41,6 +41,7 @@ from .audit import audit_trials
 from .cells import find_cells, record_models
 from .environment import record_environment
 from .gate import run_gate
+from .baseline_checks import run_baseline_checks
 from .launch import Launches, launch_hint, next_step, write_launch_scripts
 from .packets import write_packets
 from .rerun import cells_to_rerun, replan_cells
@@ -81,6 +82,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
             write_plan(run.run_dir, run.plan)
             return status_of(run, found, {}, {}, {}, {}, [], redone)
     gated, unchecked = run_gate(run, found)
+    run_baseline_checks(run, found)  # information only: which assertions no skill passes too
     packets = write_packets(run, audits, gated, unchecked)
     answers, bad, ignored = read_answers(run, packets)
     confirm(run, packets, answers)

@@ -21,6 +21,7 @@ from ..store.files import locked_folder, read_text, write_atomic
 from ..runs.calibration import read_calibration, write_calibration
 from ..runs.folder import read_run
 from .reports import write_reports
+from .signal import with_no_signal
 
 EXAMPLE_REPORTS = "benchcore-example"
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -130,6 +131,7 @@ def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example
 
     # Another render into the same folder waits here: its history append and index must see ours.
     with locked_folder(reports):
+        result = with_no_signal(result, data, run_dir, reports, seed_history)
         files, warnings = write_reports(reports, result, data, seed_history, warnings,
                                         None if example else run_dir)
 

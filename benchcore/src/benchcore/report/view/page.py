@@ -27,6 +27,7 @@ from .cases import CasePanel, case_panel
 from .cost import CostTable, cost_table
 from .environment import EnvironmentView, environment_view
 from .header import Badge, MetaItem, axis_badge, efficacy_chip, first_failure, header_meta, regression_chip
+from .nosignal import NoSignalView, no_signal_view
 from .verdict import INFORMATIVE_NOTE, NoiseView, counts_line, noise_view, run_notices
 
 
@@ -49,6 +50,8 @@ class ReportView:
     cases: tuple[CasePanel, ...]
     generated_at: str
     version: str
+    # Issue 41: what carried no signal (None: everything did).
+    no_signal: Optional[NoSignalView] = None
 
 
 def build_report_view(result: SkillResult, run: RunData, history: Sequence[HistoryEntry], *,
@@ -79,5 +82,6 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
                     for c in result.cases),
         generated_at=generated_at,
         version=__version__,
+        no_signal=no_signal_view(result),
     )
 
