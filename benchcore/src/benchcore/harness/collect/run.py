@@ -10,6 +10,8 @@ Per run directory, each stage in the module named in parentheses:
    an invalid trial is not judged and must be re-run with ``--rerun``
    (``collect_rerun``, which re-plans and stops that run there).
 3. Run the new arm's hard assertions (``assertions.json``) (``collect_gate``).
+   The same predicates run on the baseline's output, for information only
+   (``baseline/assertions.json``: what carried no signal) (``baseline_checks``).
 4. Write one blind judge packet per valid trial and comparison, except
    a gated trial (the gate fails it on both axes); list it in plan.json (``collect_packets``).
 5. Read each judge's JSON answer from its transcript (found by the

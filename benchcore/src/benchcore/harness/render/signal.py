@@ -49,7 +49,8 @@ def earlier_entries(reports: Path, skill: str, run, seed_history: Optional[str])
     else:
         text = ""
     entries, _warnings, _corrupt = hist.parse(text, str(path))
-    return [e for e in entries if e.run_id != run.run_id and e.at < run.started_at]
+    # the same second counts as earlier: two runs planned in one second both started before the other renders
+    return [e for e in entries if e.run_id != run.run_id and e.at <= run.started_at]
 
 
 def with_no_signal(result: SkillResult, data, run_dir: Path, reports: Path,
