@@ -33,6 +33,7 @@ COMMANDS = {
     "usage": "token usage and cost of Claude Code transcripts",
     "guard": "Claude Code PreToolUse hook: confine benchmark arms to their worlds (stdin: hook JSON)",
     "sandbox": "check that the arms' OS sandbox (bubblewrap, sandbox-exec) runs here; exit 2 with the fix if not",
+    "draft": "write a session's drafted cases under a skill's tests folder once they validate (never overwrites)",
 }
 
 
