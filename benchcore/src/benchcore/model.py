@@ -25,6 +25,7 @@ Outcome = Literal["WIN", "TIE", "LOSS"]
 ARMS = ("new", "baseline", "previous", "twin")  # twin: the second new-skill arm of a calibration
 COMPARISONS = ("efficacy", "regression", "calibration")
 TRIALS = 5
+PILOT_TRIALS = 1  # a pilot (issue 41): one trial per arm per case, never a verdict
 
 # --------------------------------------------------------------------------
 # case.md
@@ -140,6 +141,9 @@ class RunInfo:
     # Extension (issue 28): every decisive judgment is read again with the order swapped by a fresh judge; a
     # trial whose two readings disagree is a TIE (benchmark.yaml confirm_judgments). Left out when false.
     confirm_judgments: bool = False
+    # Extension (issue 41): a pilot, one trial per arm per case: render reports what each case showed and what
+    # the full run would cost, never a verdict, never a history line. Written only when true.
+    pilot: bool = False
 
 
 # --------------------------------------------------------------------------

@@ -176,7 +176,7 @@ def _omit_when_empty(cls, keys: tuple[str, ...], flags: tuple[str, ...] = ()) ->
 _omit_when_empty(m.SkillRef, ("tests",))
 _omit_when_empty(m.BranchRef, ("remote", "remote_commit"))
 _omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven", "sandbox",
-                             "baseline_sees"), flags=("confirm_judgments",))
+                             "baseline_sees"), flags=("confirm_judgments", "pilot"))
 _omit_when_empty(m.NoiseFloor, ("calibration_run", "decisive_rate", "low", "high", "first_shown_share",
                                  "false_alarm_p", "false_alarm_p_high", "false_pass_p", "cases", "flipped",
                                  "confirmations", "cost_usd", "cost_equivalent_tokens"))

@@ -10,7 +10,7 @@ from typing import Optional
 from attrs import evolve, frozen
 
 from ...errors import BenchError
-from ...model import Budget, Case
+from ...model import PILOT_TRIALS, TRIALS, Budget, Case
 from ..claude import agents
 from ..fanout.prompts import find_skill_dir
 from ..repo import git
@@ -41,6 +41,11 @@ class Decision:
     sandbox: Optional[Sandbox] = None
     sandbox_words: Optional[str] = None
     confirm: bool = False  # benchmark.yaml confirm_judgments
+    pilot: bool = False  # plan --pilot: one trial per arm per case (issue 41)
+
+    @property
+    def trials(self) -> int:
+        return PILOT_TRIALS if self.pilot else TRIALS
 
 
 def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[SkillInfo], list[str]]:

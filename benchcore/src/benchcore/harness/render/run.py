@@ -38,6 +38,7 @@ class Rendered:
     next_step: str
     calibration: Optional[Calibration] = None
     unjudged: int = 0   # a calibration's trials without a judgment (invalid ones included)
+    pilot: Optional[object] = None  # a pilot's report (benchcore.pilot.PilotReport): no verdict
 
 
 def default_reports_dir(run_dir: Path) -> Path:
@@ -125,6 +126,9 @@ def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example
                              "or digit (re-plan the run with 'benchcore plan <skill>')")
     if data.run.shape == "calibration":
         return _render_calibration(data, run_dir, reports, warnings)
+    if data.run.pilot:
+        from .pilot import render_pilot
+        return render_pilot(data, run_dir, warnings)
     calibration = None if example else read_calibration(reports, skill, warnings)
     result = build_results(data, calibration)
     warnings.extend(_ungated_trials(data))
