@@ -12,8 +12,7 @@ from .signal import baseline_results
 
 
 def render_pilot(data, run_dir: Path, warnings: list[str]):
-    from .run import Rendered
-
+    """(the report, the file written, the exit code, the next step); ``warnings`` gets what is still missing."""
     report = build_pilot(data, baseline_results(run_dir, data))
     path = run_dir / "pilot.json"
     write_atomic(path, serde.dumps(report))
@@ -23,5 +22,4 @@ def render_pilot(data, run_dir: Path, warnings: list[str]):
     has_temp = (run_dir / "plan.json").is_file()
     next_step = (f"benchcore clean {run_dir}   (removes the pilot's temp worlds; a full run plans fresh arms), then "
                  f"rewrite the cases worth a look, or run the full benchmark" if has_temp else f"cat {path}")
-    return Rendered(run_dir=run_dir, result=None, files={"pilot": path}, warnings=warnings, code=1 if waiting else 0,
-                    next_step=next_step, pilot=report)
+    return report, path, 1 if waiting else 0, next_step

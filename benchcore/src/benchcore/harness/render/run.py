@@ -21,6 +21,7 @@ from ..store.files import locked_folder, read_text, write_atomic
 from ..runs.calibration import read_calibration, write_calibration
 from ..runs.folder import read_run
 from .reports import write_reports
+from .pilot import render_pilot
 from .signal import with_no_signal
 
 EXAMPLE_REPORTS = "benchcore-example"
@@ -127,8 +128,9 @@ def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example
     if data.run.shape == "calibration":
         return _render_calibration(data, run_dir, reports, warnings)
     if data.run.pilot:
-        from .pilot import render_pilot
-        return render_pilot(data, run_dir, warnings)
+        report, path, code, next_step = render_pilot(data, run_dir, warnings)
+        return Rendered(run_dir=run_dir, result=None, files={"pilot": path}, warnings=warnings, code=code,
+                        next_step=next_step, pilot=report)
     calibration = None if example else read_calibration(reports, skill, warnings)
     result = build_results(data, calibration)
     warnings.extend(_ungated_trials(data))
