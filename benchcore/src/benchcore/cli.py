@@ -39,7 +39,9 @@ COMMANDS = {
 
 EPILOG = """\
 order of a benchmark run (the /benchmark-skill protocol runs it for you):
+  benchcore draft <skill> --from F  no cases yet: write a session's drafted cases once they validate (--draft)
   benchcore validate                check the cases first
+  benchcore plan --pilot <skill>    a first look: one trial per arm per case, no verdict (then as below)
   benchcore plan <skill>            then launch the arm subagents it names (again: resumes the unfinished run)
   benchcore collect <run-dir>       after the arms, and again after the judges it names
   benchcore render <run-dir>        the report, tests/.reports/<skill>.html
