@@ -139,8 +139,9 @@ def find(cases, case_results, new_results, baseline_results, earlier: Sequence,
         parts.append(f"{_plural(len(asserts), 'hard assertion')} passed for the baseline (no skill) in every "
                      "trial too")
     return NoSignal(assertions=asserts, cases=silent,
-                    summary="Carried no signal: " + "; ".join(parts) + ". Neither can tell the skill from no skill; "
-                            "the lines below give the numbers.")
+                    summary="Carried no signal: " + "; ".join(parts) + ". "
+                            + ("It cannot" if len(asserts) + len(silent) == 1 else "None of them can")
+                            + " tell the skill from no skill; the lines below give the numbers.")
 
 
 @frozen

@@ -9,8 +9,9 @@ from attrs import frozen
 
 from ...model import SkillResult
 
-NOTE = ("Informative, never a verdict: the gate applies to the skill's output alone. Each line names what cost "
-        "arms and judges in this run and could not tell the skill from no skill.")
+NOTE = ("Informative, never a verdict: the gate applies to the skill's output alone. A case that only ties costs "
+        "its arms and judges in every run and says nothing; an assertion the baseline passes too looks like a check "
+        "and is none.")
 
 
 @frozen
