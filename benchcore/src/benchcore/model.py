@@ -115,6 +115,9 @@ class RunInfo:
     default_branch: Optional[BranchRef]
     cases: tuple[str, ...]
     schema: int = 1
+    # Extension (issue 41): a pilot, one trial per arm per case: render reports what each case showed and what
+    # the full run would cost, never a verdict, never a history line. Written only when true.
+    pilot: bool = False
     # Extension: resolved model of each arm as recorded by collect (arm -> models).
     resolved_models: dict[str, tuple[str, ...]] = field(factory=dict)
     # Extensions (issue 13). ``model``: the model every arm was asked to run on (benchmark.yaml
@@ -141,9 +144,6 @@ class RunInfo:
     # Extension (issue 28): every decisive judgment is read again with the order swapped by a fresh judge; a
     # trial whose two readings disagree is a TIE (benchmark.yaml confirm_judgments). Left out when false.
     confirm_judgments: bool = False
-    # Extension (issue 41): a pilot, one trial per arm per case: render reports what each case showed and what
-    # the full run would cost, never a verdict, never a history line. Written only when true.
-    pilot: bool = False
 
 
 # --------------------------------------------------------------------------

@@ -176,19 +176,23 @@ def _omit_when_empty(cls, keys: tuple[str, ...], flags: tuple[str, ...] = ()) ->
 _omit_when_empty(m.SkillRef, ("tests",))
 _omit_when_empty(m.BranchRef, ("remote", "remote_commit"))
 _omit_when_empty(m.RunInfo, ("model", "judge_model", "estimate", "budget", "not_run", "unproven", "sandbox",
-                             "baseline_sees"), flags=("confirm_judgments", "pilot"))
+                             "baseline_sees"), flags=("confirm_judgments",))
 _omit_when_empty(m.NoiseFloor, ("calibration_run", "decisive_rate", "low", "high", "first_shown_share",
                                  "false_alarm_p", "false_alarm_p_high", "false_pass_p", "cases", "flipped",
                                  "confirmations", "cost_usd", "cost_equivalent_tokens"))
 _omit_when_empty(m.NoiseCount, ("decisive_rate", "low", "high"))
 _omit_when_empty(m.SkillResult, ("model", "judges", "judge_model", "estimate", "budget", "not_run", "environment",
                                    "sandboxed", "caveats", "claude_code", "served", "noise", "ignored",
-                                   "ignored_usage", "no_signal"))
-_omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate", "claude_code", "served", "efficacy_cases"))
+                                   "ignored_usage"))
+_omit_when_empty(m.HistoryEntry, ("model", "usage", "estimate", "claude_code", "served"))
 _omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", "cost_usd"))
 _omit_when_empty(m.Budget, ("raw_tokens", "usd"))
 _omit_when_empty(m.ComparisonRecord, ("outputs_sha256", "confirmations"))
 _omit_when_empty(m.AssertionResult, ("output_sha256",))
+# Issue 41 (a hook wraps the one registered above, so these compose with the lists there).
+_omit_when_empty(m.RunInfo, (), flags=("pilot",))
+_omit_when_empty(m.SkillResult, ("no_signal",))
+_omit_when_empty(m.HistoryEntry, ("efficacy_cases",))
 
 
 def dump(obj: Any) -> Any:

@@ -10,7 +10,7 @@ from typing import Optional
 from attrs import evolve, frozen
 
 from ...errors import BenchError
-from ...model import PILOT_TRIALS, TRIALS, Budget, Case
+from ...model import Budget, Case
 from ..claude import agents
 from ..fanout.prompts import find_skill_dir
 from ..repo import git
@@ -36,16 +36,19 @@ class Decision:
     # arms may use beyond the guard's table).
     network: bool = False
     tools: tuple[str, ...] = ()
+    pilot: bool = False  # plan --pilot: one trial per arm per case (issue 41)
+
+    @property
+    def trials(self) -> int:
+        """Trials per case: 5, or 1 for a pilot."""
+        from ...model import PILOT_TRIALS, TRIALS
+        return PILOT_TRIALS if self.pilot else TRIALS
+
     # The OS sandbox the arms' commands run in (plan's smoke run found it; None when the user opted out), and
     # it in words for run.json (NOT_SANDBOXED for the opt-out; None until plan chose).
     sandbox: Optional[Sandbox] = None
     sandbox_words: Optional[str] = None
     confirm: bool = False  # benchmark.yaml confirm_judgments
-    pilot: bool = False  # plan --pilot: one trial per arm per case (issue 41)
-
-    @property
-    def trials(self) -> int:
-        return PILOT_TRIALS if self.pilot else TRIALS
 
 
 def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[SkillInfo], list[str]]:

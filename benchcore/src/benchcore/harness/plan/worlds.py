@@ -104,12 +104,12 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
         write_atomic(run_dir / "cases" / case.id / "case.md",
                      (case_dir_of[case.id] / "case.md").read_text(encoding="utf-8"))
     info = RunInfo(run_id=run_id, skill=skill_ref(d.skill), started_at=now.isoformat().replace("+00:00", "Z"),
-                   shape=d.shape, arms=arms, comparisons=comparisons, trials=d.trials,
+                   shape=d.shape, arms=arms, comparisons=comparisons, trials=d.trials, pilot=d.pilot,
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
                    default_branch=BranchRef(branch.name, branch.commit, branch.remote_name if branch.remote_commit else None,
                                              branch.remote_commit), cases=tuple(c.id for c in d.cases),
                    model=model, judge_model=d.judge_model, budget=d.budget, confirm_judgments=d.confirm,
-                   unproven=unproven_cases(case_dir_of, d.cases), sandbox=d.sandbox_words, pilot=d.pilot)
+                   unproven=unproven_cases(case_dir_of, d.cases), sandbox=d.sandbox_words)
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = Plan(run_dir=str(run_dir), cells=tuple(cells), run_id=run_id, repo=str(root), skill=d.skill.name,
                 shape=d.shape, seed=seed, temp_root=str(temp_root), temp_nonce=nonce, world_root=str(world_root),
