@@ -39,11 +39,11 @@ from ...errors import BenchError
 from ..claude import projects
 from .answers import confirm, escalate, give_up_judges, read_answers, write_judgments
 from .duplicates import write_ignored
+from .baseline_checks import run_baseline_checks
 from .audit import audit_trials
 from .cells import find_cells, record_models
 from .environment import record_environment
 from .gate import run_gate
-from .baseline_checks import run_baseline_checks
 from .launch import Launches, launch_hint, next_step, write_launch_scripts
 from .packets import write_packets
 from .rerun import cells_to_rerun, replan_cells

@@ -23,11 +23,11 @@ from ...model import HistoryEntry, RunData, SkillResult
 from .. import fmt
 from .trend import Ribbon, build_ribbon
 from ...history import served_note
+from .nosignal import NoSignalView, no_signal_view
 from .cases import CasePanel, case_panel
 from .cost import CostTable, cost_table
 from .environment import EnvironmentView, environment_view
 from .header import Badge, MetaItem, axis_badge, efficacy_chip, first_failure, header_meta, regression_chip
-from .nosignal import NoSignalView, no_signal_view
 from .verdict import INFORMATIVE_NOTE, NoiseView, counts_line, noise_view, run_notices
 
 
