@@ -79,6 +79,7 @@ NEEDS_REPO = [
     "e2e/test_e2e_nosignal.py",  # whole runs with skills/benchmark-skill
     "e2e/test_e2e_pilot.py",  # whole runs with skills/benchmark-skill
     "realcli/test_realcli_cases.py",  # skills/benchmark-skill, installed into the real CLI's project
+    "harness/render/test_nosignal_render.py",  # checks/fixtures/benchmark-core
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
