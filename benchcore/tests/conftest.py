@@ -75,6 +75,11 @@ NEEDS_REPO = [
     "realcli/test_realcli_calibration.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
     "realcli/test_realcli_sandbox.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
     "harness/plan/test_first_day.py",  # reads the repository around benchcore/ (skills/benchmark-skill, the plugin, checks/)
+    "commands/test_draft.py",  # a repository with the benchmark's agent types from skills/benchmark-skill
+    "e2e/test_e2e_nosignal.py",  # whole runs with skills/benchmark-skill
+    "e2e/test_e2e_pilot.py",  # whole runs with skills/benchmark-skill
+    "realcli/test_realcli_cases.py",  # skills/benchmark-skill, installed into the real CLI's project
+    "harness/render/test_nosignal_render.py",  # checks/fixtures/benchmark-core
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)

@@ -33,12 +33,15 @@ COMMANDS = {
     "usage": "token usage and cost of Claude Code transcripts",
     "guard": "Claude Code PreToolUse hook: confine benchmark arms to their worlds (stdin: hook JSON)",
     "sandbox": "check that the arms' OS sandbox (bubblewrap, sandbox-exec) runs here; exit 2 with the fix if not",
+    "draft": "write a session's drafted cases under a skill's tests folder once they validate (never overwrites)",
 }
 
 
 EPILOG = """\
 order of a benchmark run (the /benchmark-skill protocol runs it for you):
+  benchcore draft <skill> --from F  no cases yet: write a session's drafted cases once they validate (--draft)
   benchcore validate                check the cases first
+  benchcore plan --pilot <skill>    a first look: one trial per arm per case, no verdict (then as below)
   benchcore plan <skill>            then launch the arm subagents it names (again: resumes the unfinished run)
   benchcore collect <run-dir>       after the arms, and again after the judges it names
   benchcore render <run-dir>        the report, tests/.reports/<skill>.html

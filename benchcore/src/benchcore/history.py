@@ -7,6 +7,7 @@ from typing import Optional, Sequence
 
 from . import serde
 from .errors import BenchError
+from .nosignal import case_counts
 from .model import AxisResult, AxisSummary, HistoryEntry, RunInfo, SkillResult
 
 KEEP = 50
@@ -36,7 +37,7 @@ def entry_for(result: SkillResult, run: RunInfo, usage: Optional[dict] = None) -
                         default_branch_commit=run.default_branch.commit if run.default_branch else None,
                         efficacy=eff, regression=reg, model=run.model, usage=dict(usage or {}),
                         estimate=_estimate_totals(run.estimate), claude_code=result.claude_code,
-                        served=dict(result.served))
+                        served=dict(result.served), efficacy_cases=case_counts(result.cases))
 
 
 def served_change(before: HistoryEntry, after: HistoryEntry) -> str:

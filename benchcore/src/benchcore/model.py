@@ -14,6 +14,7 @@ from attrs import field, frozen
 
 from .armusage import ArmUsage  # noqa: F401  (defined apart so `benchcore usage` need not import the rest)
 from .environment import NOT_SANDBOXED, EnvironmentCard, EnvironmentEvidence  # noqa: F401 (NOT_SANDBOXED re-exported)
+from .nosignal import CaseCounts, NoSignal  # noqa: F401  (issue 41: defined beside the rule that fills them)
 
 # Outcomes of one trial for the new arm, after collapse.
 WIN = "WIN"
@@ -24,6 +25,7 @@ Outcome = Literal["WIN", "TIE", "LOSS"]
 ARMS = ("new", "baseline", "previous", "twin")  # twin: the second new-skill arm of a calibration
 COMPARISONS = ("efficacy", "regression", "calibration")
 TRIALS = 5
+PILOT_TRIALS = 1  # a pilot (issue 41): one trial per arm per case, never a verdict
 
 # --------------------------------------------------------------------------
 # case.md
@@ -113,6 +115,9 @@ class RunInfo:
     default_branch: Optional[BranchRef]
     cases: tuple[str, ...]
     schema: int = 1
+    # Extension (issue 41): a pilot, one trial per arm per case: render reports what each case showed and what
+    # the full run would cost, never a verdict, never a history line. Written only when true.
+    pilot: bool = False
     # Extension: resolved model of each arm as recorded by collect (arm -> models).
     resolved_models: dict[str, tuple[str, ...]] = field(factory=dict)
     # Extensions (issue 13). ``model``: the model every arm was asked to run on (benchmark.yaml
@@ -553,6 +558,9 @@ class SkillResult:
     # and what they spent: reported beside the arms and judges, never counted in them, never gating.
     ignored: tuple[str, ...] = ()
     ignored_usage: Optional[ArmUsage] = None
+    # Extension (issue 41): the hard assertions the baseline passes too and the cases that only tie (left out
+    # when none).
+    no_signal: Optional[NoSignal] = None
 
 
 # --------------------------------------------------------------------------
@@ -589,6 +597,8 @@ class HistoryEntry:
     # judges ("judges") the models actually served (assistant records' model); older lines have neither.
     claude_code: tuple[str, ...] = ()
     served: dict[str, tuple[str, ...]] = field(factory=dict)
+    # Extension (issue 41): per case, its efficacy wins, ties and losses (older lines have none).
+    efficacy_cases: dict[str, CaseCounts] = field(factory=dict)
 
 
 def evolve(inst, **changes):

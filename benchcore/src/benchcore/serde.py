@@ -193,6 +193,10 @@ _omit_when_empty(m.Estimate, ("judges", "raw_tokens", "cost_equivalent_tokens", 
 _omit_when_empty(m.Budget, ("raw_tokens", "usd"))
 _omit_when_empty(m.ComparisonRecord, ("outputs_sha256", "confirmations"))
 _omit_when_empty(m.AssertionResult, ("output_sha256",))
+# Issue 41 (a hook wraps the one registered above, so these compose with the lists there).
+_omit_when_empty(m.RunInfo, (), flags=("pilot",))
+_omit_when_empty(m.SkillResult, ("no_signal",))
+_omit_when_empty(m.HistoryEntry, ("efficacy_cases",))
 
 
 def dump(obj: Any) -> Any:

@@ -26,6 +26,7 @@ BAD_INPUT = {
     "clean": ["no-such-run"],
     "usage": ["no-such-transcript.jsonl"],
     "sandbox": ["--repo", "no-such-repo"],
+    "draft": ["no-such-skill", "--from", "no-such-draft.json"],
 }
 
 

@@ -163,6 +163,9 @@ class Scenario:
     launch_twice: set = field(default_factory=set)
     # Seconds the orchestrator "thinks" before each response, as a real model takes time.
     think: float = 0.0
+    # /benchmark-skill --draft <skill> (issue 41): (skill name, its SKILL.md text) -> the draft the session writes
+    # (docs/writing-cases.md's JSON), as a model that followed references/drafting.md would.
+    draft: Optional[Callable[[str, str], dict]] = None
 
 
 class Brain:
@@ -348,6 +351,8 @@ class Brain:
         # from step 1 with that command, and plan continues the run.
         typed = [i for i, m in enumerate(msgs) if m.get("role") == "user" and "<command-name>" in text_of(m.get("content"))]
         msgs = msgs[typed[-1]:] if typed else msgs
+        if args.startswith("--draft"):
+            return self._draft(msgs, wrapper, args.split()[1])
         if typed and len(msgs) == 1:
             return self._plan(msgs, wrapper, args)
         last = msgs[-1]
@@ -410,6 +415,37 @@ class Brain:
                           ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
                                            "description": "clean", "run_in_background": True})], who="orchestrator")
         return Reply([Text(f"I do not know how to follow: {nxt}")], who="orchestrator")
+
+    def _draft(self, msgs, wrapper: str, skill: str) -> Reply:
+        """SKILL.md's --draft: Read references/drafting.md, list the skills (validate --json), Read the skill's
+        SKILL.md, Write the draft under tests/.reports/, run benchcore draft, and tell the user its lines."""
+        uses = [u for m in msgs if m.get("role") == "assistant" for u in tool_uses(m)]
+        said = [text_of(r.get("content")) for m in msgs if m.get("role") == "user" for r in tool_results(m)]
+        guide = str(Path(wrapper).parent.parent / "references" / "drafting.md")
+        draft_file = f"tests/.reports/{skill}.draft.json"
+        reads = [u["input"].get("file_path") for u in uses if u.get("name") == "Read"]
+        bashes = [u["input"].get("command", "") for u in uses if u.get("name") == "Bash"]
+        if guide not in reads:
+            return Reply([ToolUse("Read", {"file_path": guide})], who="orchestrator")
+        if not any(" validate --json" in c for c in bashes):
+            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" validate --json 2>/dev/null',
+                                           "description": "List the skills"})], who="orchestrator")
+        listed = json.loads(said[1][said[1].index("{"):])
+        path = next(s["path"] for s in listed["skills"] if s["name"] == skill)
+        skill_md = str(self.repo / path / "SKILL.md")
+        if skill_md not in reads:
+            return Reply([ToolUse("Read", {"file_path": skill_md})], who="orchestrator")
+        if not any(u.get("name") == "Write" for u in uses):
+            text = re.sub(r"(?m)^\s*\d+[\t→]", "", said[2])
+            return Reply([ToolUse("Write", {"file_path": str(self.repo / draft_file),
+                                            "content": json.dumps(self.s.draft(skill, text), indent=1)})],
+                         who="orchestrator")
+        if not any(f" draft {skill}" in c for c in bashes):
+            return Reply([ToolUse("Bash", {"command": f'"{wrapper}" draft {skill} --from {draft_file}',
+                                           "description": "Write and validate the drafted cases"})],
+                         who="orchestrator")
+        self.finished = True
+        return Reply([Text("Drafted:\n" + said[-1].split("\nnext:", 1)[0])], who="orchestrator")
 
     def _plan(self, msgs, wrapper: str, args: str) -> Reply:
         """SKILL.md step 1: plan with Bash in the background and end the turn; when the task notification

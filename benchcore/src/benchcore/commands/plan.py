@@ -23,6 +23,7 @@ import os
 import secrets
 from pathlib import Path
 
+from attrs import evolve
 
 from .. import serde
 from ..errors import BenchError
@@ -79,6 +80,10 @@ def add_arguments(p) -> None:
     p.add_argument("--calibrate", action="store_true",
                    help="plan a calibration instead: two independent new-skill arms per trial, judged against each "
                         "other, measure the judges' noise floor on the skill's own cases (docs/calibration.md)")
+    p.add_argument("--pilot", action="store_true",
+                   help="plan a pilot instead: one trial per arm per case, fresh arms judged blind as usual; render "
+                        "then says per case whether the outputs differed and the judge decided, and what the full run "
+                        "would cost, never a verdict (docs/writing-cases.md)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
 
 
@@ -93,7 +98,13 @@ def run(args) -> int:
         return 0
     chosen, untested = choose_skills(root, args.skills, args.all)
     branch = git.resolve_default_branch(root)
+    if args.pilot and args.calibrate:
+        raise BenchError(None, "give --pilot or --calibrate, not both",
+                         fix="benchcore plan --pilot <skill> (a first look) or --calibrate <skill> (the judges' noise)")
     decisions = [decide(root, s, branch, calibrate=args.calibrate) for s in chosen]
+    if args.pilot:
+        decisions = [evolve(d, pilot=True, why=f"pilot, one trial per arm per case, no verdict: {d.why}")
+                     for d in decisions]
     # Before anything is built: the OS sandbox the arms' commands run in (or the user's opt-out).
     decisions, sandbox_line = choose_sandbox(root, args.temp_dir or default_temp_base(), decisions,
                                              args.no_sandbox)

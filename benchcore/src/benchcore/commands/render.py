@@ -63,6 +63,8 @@ def _run_one(args, run_dir_arg: Optional[Path], last: bool, sink: Optional[list]
     r = render_run(run_dir_arg, args.reports, args.example)
     if r.calibration is not None:
         return _calibration(args, r, last, sink)
+    if r.pilot is not None:
+        return _pilot(args, r, last, sink)
     result, files, warnings, code, next_step, run_dir = r.result, r.files, r.warnings, r.code, r.next_step, r.run_dir
     skill = result.skill
     if args.json:
@@ -164,3 +166,27 @@ def _rate(c) -> str:
         return "no judgments"
     return (f"decisive on {c.decisive} of {c.judgments} equal pairs ({c.decisive_rate:.0%}; 95% Wilson interval "
             f"{c.low:.0%} to {c.high:.0%})")
+
+
+def _pilot(args, r, last: bool, sink: Optional[list]) -> int:
+    """A pilot: per case what it showed, and what the full run would cost; never a verdict."""
+    p = r.pilot
+    if args.json:
+        payload = {"skill": p.skill, "run_id": p.run_id, "pilot": serde.dump(p),
+                   "files": {k: str(v) for k, v in r.files.items()}, "warnings": r.warnings, "exit": r.code,
+                   "next": r.next_step}
+        if sink is not None:
+            sink.append(payload)
+        else:
+            print(json.dumps(payload, indent=2))
+        return r.code
+    print(f"{p.skill}  pilot {p.run_id}  ({p.shape})")
+    print(f"  {p.summary}")
+    for line in p.lines:
+        print(f"  {line}")
+    for w in r.warnings:
+        print(f"  warning: {w}", file=sys.stderr)
+    print(f"wrote: {shown_path(r.files['pilot'])}")
+    if last:
+        print(f"next: {r.next_step}")
+    return r.code

@@ -15,6 +15,7 @@ from attrs import frozen
 
 from .. import __version__
 from ..model import SkillResult
+from ..nosignal import leaderboard_count
 from . import fmt
 from .view.header import Badge, axis_badge, efficacy_flips
 
@@ -59,6 +60,8 @@ class IndexRow:
     fragile: Optional[str]  # "02-breaking-change, 1 flip from failing"
     headline: str
     run_id: str
+    # Issue 41: what carried no signal in its latest run ("no signal: 1 case, 1 assertion"), or "".
+    no_signal: str = ""
 
 
 @frozen
@@ -134,7 +137,8 @@ def _row(entry: LeaderboardEntry) -> IndexRow:
         category_label=CATEGORY_LABELS[cat],
         badges=(axis_badge("Efficacy", eff, None), axis_badge("Regression", reg, None)),
         efficacy_net=_net(eff.net, eff.status), regression_net=_net(reg.net, reg.status),
-        fragile=fragile_note(result), headline=result.headline, run_id=result.run_id)
+        fragile=fragile_note(result), headline=result.headline, run_id=result.run_id,
+        no_signal=f"no signal: {count}" if (count := leaderboard_count(result.no_signal)) else "")
 
 
 def _net(net: Optional[int], status: str) -> str:

@@ -18,7 +18,8 @@ EXAMPLE = BENCHCORE / "src" / "benchcore" / "example"
 FIXTURE = REPO / "checks" / "fixtures" / "benchmark-core" / "three-arm"
 # What the example adds to the fixture: files render reads that the fixture run has not, so the report has them.
 REPORT_ONLY_FILES = ("environment.json",)
-REPORT_ONLY_KEYS = ("budget", "caveats", "claude_code", "environment", "estimate", "judge_model", "judges", "sandboxed")
+REPORT_ONLY_KEYS = ("budget", "caveats", "claude_code", "environment", "estimate", "judge_model", "judges", "sandboxed",
+                    "no_signal")
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +58,8 @@ SECTIONS = [
     ("the estimate's total row", '<tr><th scope="row">in all</th>'),
     ("where the estimate came from", "Estimated before launch from commit-message&#39;s last 3 runs"),
     ("the budget", '<p class="notice budget">Budget: a ceiling of $8.00'),
+    ("what carried no signal", '<h2 id="nosignal-h">What carried no signal</h2>'),
+    ("an assertion the baseline passes too", "02-breaking-api-change: hard assertion 2 ("),
     ("the environment card", '<h2 id="env-h">Environment</h2>'),
     ("a fact shared with the session", '<span class="env-mark">shared with the session</span>'),
     ("a sealed fact", '<span class="env-mark">sealed</span>'),
@@ -109,7 +112,8 @@ def test_the_example_is_the_fixture_run_plus_report_only_files(rendered):
     example = {p.relative_to(EXAMPLE / "run") for p in (EXAMPLE / "run").rglob("*") if p.is_file()}
     extra = sorted(str(p) for p in example - fixture)
     assert fixture <= example
-    assert all(p in REPORT_ONLY_FILES or Path(p).parent.name == "judges" for p in extra), extra
+    assert all(p in REPORT_ONLY_FILES or Path(p).parent.name == "judges"
+               or (Path(p).parent.name == "baseline" and Path(p).name == "assertions.json") for p in extra), extra
     for rel in sorted(fixture):
         a, b = (FIXTURE / "run" / rel).read_text(encoding="utf-8"), (EXAMPLE / "run" / rel).read_text(encoding="utf-8")
         if rel.name == "run.json":  # the example's adds only report-only extensions

@@ -10,6 +10,8 @@ Per run directory, each stage in the module named in parentheses:
    an invalid trial is not judged and must be re-run with ``--rerun``
    (``collect_rerun``, which re-plans and stops that run there).
 3. Run the new arm's hard assertions (``assertions.json``) (``collect_gate``).
+   The same predicates run on the baseline's output, for information only
+   (``baseline/assertions.json``: what carried no signal) (``baseline_checks``).
 4. Write one blind judge packet per valid trial and comparison, except
    a gated trial (the gate fails it on both axes); list it in plan.json (``collect_packets``).
 5. Read each judge's JSON answer from its transcript (found by the
@@ -37,6 +39,7 @@ from ...errors import BenchError
 from ..claude import projects
 from .answers import confirm, escalate, give_up_judges, read_answers, write_judgments
 from .duplicates import write_ignored
+from .baseline_checks import run_baseline_checks
 from .audit import audit_trials
 from .cells import find_cells, record_models
 from .environment import record_environment
@@ -81,6 +84,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
             write_plan(run.run_dir, run.plan)
             return status_of(run, found, {}, {}, {}, {}, [], redone)
     gated, unchecked = run_gate(run, found)
+    run_baseline_checks(run, found)  # information only: which assertions no skill passes too
     packets = write_packets(run, audits, gated, unchecked)
     answers, bad, ignored = read_answers(run, packets)
     confirm(run, packets, answers)

@@ -36,6 +36,14 @@ class Decision:
     # arms may use beyond the guard's table).
     network: bool = False
     tools: tuple[str, ...] = ()
+    pilot: bool = False  # plan --pilot: one trial per arm per case (issue 41)
+
+    @property
+    def trials(self) -> int:
+        """Trials per case: 5, or 1 for a pilot."""
+        from ...model import PILOT_TRIALS, TRIALS
+        return PILOT_TRIALS if self.pilot else TRIALS
+
     # The OS sandbox the arms' commands run in (plan's smoke run found it; None when the user opted out), and
     # it in words for run.json (NOT_SANDBOXED for the opt-out; None until plan chose).
     sandbox: Optional[Sandbox] = None

@@ -9,7 +9,7 @@ from attrs import evolve
 
 from ... import serde
 from ...estimate import estimate
-from ...model import Budget, Estimate, TRIALS
+from ...model import Budget, Estimate
 from ..runs.costs import ceiling, cell_costs
 from ..store.files import write_atomic
 from .decide import Decision
@@ -25,7 +25,7 @@ def with_estimate(run_dir: Path, plan: Plan, d: Decision, histories: dict, price
     comparisons = 2 if d.shape == "three-arm" else 1  # a calibration has one, new against its twin
     readings = 2 if d.confirm else 1  # confirmed judging: at most a swapped second reading per packet
     est = estimate(d.skill.name, histories.get(d.skill.name, []), histories, cells,
-                   len(d.cases) * TRIALS * comparisons * readings, model=plan.model, prices=prices)
+                   len(d.cases) * d.trials * comparisons * readings, model=plan.model, prices=prices)
     info = evolve(read_run_info(run_dir), estimate=est)
     write_atomic(run_dir / "run.json", serde.dumps(info))
     plan = evolve(plan, cell_costs=cell_costs(est))

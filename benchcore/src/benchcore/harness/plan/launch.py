@@ -8,7 +8,6 @@ from typing import Optional
 from attrs import evolve
 
 from ... import serde
-from ...model import TRIALS
 from .. import fanout
 from ..runs.costs import task_cost
 from ..store.files import write_atomic
@@ -48,7 +47,7 @@ def _launch_order(runs: list) -> list:
             out += [(d, p, c) for d, p in group for c in p.cells]
             continue
         for case in group[0][0].cases:
-            for trial in range(1, TRIALS + 1):
+            for trial in range(1, group[0][0].trials + 1):
                 for d, p in group:
                     out += [(d, p, c) for c in p.cells if c.case == case.id and c.trial == trial]
     return out

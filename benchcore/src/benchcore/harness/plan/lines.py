@@ -5,7 +5,6 @@ Every sentence is made here; the command prints the lines in order.
 
 from __future__ import annotations
 
-from ...model import TRIALS
 from ..runs.folder import SHAPES
 from ..repo.roots import installed_note
 from ..store.files import shown_path
@@ -41,7 +40,7 @@ def run_lines(planned, seed: int) -> list[str]:
         cut = [c for c in p.cells if c.skip]
         if cut:
             trials = len({(c.case, c.trial) for c in cut})
-            out.append(f"  budget: {budget_phrase(d.budget)} reached: {trials} of {len(d.cases) * TRIALS} trials "
+            out.append(f"  budget: {budget_phrase(d.budget)} reached: {trials} of {len(d.cases) * d.trials} trials "
                        f"({len(cut)} cells) will not be launched; the report shows them as not run")
         elif d.budget is not None and d.budget.usd is not None and est is not None and est.basis != "none" \
                 and est.cost_usd is None:

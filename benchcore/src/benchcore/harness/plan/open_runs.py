@@ -72,7 +72,8 @@ def run_folders(root: Path) -> list[RunFolder]:
             continue
         temp = Path(plan.temp_root) if plan.temp_root else None
         is_open = temp is not None and is_temp_root(temp, plan.run_id, plan.temp_nonce)
-        found.append(RunFolder(d, plan, is_open, plan.run_id in rendered or (d / "results.json").is_file()))
+        found.append(RunFolder(d, plan, is_open, plan.run_id in rendered or (d / "results.json").is_file()
+                               or (d / "pilot.json").is_file()))
     return sorted(found, key=lambda r: (r.plan.planned_at, r.plan.run_id))
 
 

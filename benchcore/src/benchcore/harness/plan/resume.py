@@ -136,6 +136,9 @@ def _changed(root: Path, r: RunFolder, d: Decision, branch: git.DefaultBranch, s
         return f"it was planned with seed {plan.seed}, and --seed {seed} asks for another"
     if plan.shape != d.shape:
         return f"{name} was planned {plan.shape}, and is {d.shape} now ({d.why})"
+    if read_run_info(r.run_dir).pilot != d.pilot:  # a pilot's arms are never reused by a full run, nor the reverse
+        was, now = ("a full run", "a pilot") if d.pilot else ("a pilot", "a full run")
+        return f"it was planned as {was}, and this command asks for {now}"
     new_copy = Path(plan.skill_copies.get("new", ""))
     if not new_copy.is_dir() or _files(new_copy) != _worktree_files(root, d.skill.path):
         return f"the skill folder {d.skill.path} changed since it was planned"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from ... import serde
-from ...model import BranchRef, RunInfo, Temperature, TRIALS
+from ...model import BranchRef, RunInfo, Temperature
 from ..repo import git
 from ..store.files import write_atomic
 from .decide import Decision
@@ -87,7 +87,7 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
     cells: list[Cell] = []
     for case in d.cases:
         fixture = fixture_path(root, case_dir_of[case.id], case)
-        for trial in range(1, TRIALS + 1):
+        for trial in range(1, d.trials + 1):
             for arm in arms:
                 world = make_world(world_root, case.id, trial, fixture)
                 if case.setup:
@@ -105,7 +105,7 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
         write_atomic(run_dir / "cases" / case.id / "case.md",
                      (case_dir_of[case.id] / "case.md").read_text(encoding="utf-8"))
     info = RunInfo(run_id=run_id, skill=skill_ref(d.skill), started_at=now.isoformat().replace("+00:00", "Z"),
-                   shape=d.shape, arms=arms, comparisons=comparisons, trials=TRIALS,
+                   shape=d.shape, arms=arms, comparisons=comparisons, trials=d.trials, pilot=d.pilot,
                    temperature=Temperature(requested=d.temperature, applied="session default"), seed=seed,
                    default_branch=BranchRef(branch.name, branch.commit, branch.remote_name if branch.remote_commit else None,
                                              branch.remote_commit), cases=tuple(c.id for c in d.cases),

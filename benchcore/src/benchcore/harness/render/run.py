@@ -21,6 +21,8 @@ from ..store.files import locked_folder, read_text, write_atomic
 from ..runs.calibration import read_calibration, write_calibration
 from ..runs.folder import read_run
 from .reports import write_reports
+from .pilot import render_pilot
+from .signal import with_no_signal
 
 EXAMPLE_REPORTS = "benchcore-example"
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -37,6 +39,7 @@ class Rendered:
     next_step: str
     calibration: Optional[Calibration] = None
     unjudged: int = 0   # a calibration's trials without a judgment (invalid ones included)
+    pilot: Optional[object] = None  # a pilot's report (benchcore.pilot.PilotReport): no verdict
 
 
 def default_reports_dir(run_dir: Path) -> Path:
@@ -118,12 +121,17 @@ def render_run(run_dir_arg: Optional[Path], reports_arg: Optional[Path], example
                              "or digit (re-plan the run with 'benchcore plan <skill>')")
     if data.run.shape == "calibration":
         return _render_calibration(data, run_dir, reports, warnings)
+    if data.run.pilot:
+        report, path, code, next_step = render_pilot(data, run_dir, warnings)
+        return Rendered(run_dir=run_dir, result=None, files={"pilot": path}, warnings=warnings, code=code,
+                        next_step=next_step, pilot=report)
     calibration = None if example else read_calibration(reports, skill, warnings)
     result = build_results(data, calibration)
     warnings.extend(_ungated_trials(data))
 
     # Another render into the same folder waits here: its history append and index must see ours.
     with locked_folder(reports):
+        result = with_no_signal(result, data, run_dir, reports, seed_history)
         files, warnings = write_reports(reports, result, data, seed_history, warnings,
                                         None if example else run_dir)
 

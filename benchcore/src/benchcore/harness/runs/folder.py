@@ -18,7 +18,7 @@ from ... import serde
 from ...casefile import parse_case
 from ...environment import EnvironmentEvidence
 from ...errors import BenchError
-from ...model import ARMS, COMPARISONS, TRIALS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData, evolve
+from ...model import ARMS, COMPARISONS, PILOT_TRIALS, TRIALS, AssertionResult, Audit, ComparisonRecord, RunData, RunInfo, TrialData, evolve
 from ..store.files import not_regular, read_text
 
 
@@ -44,7 +44,7 @@ SHAPES = {
 def _check_run_info(info: RunInfo, path: str) -> None:
     """What the types cannot say: 5 trials, arms and comparisons that match the shape, unique plain case ids."""
     replan = "plan the run again with 'benchcore plan' (run.json is written by it)"
-    if info.trials != TRIALS:
+    if info.trials != (PILOT_TRIALS if info.pilot else TRIALS):
         raise BenchError(path, f"trials is {info.trials}, but a run has {TRIALS} (the pass rules are defined on {TRIALS})",
                          fix=replan)
     for arm in info.arms:

@@ -23,6 +23,7 @@ from ...model import HistoryEntry, RunData, SkillResult
 from .. import fmt
 from .trend import Ribbon, build_ribbon
 from ...history import served_note
+from .nosignal import NoSignalView, no_signal_view
 from .cases import CasePanel, case_panel
 from .cost import CostTable, cost_table
 from .environment import EnvironmentView, environment_view
@@ -49,6 +50,8 @@ class ReportView:
     cases: tuple[CasePanel, ...]
     generated_at: str
     version: str
+    # Issue 41: what carried no signal (None: everything did).
+    no_signal: Optional[NoSignalView] = None
 
 
 def build_report_view(result: SkillResult, run: RunData, history: Sequence[HistoryEntry], *,
@@ -79,5 +82,6 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
                     for c in result.cases),
         generated_at=generated_at,
         version=__version__,
+        no_signal=no_signal_view(result),
     )
 

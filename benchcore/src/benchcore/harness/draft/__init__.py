@@ -1,0 +1,1 @@
+"""Drafted cases written into the tests tree after they validate (``benchcore draft``)."""
