@@ -49,6 +49,8 @@ from ..store.planfile import Sandbox
 
 LOG = "guard.jsonl"
 ARM_TYPES = ("bench-arm", "bench-baseline")
+# Every arm prompt opens its task with this (templates.arm_prompt): an opening that holds it is an arm's.
+ARM_MARK = "Your working directory for this task is "
 # Claude Code writes a Workflow agent's transcript a moment after its first tool call may reach the hook
 # (measured: up to 0.04 s idle, up to 9 s with both cores busy). The guard waits for it as long as it must,
 # up to this deadline, which stays well inside the hook's own timeout (settings.HOOK_TIMEOUT, and the 30 s
@@ -182,9 +184,13 @@ def decide(tool: str, data: dict, world: str, copy: Optional[str], arm_tools=())
                               "allow it)")
     command = data.get("command") if tool == "Bash" else ""
     links: tuple = ()
-    if tool == "Bash" and isinstance(command, str) and re.search(r"(^|\s)(-\w*[RL]|--follow|--dereference|-follow)",
-                                                                 command):
+    if tool in ("Glob", "Grep") or (tool == "Bash" and isinstance(command, str) and re.search(
+            r"(^|\s)(-\w*[RL]|--follow|--dereference|-follow)", command)):
         links = outside_links(world, (os.path.realpath(world), os.path.realpath(copy) if copy else None))
+    if links and tool in ("Glob", "Grep"):
+        # A search that follows links would read or list outside; the arm's own Bash may have made them.
+        return Decision(DENY, f"{tool} would search the world's links that point outside ({links[0]}); "
+                              "remove them or name a folder without them")
     unsafe = git_unsafe(world) if tool == "Bash" and isinstance(command, str) and "git" in command else ""
     rules = Rules(Confinement(world=world, copy=copy, outside_links=links, git_unsafe=unsafe))
     if tool == "Bash":
@@ -211,8 +217,24 @@ def decide_arm(tool: str, data: dict, plan: dict, cell: dict) -> tuple[Optional[
         if not isinstance(command, str) or not command.strip():
             return Decision(DENY, "an empty command"), None
         return (Decision(ALLOW, "runs in the arm's sandbox"),
-                dict(data, command=wrap(box, command, cell["world"], cell.get("skill_dir"))))
-    return decide(tool, data, cell["world"], cell.get("skill_dir"), tools), None
+                foreground(dict(data, command=wrap(box, command, cell["world"], cell.get("skill_dir")))))
+    decision = decide(tool, data, cell["world"], cell.get("skill_dir"), tools)
+    if decision is None or decision.kind == DENY:
+        return decision, None
+    if tool == "Bash":
+        return decision, (foreground(dict(data)) if data.get("run_in_background") else None)
+    if tool in FILE_TOOLS:
+        return decision, Rules(Confinement(world=cell["world"], copy=cell.get("skill_dir"))).resolved(tool, data)
+    return decision, None
+
+
+def foreground(data: dict) -> dict:
+    """An arm's Bash input made to run in the foreground: ``run_in_background`` false, so the call (and, in
+    the sandbox, every process it started) has ended before the arm's next tool call runs, and nothing of the
+    arm runs beside its file tools (whose path check it could otherwise race)."""
+    if "run_in_background" in data:
+        data["run_in_background"] = False
+    return data
 
 
 # ---------------------------------------------------------------------- the hook
@@ -241,14 +263,11 @@ def hook(payload: str, base: Path, wait: float = WAIT_SECONDS) -> str:
         return ""
     if not isinstance(data, dict) or not data.get("agent_id"):
         return ""
-    agent_type = str(data.get("agent_type") or "")
     try:
         return _hook(data, base, wait)
-    except Exception as exc:  # noqa: BLE001: fail closed for an arm, neutral for anyone else
-        if not is_arm_type(agent_type):
-            return ""
-        return answer(Decision(DENY, f"the benchmark guard failed ({type(exc).__name__}: {exc}), so this arm "
-                                      "cannot be confined"))
+    except Exception as exc:  # noqa: BLE001: fail closed: the guard cannot tell this subagent from an arm
+        return answer(Decision(DENY, f"the benchmark guard failed ({type(exc).__name__}: {exc}), so it cannot "
+                                      "tell this agent from a benchmark arm, which it must confine"))
 
 
 def answer(decision: Decision, updated: Optional[dict] = None) -> str:
@@ -263,12 +282,17 @@ def _hook(data: dict, base: Path, wait: float) -> str:
     broken: list[str] = []
     plans = _plans(base, broken)
     agent_id, agent_type = str(data.get("agent_id")), str(data.get("agent_type") or "")
-    arm = is_arm_type(agent_type)
-    if not plans and not (broken and arm):
-        return ""
     tool, tool_input = str(data.get("tool_name") or ""), data.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
-    text = (opening(str(data.get("transcript_path") or ""), agent_id, wait) or "") if plans else ""
+    read = opening(str(data.get("transcript_path") or ""), agent_id, wait) if plans or broken else None
+    text = read or ""
+    # An arm is a subagent of an arm type, or one whose opening is an arm's prompt (whatever its type: plan
+    # --default-agent-type runs arms as the default type); one whose opening cannot be read is taken for an
+    # arm while a run has arms of the default type, or a registry entry cannot be read (fail closed).
+    arm = is_arm_type(agent_type) or (ARM_MARK in text and "Packet id:" not in text) or (read is None and (
+        bool(broken) or any(not c.get("agent_type") for p in plans for c in p.get("cells") or [])))
+    if not plans and not (broken and arm):
+        return ""
     found = find_cell(text, plans) if text else None
     updated = None
     if broken and arm:
@@ -281,8 +305,11 @@ def _hook(data: dict, base: Path, wait: float) -> str:
     elif found is None:
         if not arm:
             return ""
-        decision, run_dir, cell_id, world = Decision(DENY, "this arm's planned task was not found, so the "
-                                                           "benchmark cannot confine it"), plans[-1]["_run_dir"], None, None
+        why = ("this arm's planned task was not found, so the benchmark cannot confine it" if read is not None
+               or is_arm_type(agent_type) else
+               f"this agent's task could not be read within {wait:g} s, and a run's arms run as the default agent "
+               "type, so the benchmark cannot tell it from an arm it must confine")
+        decision, run_dir, cell_id, world = Decision(DENY, why), plans[-1]["_run_dir"], None, None
     else:
         plan, cell = found
         run_dir, cell_id, world = plan["_run_dir"], cell.get("id"), cell.get("world")
