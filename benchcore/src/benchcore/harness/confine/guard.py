@@ -57,6 +57,9 @@ ARM_MARK = "Your working directory for this task is "
 # of hook entries written before it): past it, an
 # arm's call is refused rather than left to Claude Code's timeout, which would let it run unguarded.
 WAIT_SECONDS = 20.0
+# How long a file tool of an arm waits for the arm's own commands to end before it is refused (a Bash call
+# Claude Code moved to the background at its timeout goes on running; a read-only one may run beside it).
+BUSY_SECONDS = 8.0
 # Tools that touch nothing outside the conversation: no decision, for arms too.
 HARMLESS = {"TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "ToolSearch"}
 GIT_RISKY = re.compile(r"^\s*(fsmonitor|hookspath|pager|sshcommand|editor|askpass|gitproxy|external|textconv|"
@@ -218,6 +221,14 @@ def decide_arm(tool: str, data: dict, plan: dict, cell: dict) -> tuple[Optional[
             return Decision(DENY, "an empty command"), None
         return (Decision(ALLOW, "runs in the arm's sandbox"),
                 foreground(dict(data, command=wrap(box, command, cell["world"], cell.get("skill_dir")))))
+    if tool in FILE_TOOLS and box is not None and box.kind == "bwrap":
+        # First wait for the arm's own commands to end: nothing of the arm may change its world between the
+        # path check below and Claude Code's use of the path.
+        busy = wait_idle(cell["world"])
+        if busy:
+            return Decision(DENY, f"a command of this arm is still running (pid {busy[0]}: Claude Code moved it to "
+                                  f"the background at its timeout), and {tool} must not run beside it; wait for it "
+                                  "to end, or stop it, then call the tool again"), None
     decision = decide(tool, data, cell["world"], cell.get("skill_dir"), tools)
     if decision is None or decision.kind == DENY:
         return decision, None
@@ -226,6 +237,37 @@ def decide_arm(tool: str, data: dict, plan: dict, cell: dict) -> tuple[Optional[
     if tool in FILE_TOOLS:
         return decision, Rules(Confinement(world=cell["world"], copy=cell.get("skill_dir"))).resolved(tool, data)
     return decision, None
+
+
+def running(world: str, proc: str = "/proc") -> list[int]:
+    """The arm's sandboxed commands still running (Linux): the bwrap processes whose command line binds this
+    world, which :func:`sandbox.wrap` gives every Bash call of the arm. While one runs, all it started runs too
+    (its PID namespace ends with it); when it has ended, nothing of the arm runs."""
+    needle = b"\0--bind\0" + world.encode() + b"\0" + world.encode() + b"\0"
+    out = []
+    try:
+        pids = [p for p in os.listdir(proc) if p.isdigit()]
+    except OSError:
+        return out
+    for pid in pids:
+        try:
+            with open(os.path.join(proc, pid, "cmdline"), "rb") as fh:
+                if needle in fh.read():
+                    out.append(int(pid))
+        except OSError:
+            continue
+    return out
+
+
+def wait_idle(world: str, wait: float = BUSY_SECONDS) -> list[int]:
+    """[] once no command of the arm runs (waiting up to ``wait`` seconds: a Bash call of the same message may
+    still be ending), else the pids still running."""
+    end = time.monotonic() + wait
+    while True:
+        busy = running(world)
+        if not busy or time.monotonic() >= end:
+            return busy
+        time.sleep(0.05)
 
 
 def foreground(data: dict) -> dict:
