@@ -3,8 +3,10 @@
 A smoke run (``confine/sandbox.py``) picks the first sandbox that works on this
 machine. Where none does, plan stops before any arm can run and says why, with
 the exact fix, unless the user opted out (``plan --no-sandbox``): the run is
-then planned unsandboxed (the guard parses and refuses commands instead), and
-run.json, results.json, the report's environment card and its headline say so.
+then planned unsandboxed: the arms are not confined (the guard only parses
+commands and refuses what it cannot show stays inside, which is no boundary),
+and plan's note, run.json, results.json, the report's environment card and its
+headline say so.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
     sandbox works here and the user did not opt out."""
     if opt_out:
         return ([evolve(d, sandbox=None, sandbox_words=NOT_SANDBOXED) for d in decisions],
-                f"note: {OPT_OUT}: the arms' commands run on this machine with no OS sandbox, checked only by "
-                "parsing them (interpreters, build tools and test runners are refused); the report says the run "
-                "was not sandboxed")
+                f"note: {OPT_OUT}: the arms are not confined: their commands run on this machine as you and can "
+                "reach anything you can (your files, keys and network); the guard only parses each command and "
+                "refuses what it cannot show stays in the arm's world (interpreters, build tools and test runners "
+                "among them); the report says the run was not sandboxed")
     config = config_dir()
     forbidden = [str(root), str(temp_base), str(config)]
     found = box.prepare(False, forbidden, hidden=[str(root)] + ([str(config)] if config.exists() else []),
