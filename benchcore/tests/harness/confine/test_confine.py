@@ -438,3 +438,43 @@ def test_an_arm_of_the_default_agent_type_is_confined_and_an_unreadable_one_refu
     (run / "plan.json").write_text(json.dumps(dict(plan, sandbox={"kind": 3})))
     failed = arm("Bash", {"command": "ls"})
     assert failed["permissionDecision"] == DENY and "guard failed" in failed["permissionDecisionReason"]
+
+
+def test_a_file_tool_waits_for_the_arms_own_commands_and_is_refused_while_one_runs(tmp_path, fs, active,
+                                                                                   monkeypatch):
+    """A process whose command line binds the arm's world (what sandbox.wrap gives every Bash call of the arm)
+    is the arm's: a file tool waits for it to end, and is refused if it outlives the wait (Claude Code moves a
+    Bash call to the background at its timeout). Another world's process does not count."""
+    import sys
+    import time
+
+    base, run, cells = active
+    _sandboxed(run)
+    call = _call(_session(tmp_path, "a1", cells[0]["prompt"], "agent"), base)
+    sleeper = lambda seconds, world: subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({seconds})",
+                                                       "--bind", world, world])
+    monkeypatch.setattr(guard, "BUSY_SECONDS", 0.5)
+    other = sleeper(30, fs["S"])
+    try:
+        assert guard.running(fs["W"]) == []
+        assert call("Read", {"file_path": f"{fs['W']}/README.md"})["permissionDecision"] == ALLOW
+        short = sleeper(0.3, fs["W"])
+        time.sleep(0.1)
+        assert guard.running(fs["W"]) == [short.pid]
+        start = time.monotonic()
+        assert call("Read", {"file_path": f"{fs['W']}/README.md"})["permissionDecision"] == ALLOW
+        assert time.monotonic() - start >= 0.1  # it waited for the command to end
+        short.wait()
+        long = sleeper(30, fs["W"])
+        time.sleep(0.1)
+        try:
+            said = call("Write", {"file_path": f"{fs['W']}/x.txt", "content": "x"})
+            assert said["permissionDecision"] == DENY and "still running" in said["permissionDecisionReason"]
+            assert call("Bash", {"command": "ls"})["permissionDecision"] == ALLOW  # Bash runs in its own sandbox
+        finally:
+            long.kill()
+            long.wait()
+    finally:
+        other.kill()
+        other.wait()
+    assert [r["tool"] for r in guard.read_log(run)] == ["Write"]

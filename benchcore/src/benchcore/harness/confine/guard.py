@@ -259,10 +259,10 @@ def running(world: str, proc: str = "/proc") -> list[int]:
     return out
 
 
-def wait_idle(world: str, wait: float = BUSY_SECONDS) -> list[int]:
-    """[] once no command of the arm runs (waiting up to ``wait`` seconds: a Bash call of the same message may
-    still be ending), else the pids still running."""
-    end = time.monotonic() + wait
+def wait_idle(world: str, wait: Optional[float] = None) -> list[int]:
+    """[] once no command of the arm runs (waiting up to ``wait`` seconds, :data:`BUSY_SECONDS` by default: a
+    Bash call of the same message may still be ending), else the pids still running."""
+    end = time.monotonic() + (BUSY_SECONDS if wait is None else wait)
     while True:
         busy = running(world)
         if not busy or time.monotonic() >= end:
