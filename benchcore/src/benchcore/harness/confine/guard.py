@@ -11,23 +11,37 @@ stdin: ``agent_id`` and ``agent_type`` for a subagent, ``tool_name``,
    root (``<temp base>/benchcore-*/guard.json``, gone with ``clean``);
 3. maps the subagent to a planned cell by its conversation's opening (its
    transcript, ``<session>/subagents/**/agent-<agent_id>.jsonl``), which holds
-   the cell's planned prompt; a subagent of an arm type (``bench-arm``,
-   ``bench-baseline``, with or without a ``<plugin>:`` prefix) that maps to no
-   cell is refused everything, as it cannot be confined;
+   the cell's planned prompt; a subagent whose opening is a planned arm prompt
+   is an arm whatever its type (``plan --default-agent-type`` runs arms as the
+   default type); a subagent of an arm type (``bench-arm``,
+   ``bench-baseline``, with or without a ``<plugin>:`` prefix), or whose
+   opening has an arm prompt's shape, that maps to no cell is refused
+   everything, as it cannot be confined;
 4. for an arm of a sandboxed run (plan.json ``sandbox``), answers a Bash call
    with "allow" and ``updatedInput``: the command wrapped by
    :func:`sandbox.wrap`, so it runs in the OS sandbox, with no dialog (Claude
    Code runs the replacement and records the hook's answer as a
-   ``hook_success`` attachment beside the call, which collect checks); file
-   tools are decided on resolved paths (:mod:`rules`); Agent, Skill and
-   Workflow are refused, and so is every tool the guard does not know
-   (WebFetch, WebSearch, ``mcp__*``, any later tool) unless benchmark.yaml
-   ``tools`` names it;
+   ``hook_success`` attachment beside the call, which collect checks), and
+   ``run_in_background`` false, so nothing of the arm runs after its call;
+   file tools are decided on resolved paths (:mod:`rules`) and, allowed, get
+   that resolved path in ``updatedInput``, once no command of the arm is
+   running (:func:`wait_idle`: Claude Code moves a Bash call that outlives its
+   timeout to the background), so nothing can swap a link between the check
+   and the use; Agent, Skill, Workflow and the tools that run work beside the
+   arm or outside its sandbox are refused, and so is every tool the guard
+   does not know (WebFetch, WebSearch, ``mcp__*``, any later tool) unless
+   benchmark.yaml ``tools`` names it. "allow" decides before the permission
+   mode's own check, auto mode's included: for arms the sandbox replaces it
+   (a rewritten input without a decision gets no verdict in auto mode, and is
+   refused: measured);
 5. in an unsandboxed run (``plan --no-sandbox``) and in runs planned before the
-   sandbox, decides Bash with :mod:`rules`' parse-and-refuse allow-list instead;
-6. fails closed for an arm: any error, an unreadable or malformed registry
-   entry, or its own deadline gives "deny" for a call whose agent type is an
-   arm's, and nothing for anyone else. Every refusal is appended to the run's
+   sandbox, decides Bash with :mod:`rules`' parse-and-refuse allow-list
+   instead: a filter, not a confinement (the arms can reach what the user can);
+6. fails closed: any error gives "deny" for every subagent's call (the guard
+   cannot tell it from an arm), and so does an unreadable or malformed
+   registry entry or its own deadline for a call that may be an arm's (an arm
+   type, or any subagent while a run's arms run as the default type); nothing
+   for the main session. Every refusal is appended to the run's
    ``guard.jsonl``.
 """
 

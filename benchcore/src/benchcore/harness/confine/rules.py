@@ -8,7 +8,10 @@ known tool that runs no code of its own choosing, every path operand (absolute,
 relative to a ``cd``/``git -C`` into the world, globs expanded) inside, and
 nothing the parse cannot follow (``$``, backticks, subshells, ``eval``,
 interpreters). What reaches outside is refused ("deny"); what the parse cannot
-show safe is left to the user ("ask"). Nothing is ever allowed on a guess.
+show safe is left to the user ("ask"). Nothing is ever allowed on a guess. This
+command parse is what an unsandboxed run (``plan --no-sandbox``) has instead
+of the OS sandbox: a filter, not a confinement (every earlier escape worked
+through it); a sandboxed run uses only the path rules.
 
 Paths are resolved through ``resolve`` (``os.path.realpath`` by default) and
 globs through ``expand``, so the table-driven tests can give a fake file system.
