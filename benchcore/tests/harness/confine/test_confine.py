@@ -478,3 +478,15 @@ def test_a_file_tool_waits_for_the_arms_own_commands_and_is_refused_while_one_ru
         other.kill()
         other.wait()
     assert [r["tool"] for r in guard.read_log(run)] == ["Write"]
+
+
+def test_the_arms_running_commands_are_found_by_the_command_line_wrap_gives_them(fs):
+    import shlex
+
+    from benchcore.harness.confine.sandbox import wrap
+    from benchcore.harness.store.planfile import Sandbox
+
+    box = Sandbox(kind="bwrap", program="/usr/bin/bwrap", args=("--unshare-all", "--die-with-parent"))
+    argv = shlex.split(wrap(box, "sleep 30", fs["W"], fs["C"]))
+    cmdline = "\0".join(argv).encode() + b"\0"  # as /proc/<pid>/cmdline holds it
+    assert guard.binds(cmdline, fs["W"]) and not guard.binds(cmdline, fs["S"]) and not guard.binds(cmdline, fs["C"])

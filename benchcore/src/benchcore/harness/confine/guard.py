@@ -257,7 +257,6 @@ def running(world: str, proc: str = "/proc") -> list[int]:
     """The arm's sandboxed commands still running (Linux): the bwrap processes whose command line binds this
     world, which :func:`sandbox.wrap` gives every Bash call of the arm. While one runs, all it started runs too
     (its PID namespace ends with it); when it has ended, nothing of the arm runs."""
-    needle = b"\0--bind\0" + world.encode() + b"\0" + world.encode() + b"\0"
     out = []
     try:
         pids = [p for p in os.listdir(proc) if p.isdigit()]
@@ -266,11 +265,17 @@ def running(world: str, proc: str = "/proc") -> list[int]:
     for pid in pids:
         try:
             with open(os.path.join(proc, pid, "cmdline"), "rb") as fh:
-                if needle in fh.read():
+                if binds(fh.read(), world):
                     out.append(int(pid))
         except OSError:
             continue
     return out
+
+
+def binds(cmdline: bytes, world: str) -> bool:
+    """Whether a process's command line (``/proc/<pid>/cmdline``: NUL-separated) binds ``world`` read-write, as
+    :func:`sandbox.wrap` does for each of the arm's commands."""
+    return b"\0--bind\0" + world.encode() + b"\0" + world.encode() + b"\0" in cmdline
 
 
 def wait_idle(world: str, wait: Optional[float] = None) -> list[int]:
