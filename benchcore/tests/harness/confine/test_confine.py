@@ -412,6 +412,9 @@ def test_tools_that_run_beside_the_arm_or_outside_its_sandbox_are_refused_even_w
     for tool in ("Monitor", "PowerShell", "REPL", "CronCreate", "ScheduleWakeup", "Agent", "Workflow"):
         assert call(tool, {"command": "sleep 60"})["permissionDecision"] == DENY, tool
     assert call("WebFetch", {"url": "https://example.com"}) is None  # listed, and no background work
+    # Waiting for a call Claude Code moved to the background reads its output only: no decision.
+    assert call("GetTask", {"task_id": "b1"}) is None and call("TaskOutput", {"task_id": "b1"}) is None
+    assert call("TaskStop", {"task_id": "b1"})["permissionDecision"] == DENY  # any task of the session
 
 
 def test_an_arm_of_the_default_agent_type_is_confined_and_an_unreadable_one_refused(tmp_path, fs, active):

@@ -74,8 +74,12 @@ WAIT_SECONDS = 20.0
 # How long a file tool of an arm waits for the arm's own commands to end before it is refused (a Bash call
 # Claude Code moved to the background at its timeout goes on running; a read-only one may run beside it).
 BUSY_SECONDS = 8.0
-# Tools that touch nothing outside the conversation: no decision, for arms too.
-HARMLESS = {"TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "ToolSearch"}
+# Tools that touch nothing outside the conversation: no decision, for arms too. GetTask (2.1.332; BashOutput and
+# TaskOutput before) reads a background command's output: an arm's Bash call that outlived its timeout is one,
+# and the arm waits for it with this. The task checklist's tools change nothing. (TaskStop, 2.1.332's way to end
+# a background task, is refused as unknown: it takes any task id of the session, another arm's or a workflow's.)
+HARMLESS = {"TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "ToolSearch",
+            "GetTask", "TaskOutput", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"}
 GIT_RISKY = re.compile(r"^\s*(fsmonitor|hookspath|pager|sshcommand|editor|askpass|gitproxy|external|textconv|"
                        r"helper|command|clean|smudge|process)\s*=|^\s*\[\s*(alias|include|includeif|filter)\b",
                        re.I | re.M)
