@@ -50,9 +50,10 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
         raise BenchError(None, f"no OS sandbox can run on this machine, so the arms' commands cannot be confined "
                                f"(nothing was planned): {found.problem}",
                          fix=f"{found.fix}; then run plan again (benchcore sandbox tests it). Or plan with "
-                             f"{OPT_OUT} to benchmark without a sandbox: arms' commands are then checked only by "
-                             "parsing them, which refuses interpreters, build tools and test runners, and the "
-                             "report says the run was not sandboxed")
+                             f"{OPT_OUT} to benchmark without a sandbox: the arms are then not confined (their "
+                             "commands run as you and can reach anything you can), checked only by parsing them, "
+                             "which refuses interpreters, build tools and test runners, and the report says the run "
+                             "was not sandboxed")
     out = []
     for d in decisions:
         chosen = found.sandbox if not d.network else box.build(found.sandbox.kind, found.sandbox.program, True,
