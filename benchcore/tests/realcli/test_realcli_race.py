@@ -154,10 +154,11 @@ def test_an_arms_file_tools_cannot_race_a_link_swapper(tmp_path):
     beats = {tag: beats.get(tag, []) for tag in ("bg", "detached", "timeout")}
     during = {tag: sum(stamps[i] <= b <= times[i] for i in allowed for b in v) for tag, v in beats.items()}
     first = min(stamps[i] for i in allowed)
-    last = {tag: round(max(v) - first, 1) if v else None for tag, v in beats.items()}
+    last = {tag: max(v) - first if v else None for tag, v in beats.items()}
     print(f"race: {len(allowed)} of 30 file-tool calls allowed, {len(refused)} refused "
           f"({sorted({text(i)[:160] for i in refused})}); heartbeats "
-          f"{ {t: len(v) for t, v in beats.items()} }, the last one's seconds after the first allowed call's answer {last}, "
+          f"{ {t: len(v) for t, v in beats.items()} }, the last one's seconds after the first allowed call's answer "
+          f"{ {t: None if v is None else round(v, 2) for t, v in last.items()} }, "
           f"during an allowed call {during}")
     assert during == {"bg": 0, "detached": 0, "timeout": 0}, during
     # Each swapper ran, and had ended before the first allowed call (the detached one with the call that
