@@ -302,8 +302,10 @@ def sandbox_card(card: Optional[EnvironmentCard], sandbox: Optional[str]) -> Opt
         return card
     off = sandbox == NOT_SANDBOXED
     line = CardLine("sandbox", "OS sandbox for arms' commands",
-                    "not sandboxed (plan --no-sandbox): commands ran unconfined, checked only by parsing" if off
-                    else sandbox, "run.json", SHARED if off else SEALED)
+                    "not sandboxed (plan --no-sandbox): the arms were not confined; their commands ran as you and "
+                    "could reach anything you can, checked only by parsing" if off
+                    else f"{sandbox}; it replaces your permission mode's per-call check for the arms' commands "
+                    "(auto mode's safety check included)", "run.json", SHARED if off else SEALED)
     return EnvironmentCard(((card.lines if card else ()) + (line,)))
 
 

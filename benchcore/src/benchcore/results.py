@@ -306,8 +306,9 @@ def _confirmations(data: RunData) -> tuple[bool, Optional[int], Optional[int]]:
 
 
 def _unsandboxed_note(sandbox: Optional[str]) -> str:
-    return (" Not sandboxed: the arms' commands ran on this machine unconfined by the OS (plan --no-sandbox), "
-            "checked only by parsing them.") if sandbox == NOT_SANDBOXED else ""
+    return (" Not sandboxed: the arms were not confined (plan --no-sandbox): their commands ran on this machine as "
+            "you and could reach anything you can; the guard only parsed each one and refused what it could not "
+            "show stays in the arm's world.") if sandbox == NOT_SANDBOXED else ""
 
 
 def not_final(key: str, cases, escs) -> bool:

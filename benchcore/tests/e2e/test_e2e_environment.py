@@ -84,4 +84,6 @@ def test_sealed_environment_reads_sealed(bench):
         "each arm: the benchmark's guard in 10 of 10 cells, no others", "none")
     assert lines["hooks"]["status"] == "sealed"
     assert lines["sandbox"]["value"].startswith("bubblewrap (") and lines["sandbox"]["status"] == "sealed"
+    assert lines["sandbox"]["value"].endswith("it replaces your permission mode's per-call check for the arms' "
+                                              "commands (auto mode's safety check included)")
     assert lines["git_status"]["value"] == "in context: clean"

@@ -61,15 +61,18 @@ def test_where_no_sandbox_runs_plan_stops_with_the_fix_unless_the_user_opts_out(
     assert "--no-sandbox" in err and not (bench.repo / "tests/.reports/runs").exists()
 
     out, run_dir, _ = _runs_to_render(bench, Script(files=greet_files()), "--no-sandbox")
-    assert "--no-sandbox: the arms' commands run on this machine with no OS sandbox" in out
+    assert "--no-sandbox: the arms are not confined: their commands run on this machine as you and can reach " \
+        "anything you can" in out
     plan = bench.plan_json(run_dir)
     assert plan["sandbox"] is None and plan["unsandboxed"] is True
     assert json.loads((run_dir / "run.json").read_text())["sandbox"] == NOT_SANDBOXED
     rc, rout, rerr = bench.run("render", str(run_dir))
     assert rc == 0, rout + rerr
     results = json.loads((bench.repo / "tests/.reports/greet.results.json").read_text())
-    assert results["sandboxed"] is False and "Not sandboxed" in results["headline"]
+    assert results["sandboxed"] is False and "Not sandboxed: the arms were not confined" in results["headline"]
+    assert "could reach anything you can" in results["headline"]
     [line] = [l for l in results["environment"]["lines"] if l["key"] == "sandbox"]
-    assert line["value"].startswith("not sandboxed (plan --no-sandbox)") and line["status"] == "shared"
+    assert line["value"].startswith("not sandboxed (plan --no-sandbox): the arms were not confined")
+    assert "could reach anything you can" in line["value"] and line["status"] == "shared"
     page = next((bench.repo / "tests/.reports").glob("greet*.html")).read_text()
     assert "not sandboxed (plan --no-sandbox)" in page

@@ -277,7 +277,9 @@ class Brain:
         if planted(self.s.escapes):
             where = dict(self.s.places, world=world, repo=str(self.repo), **self.places_of(cid))
             fill = lambda v: fill_in(v, where) if isinstance(v, str) else v
-            steps += [ToolUse(name, {k: fill(v) for k, v in data.items()}) for name, data in self.s.escapes[cid]]
+            # An escape is (tool, input), or a list of them: several tool calls in one assistant message.
+            one = lambda name, data: ToolUse(name, {k: fill(v) for k, v in data.items()})
+            steps += [[one(*c) for c in e] if isinstance(e, list) else one(*e) for e in self.s.escapes[cid]]
         if self.s.arm_steps is not None:
             steps += [ToolUse("Bash", {"command": c, "description": "Work in the world"}) if isinstance(c, str)
                       else ToolUse(c[0], dict(c[1])) for c in self.s.arm_steps(cid, world)]
@@ -292,7 +294,7 @@ class Brain:
         if self.s.on_step is not None:
             self.s.on_step(cid, step, world)
         if step < len(steps):
-            return Reply([steps[step]], who=f"{cid}@{world}")
+            return Reply(list(steps[step]) if isinstance(steps[step], list) else [steps[step]], who=f"{cid}@{world}")
         arm = cid.rsplit("/", 1)[-1]
         style = f"\n{STYLE[arm]}" if self.s.style else ""
         return Reply([Text(self.s.output(cid, world) + style)], who=f"{cid}@{world}")

@@ -61,9 +61,11 @@ def _tmux(*args: str, check: bool = True) -> str:
 
 
 class InteractiveRig:
-    def __init__(self, rig: Rig, *, mode: str = "default", width: int = 220, height: int = 60):
+    def __init__(self, rig: Rig, *, mode: str = "default", width: int = 220, height: int = 60, classifier=None):
         self.rig = rig
         self.mode = mode
+        # auto mode's server-side safety check, as server.MessagesServer takes it (None: every call not flagged)
+        self.classifier = classifier
         self.size = (width, height)
         self.name = f"bench-{abs(hash(str(rig.tmp))) % 10**8}"
 
@@ -98,7 +100,7 @@ class InteractiveRig:
         if self.mode != "bypassPermissions":
             env.pop("IS_SANDBOX", None)  # a user's terminal; nothing here skips permissions (as root, bypass needs it)
         self._seed_config(env["ANTHROPIC_API_KEY"])
-        with MessagesServer(brain, log_requests=log_requests) as srv:
+        with MessagesServer(brain, log_requests=log_requests, classifier=self.classifier) as srv:
             env["ANTHROPIC_BASE_URL"] = srv.url
             env["TERM"] = "xterm-256color"
             exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())

@@ -140,3 +140,38 @@ def test_in_world_work_asks_nothing_in_default_mode(tmp_path):
     assert not (run / "guard.jsonl").exists() or not (run / "guard.jsonl").read_text().strip()
     assert json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())["incomplete"] is False
     print(f"\n{len(session.dialogs)} dialogs: {titles}")
+
+
+def test_arms_of_the_default_agent_type_keep_the_guards_refusals(tmp_path):
+    """Without the benchmark's agent types installed, ``plan --default-agent-type`` runs every arm as Claude
+    Code's default type (general-purpose, or a Workflow's own; not bench-arm): the guard
+    knows an arm by its planned prompt, whatever its type, so the with-skill arm's absolute Read of the skill
+    under test is refused and recorded, and its Bash runs in the sandbox."""
+    rig = Rig(tmp_path, edited=False, cases=1)
+    for f in (rig.repo / ".claude/agents").glob("bench-*.md"):
+        f.unlink()  # the benchmark's agent types not installed: plan needs --default-agent-type
+    steps = [("Read", {"file_path": SKILL}), ("Bash", {"command": f"cat {SKILL}", "description": "read the skill"})]
+    res = rig.run(Scenario(escapes={CELL: steps}, arm_commands=WORK), "/benchmark-skill greet --default-agent-type")
+    assert res.code == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    run = rig.runs()[-1]
+    plan = json.loads((run / "plan.json").read_text())
+    assert all(not c.get("agent_type") for c in plan["cells"])
+    log = [json.loads(l) for l in (run / "guard.jsonl").read_text().splitlines()]
+    assert [(r["cell"], r["tool"], r["decision"]) for r in log] == [(CELL, "Read", "deny")], log
+    assert not log[0]["agent_type"].endswith(("bench-arm", "bench-baseline")), log[0]["agent_type"]
+    metas = [json.loads(p.read_text()) for p in (rig.home / ".claude/projects").rglob("subagents/**/agent-*.meta.json")]
+    assert metas and not any(m.get("agentType", "").endswith("bench-arm") for m in metas)
+    # The Bash read of the skill under test ran in the sandbox, where the repository is not.
+    cats = []
+    for f in (rig.home / ".claude/projects").rglob("subagents/**/agent-*.jsonl"):
+        records = [json.loads(line) for line in f.read_text().splitlines()]
+        uses = {b["id"]: b for r in records for b in ((r.get("message") or {}).get("content") or [])
+                if isinstance(b, dict) and b.get("type") == "tool_use"}
+        for r in records:
+            for b in ((r.get("message") or {}).get("content") or []):
+                if isinstance(b, dict) and b.get("type") == "tool_result" and uses.get(b["tool_use_id"], {}).get(
+                        "input", {}).get("command", "").startswith("cat ") and "SKILL.md" in json.dumps(
+                        uses[b["tool_use_id"]]["input"]):
+                    cats.append(json.dumps(b.get("content")))
+    assert len(cats) == 1 and "No such file or directory" in cats[0], cats
+    assert json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())["incomplete"] is False

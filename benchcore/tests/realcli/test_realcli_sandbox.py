@@ -128,5 +128,6 @@ def test_where_no_sandbox_runs_the_session_stops_with_the_fix_and_runs_unsandbox
     results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
     assert results["incomplete"] is False and results["sandboxed"] is False
     assert "Not sandboxed" in results["headline"] and results["verdicts"]["efficacy"]["status"] == "pass"
+    assert "the arms were not confined" in results["headline"]
     page = next((rig.repo / "tests/.reports").glob("greet*.html")).read_text()
     assert "not sandboxed (plan --no-sandbox)" in page

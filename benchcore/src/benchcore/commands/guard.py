@@ -1,9 +1,10 @@
 """benchcore guard [<temp-base>]: the PreToolUse hook that confines benchmark arms (stdin: Claude Code's hook JSON).
 
 Prints Claude Code's hook answer for an arm of an active run ("allow" with its
-Bash command wrapped in the run's OS sandbox; for file tools "allow" inside its
-world and skill copy, "deny" otherwise; "deny" for tools it does not know and
-whenever it fails) and nothing for any other tool call. ``plan`` registers it in .claude/settings.local.json through the skill's
+Bash command wrapped in the run's OS sandbox and run in the foreground; for
+file tools "allow" with the resolved path inside its world and skill copy,
+"deny" otherwise; "deny" for tools it does not know and whenever it fails) and
+nothing for any other tool call. ``plan`` registers it in .claude/settings.local.json through the skill's
 ``scripts/guard``, which skips Python for calls that cannot be an arm's.
 """
 

@@ -70,9 +70,9 @@ def add_arguments(p) -> None:
                         "line that says how to resume; default: /benchmark-skill, or /<plugin>:benchmark-skill "
                         "when the skill is installed as a plugin")
     p.add_argument("--no-sandbox", action="store_true",
-                   help="plan even where no OS sandbox runs (plan says when): arms' commands then run unconfined "
-                        "by the OS, checked only by parsing them (interpreters and build tools refused), and the "
-                        "report says the run was not sandboxed")
+                   help="plan even where no OS sandbox runs (plan says when): the arms are then not confined, "
+                        "their commands run as you and can reach anything you can, checked only by parsing them "
+                        "(interpreters and build tools refused), and the report says the run was not sandboxed")
     p.add_argument("--hide-git-status", action="store_true",
                    help='write "includeGitInstructions": false to .claude/settings.local.json and stop: after a '
                         "restart, Claude Code gives no subagent the git status, which names an edited skill to the "

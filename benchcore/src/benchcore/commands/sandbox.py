@@ -39,7 +39,8 @@ def run(args) -> int:
                             repo=str(root) if root is not None else "", keep_out=keep)
     if found.sandbox is None:
         raise BenchError(None, f"no OS sandbox runs on this machine: {found.problem}",
-                         fix=f"{found.fix}; or plan with --no-sandbox (arms' commands then checked only by parsing)")
+                         fix=f"{found.fix}; or plan with --no-sandbox (the arms are then not confined: their commands "
+                             "run as you and can reach anything you can, checked only by parsing)")
     box = found.sandbox
     name = "bubblewrap" if box.kind == "bwrap" else "Seatbelt (sandbox-exec)"
     print(f"sandbox: {name} ({box.program}) works here: a command ran in a scratch world and saw "

@@ -257,7 +257,14 @@ def test_a_broken_registry_refuses_arms_and_leaves_everyone_else_alone(tmp_path,
     out = json.loads(guard.hook(json.dumps(dict(payload, agent_type="bench-baseline")), base, wait=0))
     assert out["hookSpecificOutput"]["permissionDecision"] == DENY
     assert "benchcore-planted-x" in out["hookSpecificOutput"]["permissionDecisionReason"]
-    assert guard.hook(json.dumps(dict(payload, agent_type="general-purpose", agent_id="zz")), base, wait=0) == ""
+    # Someone else's subagent, whose opening is no arm's prompt, is left alone; one whose opening cannot be
+    # read cannot be told from an arm while the registry is broken, so it is refused (fail closed).
+    other = _session(tmp_path / "o", "zz", "Summarise the repository.", "agent")
+    assert guard.hook(json.dumps(dict(payload, agent_type="general-purpose", agent_id="zz", transcript_path=other)),
+                      base, wait=0) == ""
+    unread = json.loads(guard.hook(json.dumps(dict(payload, agent_type="general-purpose", agent_id="yy")), base,
+                                   wait=0))
+    assert unread["hookSpecificOutput"]["permissionDecision"] == DENY
     assert guard.hook(json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}}), base, wait=0) == ""
 
 
@@ -324,8 +331,14 @@ def test_the_hook_script_refuses_an_arm_when_benchcore_cannot_start(tmp_path):
     arm = '{"agent_id": "a1", "agent_type": "benchmark-skill:bench-arm", "tool_name": "Bash"}'
     p = subprocess.run(["sh", str(script), str(base)], input=arm, capture_output=True, text=True, env=env)
     assert p.returncode == 0 and json.loads(p.stdout)["hookSpecificOutput"]["permissionDecision"] == DENY
+    # plan --default-agent-type runs arms as the default type: whatever its type, a subagent's call during a
+    # run is refused when benchcore cannot tell whether it is an arm; the main session is never touched.
     other = '{"agent_id": "a1", "agent_type": "general-purpose", "tool_name": "Bash"}'
     p = subprocess.run(["sh", str(script), str(base)], input=other, capture_output=True, text=True, env=env)
+    said = json.loads(p.stdout)["hookSpecificOutput"]
+    assert p.returncode == 0 and said["permissionDecision"] == DENY and "exit 127" in said["permissionDecisionReason"]
+    main = '{"tool_name": "Bash", "tool_input": {"command": "ls"}}'
+    p = subprocess.run(["sh", str(script), str(base)], input=main, capture_output=True, text=True, env=env)
     assert (p.returncode, p.stdout) == (0, "")
 
 
@@ -333,3 +346,150 @@ def shutil_copy(src, dst):
     import shutil
 
     shutil.copy(src, dst)
+
+
+def _call(tp, base, agent_type="bench-arm", agent_id="a1"):
+    def call(tool, data):
+        out = guard.hook(json.dumps({"agent_id": agent_id, "agent_type": agent_type, "tool_name": tool,
+                                     "tool_input": data, "transcript_path": tp}), base, wait=0)
+        return json.loads(out)["hookSpecificOutput"] if out else None
+    return call
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_an_arms_bash_never_runs_in_the_background(tmp_path, fs, active, sandboxed):
+    """run_in_background is rewritten to false (the call's updatedInput), sandboxed or not: the call, and in the
+    sandbox every process it started, has ended before the arm's next tool call, so nothing of the arm runs
+    beside its file tools."""
+    base, run, cells = active
+    if sandboxed:
+        _sandboxed(run)
+    call = _call(_session(tmp_path, "a1", cells[0]["prompt"], "agent"), base)
+    out = call("Bash", {"command": f"ls {fs['W']}", "description": "look", "run_in_background": True})
+    assert out["permissionDecision"] == ALLOW
+    assert out["updatedInput"]["run_in_background"] is False and out["updatedInput"]["description"] == "look"
+    assert out["updatedInput"]["command"].startswith("/usr/bin/bwrap ") == sandboxed
+    plain = call("Bash", {"command": f"ls {fs['W']}"})
+    assert "run_in_background" not in (plain.get("updatedInput") or {})
+    assert guard.read_log(run) == []
+
+
+def test_file_tools_get_the_path_the_check_resolved(tmp_path, fs, active):
+    """Allowed file tools are answered with updatedInput holding the resolved path, so a link swapped after the
+    check cannot redirect the call; a link in the world to the world is allowed as its target, one out refused."""
+    base, run, cells = active
+    _sandboxed(run)
+    w = Path(fs["W"])
+    (w / "real").mkdir()
+    (w / "inside").symlink_to(w / "README.md")
+    (w / "sub").symlink_to(w / "real")
+    call = _call(_session(tmp_path, "a1", cells[0]["prompt"], "agent"), base)
+    real = os.path.realpath
+    read = call("Read", {"file_path": f"{w}/inside", "limit": 5})
+    assert read["permissionDecision"] == ALLOW and read["updatedInput"] == {"file_path": real(w / "README.md"),
+                                                                             "limit": 5}
+    write = call("Write", {"file_path": f"{w}/sub/new.txt", "content": "x"})
+    assert write["updatedInput"] == {"file_path": real(w / "real") + "/new.txt", "content": "x"}
+    edit = call("Edit", {"file_path": f"{w}/./README.md", "old_string": "hi", "new_string": "ho"})
+    assert edit["updatedInput"]["file_path"] == real(w / "README.md")
+    skill = call("Read", {"file_path": f"{fs['C']}/SKILL.md"})
+    assert skill["updatedInput"]["file_path"] == real(Path(fs["C"]) / "SKILL.md")
+    out = call("Read", {"file_path": f"{w}/out"})  # the fixture's link to a file outside
+    assert out["permissionDecision"] == DENY and "updatedInput" not in out
+    # Glob and Grep would follow the world's link out: refused while it is there, allowed (resolved) after.
+    assert call("Grep", {"pattern": "criteria", "path": str(w)})["permissionDecision"] == DENY
+    assert call("Glob", {"pattern": "**/*", "path": str(w)})["permissionDecision"] == DENY
+    (w / "out").unlink()
+    found = call("Grep", {"pattern": "hi", "path": f"{w}/sub/..", "output_mode": "content"})
+    assert found["permissionDecision"] == ALLOW and found["updatedInput"]["path"] == real(w)
+    assert [r["tool"] for r in guard.read_log(run)] == ["Read", "Grep", "Glob"]
+
+
+def test_tools_that_run_beside_the_arm_or_outside_its_sandbox_are_refused_even_when_listed(tmp_path, fs, active):
+    base, run, cells = active
+    _sandboxed(run, arm_tools=["Monitor", "PowerShell", "WebFetch"])
+    call = _call(_session(tmp_path, "a1", cells[0]["prompt"], "agent"), base)
+    for tool in ("Monitor", "PowerShell", "REPL", "CronCreate", "ScheduleWakeup", "Agent", "Workflow"):
+        assert call(tool, {"command": "sleep 60"})["permissionDecision"] == DENY, tool
+    assert call("WebFetch", {"url": "https://example.com"}) is None  # listed, and no background work
+    # Waiting for a call Claude Code moved to the background reads its output only: no decision.
+    assert call("GetTask", {"task_id": "b1"}) is None and call("TaskOutput", {"task_id": "b1"}) is None
+    assert call("TaskStop", {"task_id": "b1"})["permissionDecision"] == DENY  # any task of the session
+
+
+def test_an_arm_of_the_default_agent_type_is_confined_and_an_unreadable_one_refused(tmp_path, fs, active):
+    """plan --default-agent-type: arms run as general-purpose (cells without an agent type). A subagent whose
+    opening is a planned arm prompt is decided as an arm whatever its type; one whose opening cannot be read is
+    refused (it cannot be told from an arm); a stranger whose opening is read gets no decision."""
+    base, run, cells = active
+    _sandboxed(run)
+    arm = _call(_session(tmp_path, "g1", cells[0]["prompt"], "agent"), base, "general-purpose", "g1")
+    assert arm("Read", {"file_path": f"{fs['S']}/case.md"})["permissionDecision"] == DENY
+    assert arm("Bash", {"command": "cat /etc/hostname"})["updatedInput"]["command"].startswith("/usr/bin/bwrap ")
+    unread = _call(str(tmp_path / "nowhere.jsonl"), base, "general-purpose", "g2")
+    said = unread("Bash", {"command": "ls"})
+    assert said["permissionDecision"] == DENY and "cannot tell it from an arm" in said["permissionDecisionReason"]
+    stranger = _call(_session(tmp_path / "s", "g3", "Summarise the repository.", "agent"), base,
+                     "general-purpose", "g3")
+    assert stranger("Bash", {"command": "ls"}) is None
+    # With sealed arm types (every cell names bench-arm), a late transcript of another type is not an arm's.
+    plan = json.loads((run / "plan.json").read_text())
+    plan["cells"] = [dict(c, agent_type="bench-arm") for c in plan["cells"]]
+    (run / "plan.json").write_text(json.dumps(plan))
+    assert unread("Bash", {"command": "ls"}) is None
+    # Any error in the guard refuses every subagent's call: it cannot tell an arm from another agent.
+    (run / "plan.json").write_text(json.dumps(dict(plan, sandbox={"kind": 3})))
+    failed = arm("Bash", {"command": "ls"})
+    assert failed["permissionDecision"] == DENY and "guard failed" in failed["permissionDecisionReason"]
+
+
+def test_a_file_tool_waits_for_the_arms_own_commands_and_is_refused_while_one_runs(tmp_path, fs, active,
+                                                                                   monkeypatch):
+    """A process whose command line binds the arm's world (what sandbox.wrap gives every Bash call of the arm)
+    is the arm's: a file tool waits for it to end, and is refused if it outlives the wait (Claude Code moves a
+    Bash call to the background at its timeout). Another world's process does not count."""
+    import sys
+    import time
+
+    base, run, cells = active
+    _sandboxed(run)
+    call = _call(_session(tmp_path, "a1", cells[0]["prompt"], "agent"), base)
+    sleeper = lambda seconds, world: subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({seconds})",
+                                                       "--bind", world, world])
+    monkeypatch.setattr(guard, "BUSY_SECONDS", 0.5)
+    other = sleeper(30, fs["S"])
+    try:
+        assert guard.running(fs["W"]) == []
+        assert call("Read", {"file_path": f"{fs['W']}/README.md"})["permissionDecision"] == ALLOW
+        short = sleeper(0.3, fs["W"])
+        time.sleep(0.1)
+        assert guard.running(fs["W"]) == [short.pid]
+        start = time.monotonic()
+        assert call("Read", {"file_path": f"{fs['W']}/README.md"})["permissionDecision"] == ALLOW
+        assert time.monotonic() - start >= 0.1  # it waited for the command to end
+        short.wait()
+        long = sleeper(30, fs["W"])
+        time.sleep(0.1)
+        try:
+            said = call("Write", {"file_path": f"{fs['W']}/x.txt", "content": "x"})
+            assert said["permissionDecision"] == DENY and "still running" in said["permissionDecisionReason"]
+            assert call("Bash", {"command": "ls"})["permissionDecision"] == ALLOW  # Bash runs in its own sandbox
+        finally:
+            long.kill()
+            long.wait()
+    finally:
+        other.kill()
+        other.wait()
+    assert [r["tool"] for r in guard.read_log(run)] == ["Write"]
+
+
+def test_the_arms_running_commands_are_found_by_the_command_line_wrap_gives_them(fs):
+    import shlex
+
+    from benchcore.harness.confine.sandbox import wrap
+    from benchcore.harness.store.planfile import Sandbox
+
+    box = Sandbox(kind="bwrap", program="/usr/bin/bwrap", args=("--unshare-all", "--die-with-parent"))
+    argv = shlex.split(wrap(box, "sleep 30", fs["W"], fs["C"]))
+    cmdline = "\0".join(argv).encode() + b"\0"  # as /proc/<pid>/cmdline holds it
+    assert guard.binds(cmdline, fs["W"]) and not guard.binds(cmdline, fs["S"]) and not guard.binds(cmdline, fs["C"])

@@ -167,7 +167,12 @@ def test_a_registry_file_planted_mid_run_refuses_the_arm_and_is_named_in_its_run
     [named] = guard.read_log(scene["run"])
     assert (named["cell"], named["tool"], named["decision"]) == ("c/t1/new", "Bash", "deny")
     assert "registry cannot be read" in named["reason"]
-    # The main session and subagents that are no arm are left to the user's rules.
+    # The main session and subagents that are no arm (their opening is read, and is no arm's prompt) are left
+    # to the user's rules; a subagent whose opening cannot be read is refused: it cannot be told from an arm.
+    (scene["transcript"].with_suffix("") / "subagents" / "agent-zz.jsonl").write_text(
+        json.dumps({"type": "user", "message": {"content": "Summarise the repository."}}) + "\n")
     assert guard.hook(json.dumps(dict(payload, agent_type="general-purpose", agent_id="zz")), scene["base"],
                       wait=0) == ""
+    unread = guard.hook(json.dumps(dict(payload, agent_type="general-purpose", agent_id="yy")), scene["base"], wait=0)
+    assert json.loads(unread)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert guard.hook(json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}}), scene["base"], wait=0) == ""

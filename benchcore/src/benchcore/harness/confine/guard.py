@@ -11,23 +11,37 @@ stdin: ``agent_id`` and ``agent_type`` for a subagent, ``tool_name``,
    root (``<temp base>/benchcore-*/guard.json``, gone with ``clean``);
 3. maps the subagent to a planned cell by its conversation's opening (its
    transcript, ``<session>/subagents/**/agent-<agent_id>.jsonl``), which holds
-   the cell's planned prompt; a subagent of an arm type (``bench-arm``,
-   ``bench-baseline``, with or without a ``<plugin>:`` prefix) that maps to no
-   cell is refused everything, as it cannot be confined;
+   the cell's planned prompt; a subagent whose opening is a planned arm prompt
+   is an arm whatever its type (``plan --default-agent-type`` runs arms as the
+   default type); a subagent of an arm type (``bench-arm``,
+   ``bench-baseline``, with or without a ``<plugin>:`` prefix), or whose
+   opening has an arm prompt's shape, that maps to no cell is refused
+   everything, as it cannot be confined;
 4. for an arm of a sandboxed run (plan.json ``sandbox``), answers a Bash call
    with "allow" and ``updatedInput``: the command wrapped by
    :func:`sandbox.wrap`, so it runs in the OS sandbox, with no dialog (Claude
    Code runs the replacement and records the hook's answer as a
-   ``hook_success`` attachment beside the call, which collect checks); file
-   tools are decided on resolved paths (:mod:`rules`); Agent, Skill and
-   Workflow are refused, and so is every tool the guard does not know
-   (WebFetch, WebSearch, ``mcp__*``, any later tool) unless benchmark.yaml
-   ``tools`` names it;
+   ``hook_success`` attachment beside the call, which collect checks), and
+   ``run_in_background`` false, so nothing of the arm runs after its call;
+   file tools are decided on resolved paths (:mod:`rules`) and, allowed, get
+   that resolved path in ``updatedInput``, once no command of the arm is
+   running (:func:`wait_idle`: Claude Code moves a Bash call that outlives its
+   timeout to the background), so nothing can swap a link between the check
+   and the use; Agent, Skill, Workflow and the tools that run work beside the
+   arm or outside its sandbox are refused, and so is every tool the guard
+   does not know (WebFetch, WebSearch, ``mcp__*``, any later tool) unless
+   benchmark.yaml ``tools`` names it. "allow" decides before the permission
+   mode's own check, auto mode's included: for arms the sandbox replaces it
+   (a rewritten input without a decision gets no verdict in auto mode, and is
+   refused: measured);
 5. in an unsandboxed run (``plan --no-sandbox``) and in runs planned before the
-   sandbox, decides Bash with :mod:`rules`' parse-and-refuse allow-list instead;
-6. fails closed for an arm: any error, an unreadable or malformed registry
-   entry, or its own deadline gives "deny" for a call whose agent type is an
-   arm's, and nothing for anyone else. Every refusal is appended to the run's
+   sandbox, decides Bash with :mod:`rules`' parse-and-refuse allow-list
+   instead: a filter, not a confinement (the arms can reach what the user can);
+6. fails closed: any error gives "deny" for every subagent's call (the guard
+   cannot tell it from an arm), and so does an unreadable or malformed
+   registry entry or its own deadline for a call that may be an arm's (an arm
+   type, or any subagent while a run's arms run as the default type); nothing
+   for the main session. Every refusal is appended to the run's
    ``guard.jsonl``.
 """
 
@@ -49,14 +63,23 @@ from ..store.planfile import Sandbox
 
 LOG = "guard.jsonl"
 ARM_TYPES = ("bench-arm", "bench-baseline")
+# Every arm prompt opens its task with this (templates.arm_prompt): an opening that holds it is an arm's.
+ARM_MARK = "Your working directory for this task is "
 # Claude Code writes a Workflow agent's transcript a moment after its first tool call may reach the hook
 # (measured: up to 0.04 s idle, up to 9 s with both cores busy). The guard waits for it as long as it must,
 # up to this deadline, which stays well inside the hook's own timeout (settings.HOOK_TIMEOUT, and the 30 s
 # of hook entries written before it): past it, an
 # arm's call is refused rather than left to Claude Code's timeout, which would let it run unguarded.
 WAIT_SECONDS = 20.0
-# Tools that touch nothing outside the conversation: no decision, for arms too.
-HARMLESS = {"TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "ToolSearch"}
+# How long a file tool of an arm waits for the arm's own commands to end before it is refused (a Bash call
+# Claude Code moved to the background at its timeout goes on running; a read-only one may run beside it).
+BUSY_SECONDS = 8.0
+# Tools that touch nothing outside the conversation: no decision, for arms too. GetTask (2.1.332; BashOutput and
+# TaskOutput before) reads a background command's output: an arm's Bash call that outlived its timeout is one,
+# and the arm waits for it with this. The task checklist's tools change nothing. (TaskStop, 2.1.332's way to end
+# a background task, is refused as unknown: it takes any task id of the session, another arm's or a workflow's.)
+HARMLESS = {"TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "ToolSearch",
+            "GetTask", "TaskOutput", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"}
 GIT_RISKY = re.compile(r"^\s*(fsmonitor|hookspath|pager|sshcommand|editor|askpass|gitproxy|external|textconv|"
                        r"helper|command|clean|smudge|process)\s*=|^\s*\[\s*(alias|include|includeif|filter)\b",
                        re.I | re.M)
@@ -182,9 +205,13 @@ def decide(tool: str, data: dict, world: str, copy: Optional[str], arm_tools=())
                               "allow it)")
     command = data.get("command") if tool == "Bash" else ""
     links: tuple = ()
-    if tool == "Bash" and isinstance(command, str) and re.search(r"(^|\s)(-\w*[RL]|--follow|--dereference|-follow)",
-                                                                 command):
+    if tool in ("Glob", "Grep") or (tool == "Bash" and isinstance(command, str) and re.search(
+            r"(^|\s)(-\w*[RL]|--follow|--dereference|-follow)", command)):
         links = outside_links(world, (os.path.realpath(world), os.path.realpath(copy) if copy else None))
+    if links and tool in ("Glob", "Grep"):
+        # A search that follows links would read or list outside; the arm's own Bash may have made them.
+        return Decision(DENY, f"{tool} would search the world's links that point outside ({links[0]}); "
+                              "remove them or name a folder without them")
     unsafe = git_unsafe(world) if tool == "Bash" and isinstance(command, str) and "git" in command else ""
     rules = Rules(Confinement(world=world, copy=copy, outside_links=links, git_unsafe=unsafe))
     if tool == "Bash":
@@ -211,8 +238,68 @@ def decide_arm(tool: str, data: dict, plan: dict, cell: dict) -> tuple[Optional[
         if not isinstance(command, str) or not command.strip():
             return Decision(DENY, "an empty command"), None
         return (Decision(ALLOW, "runs in the arm's sandbox"),
-                dict(data, command=wrap(box, command, cell["world"], cell.get("skill_dir"))))
-    return decide(tool, data, cell["world"], cell.get("skill_dir"), tools), None
+                foreground(dict(data, command=wrap(box, command, cell["world"], cell.get("skill_dir")))))
+    if tool in FILE_TOOLS and box is not None and box.kind == "bwrap":
+        # First wait for the arm's own commands to end: nothing of the arm may change its world between the
+        # path check below and Claude Code's use of the path.
+        busy = wait_idle(cell["world"])
+        if busy:
+            return Decision(DENY, f"a command of this arm is still running (pid {busy[0]}: Claude Code moved it to "
+                                  f"the background at its timeout), and {tool} must not run beside it; wait for it "
+                                  "to end, or stop it, then call the tool again"), None
+    decision = decide(tool, data, cell["world"], cell.get("skill_dir"), tools)
+    if decision is None or decision.kind == DENY:
+        return decision, None
+    if tool == "Bash":
+        return decision, (foreground(dict(data)) if data.get("run_in_background") else None)
+    if tool in FILE_TOOLS:
+        return decision, Rules(Confinement(world=cell["world"], copy=cell.get("skill_dir"))).resolved(tool, data)
+    return decision, None
+
+
+def running(world: str, proc: str = "/proc") -> list[int]:
+    """The arm's sandboxed commands still running (Linux): the bwrap processes whose command line binds this
+    world, which :func:`sandbox.wrap` gives every Bash call of the arm. While one runs, all it started runs too
+    (its PID namespace ends with it); when it has ended, nothing of the arm runs."""
+    out = []
+    try:
+        pids = [p for p in os.listdir(proc) if p.isdigit()]
+    except OSError:
+        return out
+    for pid in pids:
+        try:
+            with open(os.path.join(proc, pid, "cmdline"), "rb") as fh:
+                if binds(fh.read(), world):
+                    out.append(int(pid))
+        except OSError:
+            continue
+    return out
+
+
+def binds(cmdline: bytes, world: str) -> bool:
+    """Whether a process's command line (``/proc/<pid>/cmdline``: NUL-separated) binds ``world`` read-write, as
+    :func:`sandbox.wrap` does for each of the arm's commands."""
+    return b"\0--bind\0" + world.encode() + b"\0" + world.encode() + b"\0" in cmdline
+
+
+def wait_idle(world: str, wait: Optional[float] = None) -> list[int]:
+    """[] once no command of the arm runs (waiting up to ``wait`` seconds, :data:`BUSY_SECONDS` by default: a
+    Bash call of the same message may still be ending), else the pids still running."""
+    end = time.monotonic() + (BUSY_SECONDS if wait is None else wait)
+    while True:
+        busy = running(world)
+        if not busy or time.monotonic() >= end:
+            return busy
+        time.sleep(0.05)
+
+
+def foreground(data: dict) -> dict:
+    """An arm's Bash input made to run in the foreground: ``run_in_background`` false, so the call (and, in
+    the sandbox, every process it started) has ended before the arm's next tool call runs, and nothing of the
+    arm runs beside its file tools (whose path check it could otherwise race)."""
+    if "run_in_background" in data:
+        data["run_in_background"] = False
+    return data
 
 
 # ---------------------------------------------------------------------- the hook
@@ -241,14 +328,11 @@ def hook(payload: str, base: Path, wait: float = WAIT_SECONDS) -> str:
         return ""
     if not isinstance(data, dict) or not data.get("agent_id"):
         return ""
-    agent_type = str(data.get("agent_type") or "")
     try:
         return _hook(data, base, wait)
-    except Exception as exc:  # noqa: BLE001: fail closed for an arm, neutral for anyone else
-        if not is_arm_type(agent_type):
-            return ""
-        return answer(Decision(DENY, f"the benchmark guard failed ({type(exc).__name__}: {exc}), so this arm "
-                                      "cannot be confined"))
+    except Exception as exc:  # noqa: BLE001: fail closed: the guard cannot tell this subagent from an arm
+        return answer(Decision(DENY, f"the benchmark guard failed ({type(exc).__name__}: {exc}), so it cannot "
+                                      "tell this agent from a benchmark arm, which it must confine"))
 
 
 def answer(decision: Decision, updated: Optional[dict] = None) -> str:
@@ -263,12 +347,17 @@ def _hook(data: dict, base: Path, wait: float) -> str:
     broken: list[str] = []
     plans = _plans(base, broken)
     agent_id, agent_type = str(data.get("agent_id")), str(data.get("agent_type") or "")
-    arm = is_arm_type(agent_type)
-    if not plans and not (broken and arm):
-        return ""
     tool, tool_input = str(data.get("tool_name") or ""), data.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
-    text = (opening(str(data.get("transcript_path") or ""), agent_id, wait) or "") if plans else ""
+    read = opening(str(data.get("transcript_path") or ""), agent_id, wait) if plans or broken else None
+    text = read or ""
+    # An arm is a subagent of an arm type, or one whose opening is an arm's prompt (whatever its type: plan
+    # --default-agent-type runs arms as the default type); one whose opening cannot be read is taken for an
+    # arm while a run has arms of the default type, or a registry entry cannot be read (fail closed).
+    arm = is_arm_type(agent_type) or (ARM_MARK in text and "Packet id:" not in text) or (read is None and (
+        bool(broken) or any(not c.get("agent_type") for p in plans for c in p.get("cells") or [])))
+    if not plans and not (broken and arm):
+        return ""
     found = find_cell(text, plans) if text else None
     updated = None
     if broken and arm:
@@ -281,8 +370,11 @@ def _hook(data: dict, base: Path, wait: float) -> str:
     elif found is None:
         if not arm:
             return ""
-        decision, run_dir, cell_id, world = Decision(DENY, "this arm's planned task was not found, so the "
-                                                           "benchmark cannot confine it"), plans[-1]["_run_dir"], None, None
+        why = ("this arm's planned task was not found, so the benchmark cannot confine it" if read is not None
+               or is_arm_type(agent_type) else
+               f"this agent's task could not be read within {wait:g} s, and a run's arms run as the default agent "
+               "type, so the benchmark cannot tell it from an arm it must confine")
+        decision, run_dir, cell_id, world = Decision(DENY, why), plans[-1]["_run_dir"], None, None
     else:
         plan, cell = found
         run_dir, cell_id, world = plan["_run_dir"], cell.get("id"), cell.get("world")

@@ -8,7 +8,10 @@ known tool that runs no code of its own choosing, every path operand (absolute,
 relative to a ``cd``/``git -C`` into the world, globs expanded) inside, and
 nothing the parse cannot follow (``$``, backticks, subshells, ``eval``,
 interpreters). What reaches outside is refused ("deny"); what the parse cannot
-show safe is left to the user ("ask"). Nothing is ever allowed on a guess.
+show safe is left to the user ("ask"). Nothing is ever allowed on a guess. This
+command parse is what an unsandboxed run (``plan --no-sandbox``) has instead
+of the OS sandbox: a filter, not a confinement (every earlier escape worked
+through it); a sandboxed run uses only the path rules.
 
 Paths are resolved through ``resolve`` (``os.path.realpath`` by default) and
 globs through ``expand``, so the table-driven tests can give a fake file system.
@@ -36,6 +39,19 @@ NO_TOOLS = {"Agent": "an arm works alone: a helper agent would work outside the 
             "Task": "an arm works alone: a helper agent would work outside the guard",
             "Skill": "an arm uses the skill copy in its prompt, never an installed skill",
             "Workflow": "an arm works alone: a workflow would run agents outside the guard"}
+# Tools that run a command or code outside the arm's OS sandbox, or start work that goes on after the call
+# returns (beside the arm's own file tools, whose path check it could then race): refused for every arm, even
+# when benchmark.yaml ``tools`` names them.
+BACKGROUND_TOOLS = {
+    "Monitor": "Monitor runs a command in the background, beside the arm's own file tools; run it with Bash",
+    "PowerShell": "PowerShell runs commands outside the arm's OS sandbox; use Bash",
+    "REPL": "REPL runs code outside the arm's OS sandbox; use Bash",
+    "Eval": "Eval runs code outside the arm's OS sandbox; use Bash",
+    "CronCreate": "an arm cannot schedule work to run after its call",
+    "ScheduleWakeup": "an arm cannot schedule work to run after its call",
+    "RemoteTrigger": "an arm cannot start work elsewhere",
+}
+NO_TOOLS.update(BACKGROUND_TOOLS)
 
 # Commands that read or write only the files named on their command line and run nothing else.
 READERS = {"cat", "head", "tail", "wc", "ls", "grep", "egrep", "fgrep", "rg", "sort", "uniq", "cut", "tr", "diff",
@@ -165,6 +181,18 @@ class Rules:
         if refused:
             return refused
         return Decision(ALLOW, f"{name} inside the task's folders")
+
+    def resolved(self, name: str, data: dict) -> dict:
+        """The input of an allowed file-tool call with its path replaced by the one the check resolved (every
+        symlink followed), so Claude Code opens exactly what was checked: a link in the world swapped after
+        the check cannot send the call elsewhere. A path in the world that is itself a link into the world or
+        the copy is allowed and given as its target; one that leads outside was refused by the check."""
+        field = FILE_TOOLS[name]
+        path = data.get(field)
+        if not isinstance(path, str) or not path or path in DEVICES:
+            return dict(data)
+        real = self.where(path, None)
+        return dict(data) if real is None else dict(data, **{field: real})
 
     # ------------------------------------------------------------------ bash
     def bash(self, command: str) -> Decision:

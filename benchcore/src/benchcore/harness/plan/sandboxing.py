@@ -3,8 +3,10 @@
 A smoke run (``confine/sandbox.py``) picks the first sandbox that works on this
 machine. Where none does, plan stops before any arm can run and says why, with
 the exact fix, unless the user opted out (``plan --no-sandbox``): the run is
-then planned unsandboxed (the guard parses and refuses commands instead), and
-run.json, results.json, the report's environment card and its headline say so.
+then planned unsandboxed: the arms are not confined (the guard only parses
+commands and refuses what it cannot show stays inside, which is no boundary),
+and plan's note, run.json, results.json, the report's environment card and its
+headline say so.
 
 Then, in that sandbox (``confine/toolprobe.py``): the interpreter and test runner the arms get (plan prints
 them; run.json ``toolchain`` and the environment card keep them), each command benchmark.yaml ``requires:``
@@ -48,9 +50,11 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
     if opt_out:
         opted = [evolve(d, sandbox=None, sandbox_words=NOT_SANDBOXED) for d in decisions]
         opted, lines = arms_toolchain(root, opted, environ)
-        return (opted, "\n".join([f"note: {OPT_OUT}: the arms' commands run on this machine with no OS sandbox, "
-                                  "checked only by parsing them (interpreters, build tools and test runners are "
-                                  "refused); the report says the run was not sandboxed"] + lines))
+        return (opted, "\n".join([f"note: {OPT_OUT}: the arms are not confined: their commands run on this machine "
+                                  "as you and can reach anything you can (your files, keys and network); the guard "
+                                  "only parses each command and refuses what it cannot show stays in the arm's "
+                                  "world (interpreters, build tools and test runners among them); the report says "
+                                  "the run was not sandboxed"] + lines))
     config = config_dir()
     forbidden = [str(root), str(temp_base), str(config)]
     keep = keep_out(root)
@@ -60,9 +64,10 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
         raise BenchError(None, f"no OS sandbox can run on this machine, so the arms' commands cannot be confined "
                                f"(nothing was planned): {found.problem}",
                          fix=f"{found.fix}; then run plan again (benchcore sandbox tests it). Or plan with "
-                             f"{OPT_OUT} to benchmark without a sandbox: arms' commands are then checked only by "
-                             "parsing them, which refuses interpreters, build tools and test runners, and the "
-                             "report says the run was not sandboxed")
+                             f"{OPT_OUT} to benchmark without a sandbox: the arms are then not confined (their "
+                             "commands run as you and can reach anything you can), checked only by parsing them, "
+                             "which refuses interpreters, build tools and test runners, and the report says the run "
+                             "was not sandboxed")
     out = []
     for d in decisions:
         chosen = found.sandbox if not d.network else box.build(found.sandbox.kind, found.sandbox.program, True,
