@@ -21,6 +21,9 @@ from ..confine import sandbox as box
 from .decide import Decision
 
 OPT_OUT = "--no-sandbox"
+UNCONFINED_CASE_SHELL = (f"note: {OPT_OUT}: each case's setup (now) and hard assertions (in collect) run unconfined "
+                         "too, on this machine with your session's environment: a predicate that runs the arm's code "
+                         "(a test runner, a script in its world) runs that code unconfined")
 
 
 def words(found: box.Sandbox) -> str:
@@ -38,7 +41,7 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
         return ([evolve(d, sandbox=None, sandbox_words=NOT_SANDBOXED) for d in decisions],
                 f"note: {OPT_OUT}: the arms' commands run on this machine with no OS sandbox, checked only by "
                 "parsing them (interpreters, build tools and test runners are refused); the report says the run "
-                "was not sandboxed")
+                "was not sandboxed\n" + UNCONFINED_CASE_SHELL)
     config = config_dir()
     forbidden = [str(root), str(temp_base), str(config)]
     found = box.prepare(False, forbidden, hidden=[str(root)] + ([str(config)] if config.exists() else []),
@@ -55,4 +58,5 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
         chosen = found.sandbox if not d.network else box.build(found.sandbox.kind, found.sandbox.program, True,
                                                                forbidden, environ)
         out.append(evolve(d, sandbox=chosen, sandbox_words=words(chosen)))
-    return out, f"sandbox: each arm's commands run in {words(found.sandbox).split(':')[0]} (smoke run passed)"
+    return out, (f"sandbox: each arm's commands run in {words(found.sandbox).split(':')[0]} (smoke run passed), "
+                 "and so do each case's setup and, in collect, its hard assertions")
