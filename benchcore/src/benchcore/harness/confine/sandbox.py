@@ -340,8 +340,9 @@ NAMESPACE_FIX = ("bubblewrap needs unprivileged user namespaces. On Ubuntu 24.04
 
 
 # ---------------------------------------------------------------------- a case's own shell: setup, checks, samples
-# Where a hard assertion reads the arm's output inside the bwrap sandbox ($OUTPUT): a read-only bind of a copy.
-OUTPUT_INSIDE = "/run/benchcore/output.md"
+# Where a hard assertion reads the arm's output inside the bwrap sandbox ($OUTPUT): a read-only bind of a copy,
+# in the private /tmp (a mount point made there still works when the root is read-only).
+OUTPUT_INSIDE = "/tmp/benchcore-check/output.md"
 # The arm's generated git identity is for arms: a case's setup commits as whoever it names (git -c user.name=...),
 # which these variables would override; git falls back to EMAIL when nothing names one.
 CASE_EMAIL = "case@benchmark.invalid"
@@ -355,7 +356,8 @@ def case_argv(sandbox: Sandbox, command: str, world: str, output: Optional[str] 
     environment (no session secrets) plus ``env`` (e.g. ``WORLD``, the git-safety variables), no network unless
     the sandbox has it (benchmark.yaml ``network: true``), every capability dropped (as root too), and nothing of
     the home folder, the repository, the run folder, the temp root around the world or the installed benchcore
-    visible unless on the session's PATH, then read-only. No skill copy is bound.
+    visible unless on the session's PATH, then read-only; the root itself read-only (a write elsewhere than the
+    world and /tmp fails with "Read-only file system"). No skill copy is bound.
 
     ``output``: a file (a copy of the arm's output.md) bound read-only and named by ``$OUTPUT``: at
     :data:`OUTPUT_INSIDE` under bwrap; under Seatbelt, which cannot bind, its own path (its folder readable).
@@ -385,7 +387,9 @@ def case_argv(sandbox: Sandbox, command: str, world: str, output: Optional[str] 
         if os.path.exists(output):
             argv += ["--ro-bind", output, OUTPUT_INSIDE]
         extra["OUTPUT"] = OUTPUT_INSIDE
-    argv += ["--bind", world, world, "--chdir", world]
+    # The root read-only last, once every mount point is made: a write outside the world and /tmp fails with an
+    # error the command sees (EROFS), not into a throwaway root.
+    argv += ["--bind", world, world, "--remount-ro", "/", "--chdir", world]
     for k, v in sorted(dict(extra, PWD=world).items()):
         argv += ["--setenv", k, v]
     return argv + ["--", sandbox.shell, "-c", command]
