@@ -70,6 +70,14 @@ def _tail(stream, out: list) -> None:
     out.append(buf.decode("utf-8", errors="replace"))
 
 
+def _kill(proc: subprocess.Popen) -> None:
+    """Kill the command's whole process group (under bwrap: bwrap, and with it the sandbox's pid namespace)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def run_shell(command: str, world: str, *, sandbox: Optional[Sandbox], timeout: float,
               env: Optional[Mapping[str, str]] = None, output: Optional[str] = None,
               base: Optional[Mapping[str, str]] = None) -> Ran:
@@ -99,17 +107,22 @@ def run_shell(command: str, world: str, *, sandbox: Optional[Sandbox], timeout: 
                    for s, t in zip((proc.stdout, proc.stderr), tails)]
         for r in readers:
             r.start()
-        timed_out = False
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            _kill(proc)
+        # A timer, not wait(timeout=...), whose polling (up to 50 ms a step) would add to every check's time.
+        timer = threading.Timer(timeout, expire)
+        timer.daemon = True
+        timer.start()
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:  # also on Ctrl-C: nothing the command started outlives this call
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
             proc.wait()
+        finally:  # also on Ctrl-C: nothing the command started outlives this call
+            timer.cancel()
+            _kill(proc)
+            proc.wait()
+        timed_out = expired.is_set() and proc.returncode < 0
         for r in readers:
             r.join(timeout=5)
         out, err = (t[0] if t else "" for t in tails)
