@@ -262,3 +262,40 @@ def test_validate_runs_a_samples_setup_act_and_predicates_in_the_sandbox(box, tm
     loose = case_sample_problems(root, d, case, None)
     failed = {p.line for p in loose if "the good sample tests/x/01-probe/samples/good fails" in str(p)}
     assert failed == {case.hard_assertions[0].line, case.hard_assertions[1].line}, loose
+
+
+def test_the_case_command_line_adds_only_narrowing_to_the_arms_fixed_part():
+    """bwrap: the run's fixed part first (what every arm gets), then only what narrows it or is the case's:
+    capabilities dropped, the arms' git identity unset, $OUTPUT bound read-only, the world, the root read-only
+    last; the command word for word. Seatbelt: the arms' profile with the output's folder read-only and a
+    private scratch, the same environment without the arms' identity."""
+    import shlex
+
+    fixed = ("--unshare-all", "--ro-bind", "/usr", "/usr", "--tmpfs", "/tmp", "--clearenv",
+             "--setenv", "GIT_AUTHOR_NAME", "Benchmark Arm")
+    box = sandbox.Sandbox(kind="bwrap", program="/usr/bin/bwrap", args=fixed, shell="/bin/bash",
+                          env={"PATH": "/usr/bin", "GIT_AUTHOR_NAME": "Benchmark Arm"})
+    argv = sandbox.case_argv(box, "echo 'a b' $HOME", "/w/my world", "/s/output.md", {"WORLD": "/w/my world"})
+    assert argv[:1 + len(fixed)] == ["/usr/bin/bwrap", *fixed]
+    rest = argv[1 + len(fixed):]
+    assert rest[:2] == ["--cap-drop", "ALL"]
+    assert {rest[i + 1] for i, w in enumerate(rest) if w == "--unsetenv"} == set(sandbox.GIT_IDENTITY)
+    assert "--ro-bind" not in rest  # no $OUTPUT bind for a file that is not there
+    assert rest[-3:] == ["/bin/bash", "-c", "echo 'a b' $HOME"]
+    world = rest.index("--bind")
+    assert rest[world:world + 5] == ["--bind", "/w/my world", "/w/my world", "--remount-ro", "/"]
+    env = {rest[i + 1]: rest[i + 2] for i, w in enumerate(rest) if w == "--setenv"}
+    assert env == {"WORLD": "/w/my world", "PWD": "/w/my world", "OUTPUT": sandbox.OUTPUT_INSIDE,
+                   "EMAIL": sandbox.CASE_EMAIL}
+
+    mac = sandbox.Sandbox(kind="seatbelt", program="/usr/bin/sandbox-exec", readonly=("/opt/tool",),
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/tmp/home", "GIT_AUTHOR_NAME": "Benchmark Arm"})
+    argv = sandbox.case_argv(mac, "make test", "/w/world", "/s/check/output.md", {"WORLD": "/w/world"},
+                             scratch="/s/tmp")
+    assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"]
+    profile = argv[2]
+    assert '(allow file-read* file-write* (subpath "/w/world") (subpath "/s/tmp"))' in profile
+    assert '(allow file-read* (subpath "/s/check"))' in profile and "(deny network*)" in profile
+    assert "OUTPUT=/s/check/output.md" in argv and "HOME=/s/tmp" in argv and "WORLD=/w/world" in argv
+    assert not any(w.startswith("GIT_AUTHOR") for w in argv) and f"EMAIL={sandbox.CASE_EMAIL}" in argv
+    assert shlex.split(argv[-1])[-3:] == ["/bin/bash", "-c", "make test"]
