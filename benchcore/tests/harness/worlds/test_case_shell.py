@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -299,3 +300,28 @@ def test_the_case_command_line_adds_only_narrowing_to_the_arms_fixed_part():
     assert "OUTPUT=/s/check/output.md" in argv and "HOME=/s/tmp" in argv and "WORLD=/w/world" in argv
     assert not any(w.startswith("GIT_AUTHOR") for w in argv) and f"EMAIL={sandbox.CASE_EMAIL}" in argv
     assert shlex.split(argv[-1])[-3:] == ["/bin/bash", "-c", "make test"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("runuser"), reason="needs root to run as nobody")
+def test_the_case_command_line_holds_for_an_unprivileged_user_too(box):
+    """The same command line as another user (nobody): no capability, $OUTPUT and the root read-only, the world
+    writable. (The other tests run as whoever runs the suite: root on CI and on this project's machines.)"""
+    import tempfile
+
+    place = Path(tempfile.mkdtemp(prefix="benchcore-nobody-", dir="/tmp"))  # a folder nobody can reach
+    try:
+        (place / "world").mkdir()
+        (place / "output.md").write_text("answer\n")
+        place.chmod(0o755)
+        (place / "world").chmod(0o777)
+        # the system's programs only: root's own toolchain folders (~root/.pyenv) are not nobody's to bind
+        plain = sandbox.build("bwrap", box.program, False, [], environ={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+        argv = sandbox.case_argv(plain, 'id -u; grep CapEff /proc/self/status; cat "$OUTPUT"; echo x > "$OUTPUT"; '
+                                      'echo y > /etc/x; echo z > ok.txt', str(place / "world"),
+                                 str(place / "output.md"), {"WORLD": str(place / "world")})
+        done = subprocess.run(["runuser", "-u", "nobody", "--", *argv], capture_output=True, text=True, timeout=60)
+        assert done.stdout.splitlines()[:3] == ["65534", "CapEff:\t0000000000000000", "answer"], done
+        assert done.stderr.count("Read-only file system") == 2, done.stderr
+        assert (place / "world" / "ok.txt").read_text() == "z\n" and (place / "output.md").read_text() == "answer\n"
+    finally:
+        shutil.rmtree(place)
