@@ -325,3 +325,30 @@ def test_the_case_command_line_holds_for_an_unprivileged_user_too(box):
         assert (place / "world" / "ok.txt").read_text() == "z\n" and (place / "output.md").read_text() == "answer\n"
     finally:
         shutil.rmtree(place)
+
+
+def test_validate_says_where_the_samples_ran(box, tmp_path, monkeypatch, capsys):
+    from benchcore.cli import main
+
+    root = tmp_path / "repo"
+    (root / "skills" / "greet").mkdir(parents=True)
+    (root / "skills" / "greet" / "SKILL.md").write_text("---\nname: greet\ndescription: greets\n---\nBody.\n")
+    d = root / "tests" / "greet" / "01-hello"
+    d.mkdir(parents=True)
+    (d / "case.md").write_text("---\ndescription: hello\n---\n## Prompt\nGreet.\n## Hard assertions\n```sh\n"
+                               'grep -q Hello "$OUTPUT"\n```\n## Soft criteria\n- polite\n')
+    for name, text in (("good", "Hello!\n"), ("bad-silent", "...\n")):
+        (d / "samples" / name).mkdir(parents=True)
+        (d / "samples" / name / "output.md").write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    assert main(["validate", "--repo", str(root), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["samples_ran"] == "sandboxed" and "in the arms' sandbox" in data["samples_note"]
+    broken = tmp_path / "bwrap"
+    broken.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv(sandbox.PROGRAM_KNOB, str(broken))
+    assert main(["validate", "--repo", str(root)]) == 0  # the samples still run, unconfined, and it says so
+    out = capsys.readouterr().out
+    assert "note: no OS sandbox runs here" in out and "No permissions to create new namespace" in out
+    assert "ran unconfined (no OS sandbox): on this machine with your session's environment" in out
