@@ -3,7 +3,7 @@
 Where a predicate runs (``worlds/shell.py``): in the run's OS sandbox, the same
 one the arms' Bash calls ran in (plan.json ``sandbox``): the world read-write as
 the arm left it, ``$OUTPUT`` a read-only copy of the arm's output.md (at
-``/run/benchcore/output.md`` under bwrap), ``$WORLD`` the world and cwd, the
+``/tmp/benchcore-check/output.md`` under bwrap), ``$WORLD`` the world and cwd, the
 sandbox's fixed environment (no session secrets, no home folder), no network
 unless benchmark.yaml says ``network: true``, standard input closed and a time
 limit; a non-zero exit or a timeout fails it. A predicate often runs the arm's
@@ -17,20 +17,20 @@ The world is the arm's: it may have written its own ``.git/config``. Before any
 predicate runs, a world whose git setup can reach a configuration the check cannot
 read as git will (``.git`` that is a file or a link, ``commondir``, a per-worktree
 config, ``include`` or ``includeIf`` sections) is refused: its predicates do not run
-and fail with the reason, so the trial is gated, sandboxed or not (the verdict does
-not depend on where the checks ran). Every git the predicate runs gets a
+and fail with the reason, so the trial is gated, sandboxed or not (the refusal does
+not depend on where the checks run). Every git the predicate runs gets a
 sanitised configuration (no system config, no repository discovery above the world,
 and every key that can run a program overridden through ``GIT_CONFIG_COUNT``, the
 keys listed by git itself from inside the world): in the sandbox a second wall, and
 unconfined the one that keeps ``collect`` from running an arm's program through git.
-That listing runs two git processes (reading configuration, outside the sandbox; they
-run no program);
-a trial's checks share it, and it is taken again before a check whenever a file it
+That listing runs two git processes (outside the sandbox: they only read configuration
+and run no program); a trial's checks share it, and it is taken again before a check whenever a file it
 came from (the world's ``.git/config``, the user's git config) has changed since, so
 a check sees the configuration as it is when it starts. Each predicate runs in a
 bash of its own, in its own session, killed whole at the limit (one process a
 check: its own time limit, exit and stderr); only the tail of its stderr is kept.
 """
+
 from __future__ import annotations
 
 import os

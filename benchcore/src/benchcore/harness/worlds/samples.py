@@ -11,7 +11,7 @@ every predicate must fail on some bad sample. A case with hard assertions and no
 predicates are reported as unproven.
 
 A sample's setup, its ``act.sh`` and the predicates run the way a run runs them (``worlds/shell.py``): in the OS
-sandbox the arms' Bash calls get (:func:`validation_sandbox`, smoke-run once per validate, with each skill's
+sandbox the arms' Bash calls get (:func:`samples_sandbox`, smoke-run once per validate, with each skill's
 benchmark.yaml ``network``), so a predicate that passes here does not depend on anything of the session the
 arms and the gate do not have. Where no sandbox runs, they run unconfined and validate says so.
 """
