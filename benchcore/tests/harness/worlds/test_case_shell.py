@@ -109,7 +109,6 @@ def test_a_planted_test_file_the_predicate_imports_reaches_nothing_outside_the_w
     assert not stolen.exists() and (BENCHCORE / "src" / "benchcore" / "__init__.py").read_bytes() == before
     # The same predicate unconfined (the --no-sandbox fallback) reads and writes all of it: what the sandbox
     # keeps out is really there to be reached.
-    monkeypatch.setattr(os, "environ", dict(os.environ))
     (world / "tests" / "test_steal.py").write_text((world / "tests" / "test_steal.py").read_text().replace(
         str(BENCHCORE / "src" / "benchcore" / "__init__.py"), str(tmp_path / "stand-in-for-benchcore.py")))
     [r] = run_assertions(checks("python3 -B -m unittest discover -s tests -t ."), output, world, timeout=60)
