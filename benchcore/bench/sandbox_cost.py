@@ -9,6 +9,12 @@ and wrapped (the exact command line the guard gives Claude Code), ``--repeat``
 times each after one warm-up of each. Prints the median and the quartiles of
 both, the median ratio wrapped / plain (the goal: at most 1.1x for a ~300 ms
 command) and the added milliseconds; also ``true`` alone, the fixed overhead.
+
+Then the same for a case's hard assertion: the command run as collect's gate
+runs a predicate (``harness/worlds/assertions.run_assertions``: the world's git
+listing, a copy of the output, the process group killed at the end), in the
+sandbox (``confine/sandbox.case_argv``, ``$OUTPUT`` bound read-only) against
+unconfined (``bash -c`` with the session's environment, as before issue 37).
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from benchcore.harness.confine import sandbox  # noqa: E402
+from benchcore.harness.worlds.assertions import run_assertions  # noqa: E402
+from benchcore.model import HardAssertion  # noqa: E402
 
 
 def _time(argv: list[str], cwd: str) -> float:
@@ -40,6 +48,24 @@ def measure(box, world: str, command: str, repeat: int) -> tuple[list[float], li
     for _ in range(repeat):
         a.append(_time(plain, world))
         b.append(_time(wrapped, world))
+    return a, b
+
+
+def measure_checks(box, world: str, command: str, repeat: int) -> tuple[list[float], list[float]]:
+    """A hard assertion as the gate runs it: unconfined vs in the sandbox (alternating, after a warm-up)."""
+    output = Path(world).parent / "output.md"
+    output.write_text("Fixed it; the suite passes.\n")
+    check = [HardAssertion(command=command, line=1)]
+
+    def once(chosen) -> float:
+        start = time.perf_counter()
+        run_assertions(check, output, Path(world), timeout=120, sandbox=chosen)
+        return time.perf_counter() - start
+    once(None), once(box)
+    a, b = [], []
+    for _ in range(repeat):
+        a.append(once(None))
+        b.append(once(box))
     return a, b
 
 
@@ -70,6 +96,12 @@ def main(argv=None) -> int:
             added = (statistics.median(wrapped) - statistics.median(plain)) * 1000
             print(f"{command}:\n  plain   {_q(plain)}\n  wrapped {_q(wrapped)}\n"
                   f"  ratio {ratio:.3f}x, +{added:.0f} ms per command")
+        for command in (args.command, "true"):
+            plain, boxed = measure_checks(found.sandbox, str(world), command, args.repeat)
+            ratio = statistics.median(boxed) / statistics.median(plain)
+            added = (statistics.median(boxed) - statistics.median(plain)) * 1000
+            print(f"hard assertion {command!r} as collect's gate runs it:\n  unconfined {_q(plain)}\n"
+                  f"  sandboxed  {_q(boxed)}\n  ratio {ratio:.3f}x, +{added:.0f} ms per predicate")
     return 0
 
 

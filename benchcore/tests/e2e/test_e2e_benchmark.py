@@ -573,8 +573,9 @@ def test_a_trial_still_invalid_after_two_reruns_is_given_up_and_the_protocol_goe
 
 def test_a_failing_setup_during_rerun_changes_nothing(bench):
     # Bug: --rerun moved a trial's files aside before building its new worlds, so a failing setup
-    # left the run half re-planned (files moved, plan.json unchanged).
-    _, out, _ = bench.plan("greet", "--seed", "9")
+    # left the run half re-planned (files moved, plan.json unchanged). Planned --no-sandbox: the setup below
+    # counts its runs in a file outside its world, which a sandboxed setup cannot write.
+    _, out, _ = bench.plan("greet", "--seed", "9", "--no-sandbox")
     [run_dir] = bench.runs()
     bench.arms(next_script(out), Script(files=greet_files(), peek={(CASE2, 1)}))
     bench.run("collect", str(run_dir))

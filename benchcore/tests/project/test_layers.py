@@ -16,7 +16,7 @@ from pathlib import Path
 import benchcore
 
 PKG = Path(benchcore.__file__).resolve().parent
-HARNESS_ORDER = ["store", "repo", "worlds", "claude", "fanout", "confine", "runs", "collect", "plan", "render",
+HARNESS_ORDER = ["store", "repo", "claude", "fanout", "confine", "worlds", "runs", "collect", "plan", "render",
                  "draft"]
 
 

@@ -143,3 +143,7 @@ def _print_status(s: Status, named: bool = True) -> None:
               f"their efficacy stays unjudged and the run incomplete")
     if not (s.missing_cells or s.invalid_trials or s.pending_packets or s.unchecked):
         print("  nothing missing")
+    if s.checks == "unconfined":
+        print("  note: no OS sandbox in this run (planned with --no-sandbox, or before the sandbox): its hard "
+              "assertions ran unconfined, on this machine with your session's environment, and a predicate that "
+              "runs the arm's code (a test runner, a script in its world) ran that code unconfined too")

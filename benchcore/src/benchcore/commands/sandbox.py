@@ -66,4 +66,6 @@ def run(args) -> int:
         print(f"  left out of the arms' PATH: {why}")
     print(f"  environment: {', '.join(sorted(box.env))} (nothing else of the session's)")
     print("  not limited: CPU and memory; file tools (Read, Write, Edit...) are held to the world by path rules")
+    print("  a case's setup, its hard assertions and validate's samples run in it too (no skill copy; $OUTPUT a "
+          "read-only copy of the arm's answer; the root read-only, no capabilities)")
     return 0

@@ -6,7 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..harness.worlds.samples import tree_sample_problems
+from ..harness.worlds.samples import cases_with_samples, samples_sandbox, tree_sample_problems
+from ..harness.worlds.shell import where
 from ..harness.repo.tree import find_repo_root, validate_tree
 
 
@@ -18,9 +19,18 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     root = find_repo_root(args.repo or Path.cwd())
     report = validate_tree(root)
+    skills = [s for s, _ in report.skills]
+    # The samples run where a run runs a case's shell: in the arms' sandbox, or unconfined where none runs here.
+    box, ran, note = None, None, None
+    if cases_with_samples(root, skills):
+        found = samples_sandbox(root)
+        box, ran = found.sandbox, "sandboxed" if found.sandbox is not None else "unconfined"
+        note = (f"samples: their setup, act.sh and hard assertions ran {where(box)}" if box is not None else
+                f"note: no OS sandbox runs here ({found.problem}), so the samples' setup, act.sh and hard "
+                f"assertions ran {where(None)}; fix: {found.fix}")
     # The samples prove each case's hard assertions can pass and fail; progress goes to stderr (it can take a while).
     problems = list(report.problems) + tree_sample_problems(
-        root, [s for s, _ in report.skills], progress=lambda line: print(line, file=sys.stderr, flush=True))
+        root, skills, progress=lambda line: print(line, file=sys.stderr, flush=True), sandbox=box)
     if args.json:
         print(json.dumps({
             "ok": not problems,
@@ -29,6 +39,7 @@ def run(args) -> int:
             "untested": list(report.untested),
             "problems": [p.as_dict() for p in problems],
             "warnings": [w.as_dict() for w in report.warnings],
+            "samples_ran": ran, "samples_note": note,
         }, indent=2))
         return 2 if problems else 0
     for skill, n in report.skills:
@@ -37,6 +48,8 @@ def run(args) -> int:
         print(f"skills with no tests (reported, not an error): {', '.join(report.untested)}")
     for w in report.warnings:
         print(f"warning: {w}")
+    if note:
+        print(note)
     if problems:
         print(f"\n{len(problems)} problem{'s' if len(problems) != 1 else ''}:")
         for p in problems:

@@ -1,4 +1,9 @@
-"""Collect stage 3, the gate: run the new arm's hard assertions in its world (assertions.json)."""
+"""Collect stage 3, the gate: run the new arm's hard assertions in its world (assertions.json).
+
+The predicates run in the run's OS sandbox (plan.json ``sandbox``), the one the arm's own Bash calls ran in
+(``worlds/assertions.py``, ``worlds/shell.py``): a test file the arm planted and a predicate imports reaches no
+more than the arm could. A run planned without one (``plan --no-sandbox``, or before the sandbox) runs them
+unconfined, and collect says so (:func:`checks_where`)."""
 
 from __future__ import annotations
 
@@ -41,7 +46,8 @@ def run_gate(run: RunState, found: dict) -> tuple[dict[tuple[str, int], bool], s
         if results is None:
             world = Path(cell.world)
             ran = () if not world.is_dir() else hard.run_assertions(case.hard_assertions, cdir / "output.md",
-                                                                     world, run.assert_timeout)
+                                                                     world, run.assert_timeout,
+                                                                     sandbox=run.plan.sandbox)
             if not world.is_dir():  # gone before or while they ran: no result stands
                 unchecked.add(key)
                 if apath.is_file():
@@ -51,3 +57,10 @@ def run_gate(run: RunState, found: dict) -> tuple[dict[tuple[str, int], bool], s
             write_if_changed(apath, serde.dumps(list(results)))
         gated[key] = hard.gated(results)
     return gated, unchecked
+
+
+def checks_where(run: RunState) -> str:
+    """Where this run's hard assertions run: "sandboxed", "unconfined" (no sandbox in the run), or "" (none)."""
+    if not any(c.hard_assertions for c in run.cases.values()):
+        return ""
+    return "sandboxed" if run.plan.sandbox is not None else "unconfined"

@@ -61,7 +61,7 @@ def replan_cells(run: RunState, found: dict, audits: dict) -> list[str]:
             world = make_world(Path(run.plan.world_root), cell.case, cell.trial, fixture)
             made.append(world)
             if case.setup:
-                run_setup(world, case.setup, case.path)
+                run_setup(world, case.setup, case.path, run.plan.sandbox)
             prompt = run.templates.arm_prompt(case, str(world), cell.skill_dir)
             fresh[cell.id] = evolve(cell, world=str(world), prompt=prompt, attempt=cell.attempt + 1)
     except BaseException:

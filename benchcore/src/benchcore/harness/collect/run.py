@@ -43,7 +43,7 @@ from .baseline_checks import run_baseline_checks
 from .audit import audit_trials
 from .cells import find_cells, record_models
 from .environment import record_environment
-from .gate import run_gate
+from .gate import checks_where, run_gate
 from .launch import Launches, launch_hint, next_step, write_launch_scripts
 from .packets import write_packets
 from .rerun import cells_to_rerun, replan_cells
@@ -112,7 +112,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
                   to_rerun=tuple(c.id for c in go), given_up=tuple(c.id for c in stop),
                   unchecked=tuple(f"{c}/t{n}" for c, n in sorted(unchecked, key=order)),
                   ignored_judges=tuple(sorted(ignored.items())), given_up_packets=tuple(given_up_packets),
-                  **provenance_fields(run))
+                  checks=checks_where(run), **provenance_fields(run))
 
 
 def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Collected:

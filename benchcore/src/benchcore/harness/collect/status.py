@@ -38,6 +38,8 @@ class Status:
     refused_calls: tuple[tuple[str, str], ...] = ()  # (cell id, which of its tool calls Claude Code refused)
     # (cell or packet id, path, why): an arm or judge the run's sessions launched twice, not counted
     duplicates: tuple[tuple[str, str, str], ...] = ()
+    # where the hard assertions ran (collect/gate.py checks_where): "sandboxed", "unconfined", or "" (none)
+    checks: str = ""
 
 
 def _waiting(run: RunState, found: dict, redone) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -81,7 +83,8 @@ def status_dict(s: Status) -> dict:
             "refused_transcripts": [{"cell": c, "path": p, "why": w} for c, p, w in s.refused_transcripts],
             "late_transcripts": [{"cell": c, "path": p} for c, p in s.late],
             "refused_calls": [{"cell": c, "what": w} for c, w in s.refused_calls],
-            "ignored_duplicates": [{"id": k, "path": p, "why": w} for k, p, w in s.duplicates]}
+            "ignored_duplicates": [{"id": k, "path": p, "why": w} for k, p, w in s.duplicates],
+            "hard_assertions_ran": s.checks or None}
 
 
 def provenance_fields(run: RunState) -> dict:

@@ -784,3 +784,59 @@ NAMESPACE_FIX = ("bubblewrap needs unprivileged user namespaces. On Ubuntu 24.04
                  "kernel.apparmor_restrict_unprivileged_userns=0. In a container, run it with user namespaces "
                  "allowed (e.g. docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined). "
                  "Elsewhere: sudo sysctl kernel.unprivileged_userns_clone=1")
+
+
+# ---------------------------------------------------------------------- a case's own shell: setup, checks, samples
+# Where a hard assertion reads the arm's output inside the bwrap sandbox ($OUTPUT): a read-only bind of a copy,
+# in the private /tmp (a mount point made there still works when the root is read-only).
+OUTPUT_INSIDE = "/tmp/benchcore-check/output.md"
+# The arm's generated git identity is for arms: a case's setup commits as whoever it names (git -c user.name=...),
+# which these variables would override; git falls back to EMAIL when nothing names one.
+CASE_EMAIL = "case@benchmark.invalid"
+
+
+def case_argv(sandbox: Sandbox, command: str, world: str, output: Optional[str] = None,
+              env: Optional[dict] = None, scratch: Optional[str] = None) -> list[str]:
+    """The argv that runs a case's own shell ``command`` (its ``setup:``, a hard assertion, a sample's
+    ``act.sh``) in the run's sandbox, with the same boundaries as an arm's Bash call: ``world`` read-write (as the
+    arm left it), the system and the session's toolchain read-only, a private /tmp and home, the sandbox's fixed
+    environment (no session secrets) plus ``env`` (e.g. ``WORLD``, the git-safety variables), no network unless
+    the sandbox has it (benchmark.yaml ``network: true``), every capability dropped (as root too), and nothing of
+    the home folder, the repository, the run folder, the temp root around the world or the installed benchcore
+    visible unless on the session's PATH, then read-only; the root itself read-only (a write elsewhere than the
+    world and /tmp fails with "Read-only file system"). No skill copy is bound.
+
+    ``output``: a file (a copy of the arm's output.md) bound read-only and named by ``$OUTPUT``: at
+    :data:`OUTPUT_INSIDE` under bwrap; under Seatbelt, which cannot bind, its own path (its folder readable).
+    ``scratch``: Seatbelt only, a private folder for /tmp and home (bwrap mounts a fresh tmpfs).
+
+    The caller runs the argv in a session of its own and kills that group at its time limit: under bwrap the
+    command is pid 1 of its own pid namespace, tied to bwrap by ``--die-with-parent``, so killing bwrap ends every
+    process the command started, including one in a new session."""
+    extra = dict(env or {})
+    if sandbox.kind == "seatbelt":
+        private = scratch or os.path.join(os.path.dirname(world.rstrip("/")), ".tmp-" + os.path.basename(world))
+        full = {k: v for k, v in sandbox.env.items() if k not in GIT_IDENTITY}
+        full.update({"EMAIL": CASE_EMAIL, "TMPDIR": private, "HOME": private, "PWD": world})
+        full.update(extra)
+        if output:
+            full["OUTPUT"] = output
+        profile = seatbelt_profile(sandbox, world, os.path.dirname(output) if output else None, private)
+        inner = (f"mkdir -p {shlex.quote(private)} && cd {shlex.quote(world)} && "
+                 f"exec {sandbox.shell} -c {shlex.quote(command)}")
+        return [sandbox.program, "-p", profile, "/usr/bin/env", "-i", *[f"{k}={v}" for k, v in sorted(full.items())],
+                sandbox.shell, "-c", inner]
+    argv = [sandbox.program, *sandbox.args, "--cap-drop", "ALL"]
+    for k in sorted(GIT_IDENTITY):
+        argv += ["--unsetenv", k]
+    extra.setdefault("EMAIL", CASE_EMAIL)
+    if output:  # a missing output.md stays missing inside: $OUTPUT names a path with nothing there
+        if os.path.exists(output):
+            argv += ["--ro-bind", output, OUTPUT_INSIDE]
+        extra["OUTPUT"] = OUTPUT_INSIDE
+    # The root read-only last, once every mount point is made: a write outside the world and /tmp fails with an
+    # error the command sees (EROFS), not into a throwaway root.
+    argv += ["--bind", world, world, "--remount-ro", "/", *sandbox.tail, "--chdir", world]
+    for k, v in sorted(dict(extra, PWD=world).items()):
+        argv += ["--setenv", k, v]
+    return argv + ["--", sandbox.shell, "-c", command]

@@ -34,6 +34,9 @@ from ..repo.roots import skill_roots
 from .decide import Decision
 
 OPT_OUT = "--no-sandbox"
+UNCONFINED_CASE_SHELL = (f"note: {OPT_OUT}: each case's setup (now) and hard assertions (in collect) run unconfined "
+                         "too, on this machine with your session's environment: a predicate that runs the arm's code "
+                         "(a test runner, a script in its world) runs that code unconfined")
 
 
 def words(found: box.Sandbox) -> str:
@@ -54,7 +57,7 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
                                   "as you and can reach anything you can (your files, keys and network); the guard "
                                   "only parses each command and refuses what it cannot show stays in the arm's "
                                   "world (interpreters, build tools and test runners among them); the report says "
-                                  "the run was not sandboxed"] + lines))
+                                  "the run was not sandboxed", UNCONFINED_CASE_SHELL] + lines))
     config = config_dir()
     forbidden = [str(root), str(temp_base), str(config)]
     keep = keep_out(root)
@@ -81,7 +84,8 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
     lines += [f"note: the repository's PATH entry {why} (the arms do not get it)" for why in chain.dropped
               if why.startswith(str(root))]
     return out, "\n".join([f"sandbox: each arm's commands run in {words(found.sandbox).split(':')[0]} "
-                           "(smoke run passed)"] + ([f"warning: {found.warning}"] if found.warning else []) + lines)
+                           "(smoke run passed), and so do each case's setup and, in collect, its hard "
+                           "assertions"] + ([f"warning: {found.warning}"] if found.warning else []) + lines)
 
 
 def keep_out(root: Path) -> list[str]:

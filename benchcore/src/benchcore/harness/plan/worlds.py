@@ -91,7 +91,7 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
             for arm in arms:
                 world = make_world(world_root, case.id, trial, fixture)
                 if case.setup:
-                    run_setup(world, case.setup, case.path)
+                    run_setup(world, case.setup, case.path, d.sandbox)
                 skill_copy = str(copies[arm]) if arm in copies else None
                 cells.append(Cell(id=f"{case.id}/t{trial}/{arm}", case=case.id, trial=trial, arm=arm,
                                   world=str(world), skill_dir=skill_copy,

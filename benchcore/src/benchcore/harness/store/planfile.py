@@ -68,7 +68,8 @@ class Packet:
 @frozen
 class Sandbox:
     """How every Bash call of an arm is wrapped (``harness/confine/sandbox.py``), fixed when plan runs so the
-    guard and collect build the same command line from plan.json alone.
+    guard and collect build the same command line from plan.json alone; a case's setup and its hard assertions
+    run in it too (``confine/sandbox.case_argv``, ``harness/worlds/shell.py``).
 
     ``kind``: "bwrap" (Linux) or "seatbelt" (macOS); ``program``: the bwrap or sandbox-exec that passed plan's
     smoke run; ``args``: the part of the command line that is the same for every arm (system folders and the

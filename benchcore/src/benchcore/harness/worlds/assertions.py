@@ -1,22 +1,33 @@
 """Hard assertions of a case, run against the new arm's output (docs/case-format.md, and the gate in docs/run-format.md).
 
-Each predicate runs in bash with ``$OUTPUT`` (a copy of the arm's output.md, so a
-check cannot rewrite the run's own) and ``$WORLD`` (its world) set, cwd the world,
-standard input closed, and a time limit; a non-zero exit or a timeout fails it.
+Where a predicate runs (``worlds/shell.py``): in the run's OS sandbox, the same
+one the arms' Bash calls ran in (plan.json ``sandbox``): the world read-write as
+the arm left it, ``$OUTPUT`` a read-only copy of the arm's output.md (at
+``/tmp/benchcore-check/output.md`` under bwrap), ``$WORLD`` the world and cwd, the
+sandbox's fixed environment (no session secrets, no home folder), no network
+unless benchmark.yaml says ``network: true``, standard input closed and a time
+limit; a non-zero exit or a timeout fails it. A predicate often runs the arm's
+code (``python3 -m unittest discover`` imports a test file the arm wrote), and
+there that code can reach no more than it could from the arm's own Bash. Only
+in a run without a sandbox (``plan --no-sandbox``, a run planned before the
+sandbox) does it run unconfined, with the session's environment and a writable
+copy of the output, as before; collect says so.
 
 The world is the arm's: it may have written its own ``.git/config``. Before any
 predicate runs, a world whose git setup can reach a configuration the check cannot
 read as git will (``.git`` that is a file or a link, ``commondir``, a per-worktree
 config, ``include`` or ``includeIf`` sections) is refused: its predicates do not run
-and fail with the reason, so the trial is gated. Every git the predicate runs gets a
+and fail with the reason, so the trial is gated, sandboxed or not (the refusal does
+not depend on where the checks run). Every git the predicate runs gets a
 sanitised configuration (no system config, no repository discovery above the world,
 and every key that can run a program overridden through ``GIT_CONFIG_COUNT``, the
-keys listed by git itself from inside the world), so ``collect`` never runs an arm's
-code outside Claude Code's permission prompts. That listing runs two git processes;
-a trial's checks share it, and it is taken again before a check whenever a file it
+keys listed by git itself from inside the world): in the sandbox a second wall, and
+unconfined the one that keeps ``collect`` from running an arm's program through git.
+That listing runs two git processes (outside the sandbox: they only read configuration
+and run no program); a trial's checks share it, and it is taken again before a check whenever a file it
 came from (the world's ``.git/config``, the user's git config) has changed since, so
 a check sees the configuration as it is when it starts. Each predicate runs in a
-bash of its own, in its own process group, killed whole at the limit (one process a
+bash of its own, in its own session, killed whole at the limit (one process a
 check: its own time limit, exit and stderr); only the tail of its stderr is kept.
 """
 
@@ -25,14 +36,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
-import threading
 from pathlib import Path
 from typing import Iterable, Optional
 
 from ...model import AssertionResult, HardAssertion
+from ..store.planfile import Sandbox
+from .shell import run_shell
 
 DEFAULT_TIMEOUT = 60.0
 _STDERR_LIMIT = 2000
@@ -155,43 +166,23 @@ def git_safe_env(world: Path, base: dict | None = None, file_names: Optional[lis
     return env
 
 
-def _tail_reader(stream, keep: int, out: list) -> None:
-    buf = b""
-    while True:
-        chunk = stream.read(65536)
-        if not chunk:
-            break
-        buf = (buf + chunk)[-keep:]
-    out.append(buf)
-
-
-def _run_one(command: str, world: Path, env: dict, timeout: float) -> AssertionResult:
-    proc = subprocess.Popen(["bash", "-c", command], cwd=world, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    tail: list = []
-    reader = threading.Thread(target=_tail_reader, args=(proc.stderr, _STDERR_LIMIT * 4, tail), daemon=True)
-    reader.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    finally:
-        try:  # the whole group: a child the check left behind never outlives collect
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        proc.wait()
-    reader.join(timeout=5)
-    err = tail[0].decode("utf-8", errors="replace") if tail else ""
-    if timed_out:
+def _run_one(command: str, world: Path, env: dict, timeout: float, sandbox: Optional[Sandbox],
+             output: Optional[Path]) -> AssertionResult:
+    if sandbox is None:
+        ran = run_shell(command, str(world), sandbox=None, timeout=timeout, base=env, output=output)
+    else:
+        ran = run_shell(command, str(world), sandbox=sandbox, timeout=timeout, env=env, output=output)
+    err = ran.stderr
+    if ran.timed_out:
         return AssertionResult(command=command, exit=None, timed_out=True,
                                stderr=(err + f"\n(timed out after {timeout:g}s)")[-_STDERR_LIMIT:])
-    return AssertionResult(command=command, exit=proc.returncode, timed_out=False, stderr=err[-_STDERR_LIMIT:])
+    return AssertionResult(command=command, exit=ran.exit, timed_out=False, stderr=err[-_STDERR_LIMIT:])
 
 
 def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Path,
-                   timeout: float = DEFAULT_TIMEOUT) -> tuple[AssertionResult, ...]:
+                   timeout: float = DEFAULT_TIMEOUT, sandbox: Optional[Sandbox] = None) -> tuple[AssertionResult, ...]:
+    """Each predicate's result, in order: in ``sandbox`` (the run's), or unconfined when it is None (see the
+    module's docstring)."""
     assertions = list(assertions)
     world = Path(world)
     names, refused = [], None
@@ -223,9 +214,11 @@ def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Pat
                                 command=a.command, exit=None, timed_out=False,
                                 stderr=f"not run: the world's git setup was refused before this check: {refused}"))
                             continue
-                    stamp, safe = now, git_safe_env(world, file_names=names)
-                env = dict(safe, OUTPUT=str(copy), WORLD=str(world))
-                results.append(_run_one(a.command, world, env, timeout))
+                    # unconfined: the session's environment, sanitised; sandboxed: only the git variables,
+                    # set on top of the sandbox's fixed environment
+                    stamp, safe = now, git_safe_env(world, base=None if sandbox is None else {}, file_names=names)
+                env = dict(safe, WORLD=str(world))
+                results.append(_run_one(a.command, world, env, timeout, sandbox, copy))
             except (FileNotFoundError, NotADirectoryError) as exc:  # the world is gone (cleaned)
                 results.append(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=str(exc)))
     finally:

@@ -9,12 +9,17 @@ A case with hard assertions may commit, beside case.md, samples of what an arm m
 A sample named ``good`` or ``good-*`` must pass every predicate, one named ``bad-*`` must fail at least one, and
 every predicate must fail on some bad sample. A case with hard assertions and no samples still runs; its
 predicates are reported as unproven.
+
+A sample's setup, its ``act.sh`` and the predicates run the way a run runs them (``worlds/shell.py``): in the OS
+sandbox the arms' Bash calls get (:func:`samples_sandbox`, smoke-run once per validate, with each skill's
+benchmark.yaml ``network``), so a predicate that passes here does not depend on anything of the session the
+arms and the gate do not have. Where no sandbox runs, they run unconfined and validate says so.
 """
 
 from __future__ import annotations
 
+import shlex
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Callable, Optional
@@ -22,9 +27,14 @@ from typing import Callable, Optional
 from ...errors import BenchError, CaseError
 from ...model import Case
 from .assertions import run_assertions
+from ..confine import sandbox as box
 from ..store.files import read_text
+from ..claude.agents import config_dir
+from ..store.planfile import Sandbox
+from ..repo.options import load_options
 from ..repo.tree import SkillInfo, case_dirs, fixture_path, load_case, sample_dirs
-from .temp import make_world, run_setup
+from .shell import run_shell
+from .temp import default_temp_base, make_world, run_setup
 
 ASSERTION_TIMEOUT = 60
 ACT_TIMEOUT = 60
@@ -40,26 +50,28 @@ def _heading_line(case_dir: Path, case: Case) -> int:
                 case.hard_assertions[0].line)
 
 
-def _run_sample(root: Path, case_dir: Path, case: Case, sample: Path, tmp: Path) -> tuple:
+def _run_sample(root: Path, case_dir: Path, case: Case, sample: Path, tmp: Path,
+                sandbox: Optional[Sandbox] = None) -> tuple:
     """Exit (None when timed out) and last stderr line of each predicate on one sample, in case order."""
     world = make_world(tmp, case.id, 1, fixture_path(root, case_dir, case))
     if case.setup:
-        run_setup(world, case.setup, _rel(root, case_dir / "case.md"))
+        run_setup(world, case.setup, _rel(root, case_dir / "case.md"), sandbox)
     if (sample / "world").is_dir():
         shutil.copytree(sample / "world", world, dirs_exist_ok=True, symlinks=True)
     act = sample / "act.sh"
     if act.is_file():
-        try:
-            done = subprocess.run(["sh", str(act)], cwd=world, capture_output=True, text=True, timeout=ACT_TIMEOUT,
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
+        # its text, not its path: the sample's folder (in the repository) is not in the sandbox
+        done = run_shell(f"sh -c {shlex.quote(read_text(act))} act.sh", str(world), sandbox=sandbox,
+                         timeout=ACT_TIMEOUT, env={"WORLD": str(world)})
+        if done.timed_out:
             raise BenchError(_rel(root, act), f"timed out after {ACT_TIMEOUT}s",
-                             fix="make the sample's act.sh quick: it only stands for what the arm did") from None
-        if done.returncode != 0:
+                             fix="make the sample's act.sh quick: it only stands for what the arm did")
+        if done.exit != 0:
             why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no stderr"
-            raise BenchError(_rel(root, act), f"exited {done.returncode} ({why})",
+            raise BenchError(_rel(root, act), f"exited {done.exit} ({why})",
                              fix="make act.sh succeed in a fresh world of this case (it runs with sh, cwd = the world)")
-    results = run_assertions(case.hard_assertions, sample / "output.md", world, timeout=ASSERTION_TIMEOUT)
+    results = run_assertions(case.hard_assertions, sample / "output.md", world, timeout=ASSERTION_TIMEOUT,
+                             sandbox=sandbox)
     return tuple((None if r.timed_out else r.exit,
                   r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "") for r in results)
 
@@ -76,7 +88,8 @@ def _what(code: Optional[int], stderr: str) -> str:
     return ("timed out" if code is None else f"exited {code}") + (f": {stderr}" if stderr else "")
 
 
-def case_sample_problems(root: Path, case_dir: Path, case: Case) -> list[BenchError]:
+def case_sample_problems(root: Path, case_dir: Path, case: Case,
+                         sandbox: Optional[Sandbox] = None) -> list[BenchError]:
     """Every way the case's samples fail to show that its predicates can pass and fail; [] when they do, or when
     the case has no hard assertions or no samples."""
     samples = sample_dirs(case_dir)
@@ -108,7 +121,7 @@ def case_sample_problems(root: Path, case_dir: Path, case: Case) -> list[BenchEr
             if not (s / "output.md").is_file():
                 continue
             try:
-                codes = _run_sample(root, case_dir, case, s, Path(tmp) / s.name)
+                codes = _run_sample(root, case_dir, case, s, Path(tmp) / s.name, sandbox)
             except BenchError as err:
                 problems.append(err)
                 continue
@@ -135,10 +148,22 @@ def case_sample_problems(root: Path, case_dir: Path, case: Case) -> list[BenchEr
     return problems
 
 
-def tree_sample_problems(root: Path, skills: list[SkillInfo],
-                         progress: Optional[Callable[[str], None]] = None) -> list[BenchError]:
-    """Run the samples of every case of these skills that has hard assertions and samples; a case that does not
-    load is skipped (validate already names its problem). ``progress`` hears one line per case as it starts."""
+def _forbidden(root: Path) -> list[str]:
+    """What the sandbox never binds: the repository, the runs' temp folder, Claude Code's config (as plan)."""
+    return [str(root), str(default_temp_base()), str(config_dir())]
+
+
+def samples_sandbox(root: Path, environ: Optional[dict] = None) -> box.Found:
+    """The sandbox validate runs the samples in: the one plan would choose here (same smoke run, the repository
+    and Claude Code's config hidden), no network; ``Found.sandbox`` None (with the problem) where none runs."""
+    config = config_dir()
+    return box.prepare(False, _forbidden(root), hidden=[str(root)] + ([str(config)] if config.exists() else []),
+                       environ=environ)
+
+
+def cases_with_samples(root: Path, skills: list[SkillInfo]) -> list[tuple[SkillInfo, Path, Case]]:
+    """(skill, case folder, case) of every case of these skills with hard assertions and samples; a case that does
+    not load is skipped (validate already names its problem)."""
     todo = []
     for skill in skills:
         for d in case_dirs(root, skill):
@@ -148,10 +173,31 @@ def tree_sample_problems(root: Path, skills: list[SkillInfo],
                 continue
             if case.hard_assertions and sample_dirs(d):
                 todo.append((skill, d, case))
+    return todo
+
+
+def tree_sample_problems(root: Path, skills: list[SkillInfo],
+                         progress: Optional[Callable[[str], None]] = None,
+                         sandbox: Optional[Sandbox] = None) -> list[BenchError]:
+    """Run the samples of every case of these skills that has hard assertions and samples, in ``sandbox`` (with
+    the network when the skill's benchmark.yaml says ``network: true``), or unconfined when it is None.
+    ``progress`` hears one line per case as it starts."""
+    todo = cases_with_samples(root, skills)
     problems: list[BenchError] = []
+    networked: dict[str, Optional[Sandbox]] = {}
     for k, (skill, d, case) in enumerate(todo, start=1):
         if progress is not None:
             progress(f"checking samples {k}/{len(todo)}: {skill.name}/{d.name} "
                      f"({_n(len(sample_dirs(d)), 'sample')} x {_n(len(case.hard_assertions), 'predicate')})")
-        problems += case_sample_problems(root, d, case)
+        chosen = sandbox
+        if sandbox is not None:
+            if skill.name not in networked:
+                try:
+                    net = bool(load_options(root, skill).get("network"))
+                except BenchError:  # validate names the mistake; the samples run as the default (no network)
+                    net = False
+                networked[skill.name] = (box.build(sandbox.kind, sandbox.program, True, _forbidden(root))
+                                         if net and not sandbox.network else sandbox)
+            chosen = networked[skill.name]
+        problems += case_sample_problems(root, d, case, chosen)
     return problems

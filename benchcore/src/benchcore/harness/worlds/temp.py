@@ -13,15 +13,15 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
 import stat
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Optional
 
 from ...errors import BenchError
 from ..confine.sandbox import make_scratch
+from ..store.planfile import Sandbox
+from .shell import run_shell
 
 TEMP_PREFIX = "benchcore-"
 TEMP_TAG = ".benchcore-temp-root"
@@ -146,37 +146,28 @@ def make_world(world_root: Path, case_id: str, trial: int, fixture: Optional[Pat
     return world
 
 
-def run_setup(world: Path, command: str, case_path: str) -> None:
-    """Run a case's ``setup:`` command inside a fresh world; a failure is a BenchError naming the case."""
-    env = dict(os.environ, WORLD=str(world))
-    # Standard input closed: a setup command never reads benchcore's (each world gets the same). Its own
-    # session, so that a setup cut short (timed out, or plan stopped by SIGTERM or Ctrl-C) is stopped with
-    # every process it started: one left running would write into its world after plan removed it.
-    proc = subprocess.Popen(["bash", "-c", command], cwd=world, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+def run_setup(world: Path, command: str, case_path: str, sandbox: Optional[Sandbox] = None) -> None:
+    """Run a case's ``setup:`` command inside a fresh world; a failure is a BenchError naming the case.
+
+    It runs the way the case's hard assertions do (``worlds/shell.py``): in ``sandbox``, the run's, when there is
+    one, so setup has exactly what an arm's Bash has (the world read-write, the system and the session's toolchain
+    read-only, no network unless benchmark.yaml says ``network: true``, no home folder, no session secrets, no
+    git identity but the one it names); unconfined, with the session's environment, when the run has none
+    (``plan --no-sandbox``). ``$WORLD`` is the world, cwd the world, standard input closed (each world gets the
+    same), and at the time limit, or when plan is stopped (SIGTERM, Ctrl-C), every process it started is
+    killed: one left running would write into its world after plan removed it."""
     try:
-        out, err = proc.communicate(timeout=SETUP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        ran = run_shell(command, str(world), sandbox=sandbox, timeout=SETUP_TIMEOUT, env={"WORLD": str(world)})
+    except OSError as exc:
+        raise BenchError(case_path, f"the setup command could not start ({exc}): {command}",
+                         fix="check that bash (and, sandboxed, the sandbox: benchcore sandbox) runs here") from None
+    if ran.timed_out:
         raise BenchError(case_path, f"the setup command timed out after {SETUP_TIMEOUT}s: {command}",
-                         fix="make the setup command finish quickly (it runs once per world)") from None
-    except BaseException:
-        _kill_group(proc)
-        raise
-    if proc.returncode != 0:
-        detail = (err or out).strip()[-800:]
-        raise BenchError(case_path, f"the setup command failed (exit {proc.returncode}): {command}\n  {detail}",
-                         fix="run it by hand in a copy of the fixture and correct it; nothing was planned")
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    """Kill a setup command and everything it started (its session's process group), then reap it."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.communicate(timeout=10)
-    except (subprocess.TimeoutExpired, ValueError, OSError):
-        proc.kill()
-        proc.wait()
+                         fix="make the setup command finish quickly (it runs once per world)")
+    if ran.exit != 0:
+        detail = (ran.stderr or ran.stdout).strip()[-800:]
+        where = "" if sandbox is None else " in the arms' sandbox (no network, no home folder, no session secrets)"
+        raise BenchError(case_path, f"the setup command failed (exit {ran.exit}){where}: {command}\n  {detail}",
+                         fix="run it by hand in a copy of the fixture and correct it (it may use only the world, "
+                             "the system's programs and the toolchain on your PATH; benchmark.yaml network: true "
+                             "gives it the network); nothing was planned")
