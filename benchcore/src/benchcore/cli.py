@@ -109,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         return code
     except BenchError as err:
-        print(f"benchcore {name}: error: {err}", file=sys.stderr)
+        many = len(getattr(err, "problems", ()))  # every problem found in one pass, most important first
+        head = f"{many} problems, most important first:\n" if many > 1 else ""
+        print(f"benchcore {name}: error: {head}{err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"benchcore {name}: interrupted", file=sys.stderr)

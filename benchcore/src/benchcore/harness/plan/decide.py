@@ -9,7 +9,7 @@ from typing import Optional
 
 from attrs import evolve, frozen
 
-from ...errors import BenchError
+from ...errors import BenchError, raise_all
 from ...model import Budget, Case
 from ..claude import agents
 from ..fanout.prompts import find_skill_dir
@@ -101,11 +101,7 @@ def _check_tree(root: Path, chosen: list[SkillInfo], whole: bool) -> None:
         if whole or any(path == s.tests_path or path.startswith(s.tests_path + "/") or
                         path.startswith(s.path + "/") or path == s.path for s in chosen):
             mine.append(p)
-    if mine:
-        first = mine[0]
-        more = f" (and {len(mine) - 1} more problem{'s' if len(mine) > 2 else ''}; run 'benchcore validate')" \
-            if len(mine) > 1 else ""
-        raise BenchError(first.path, first.message + more, line=first.line, fix=first.fix)
+    raise_all(mine)  # every problem, most important first, each with its file:line and fix
 
 
 def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch, calibrate: bool = False) -> Decision:
