@@ -31,7 +31,7 @@ from ..harness.claude.settings import allow_benchmark, hide_git_status
 from ..harness.plan.decide import BASELINE_AGENT, choose_skills, decide, require_agent_types, with_budget_flag
 from ..harness.plan.estimate import estimate_line
 from ..harness.plan.lines import note_lines, run_lines
-from ..harness.plan.ready import make_ready
+from ..harness.plan.ready import hide_git_status_next, keep_out_note, make_ready
 from ..harness.claude.session import current_facts, version_note
 from ..harness.plan.resume import Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines, resumed_next, slash_command
 from ..harness.plan.run import plan_runs
@@ -88,8 +88,9 @@ def run(args) -> int:
     root = find_repo_root(args.repo or Path.cwd())
     if args.hide_git_status:
         print(hide_git_status(root))
-        print(f"next: restart Claude Code (exit, then start claude again here: a setting is read when a session "
-              f"starts) and type {slash_command(args.invoked_as, [] if args.all else list(args.skills))} again")
+        for line in filter(None, [keep_out_note(root, reports=False)]):
+            print(line)
+        print(f"next: {hide_git_status_next(root, args.invoked_as, args.skills, args.all)}")
         return 0
     chosen, untested = choose_skills(root, args.skills, args.all)
     branch = git.resolve_default_branch(root)
@@ -152,7 +153,8 @@ def _resume(args, root: Path, found: Resumable, command: str) -> int:
         return 0
     for line in resumed_lines(done, found.runs):
         print(line)
-    for line in filter(None, (settings_note, version_note(current_facts().version), hint)):
+    for line in filter(None, (settings_note, keep_out_note(root, reports=True), version_note(current_facts().version),
+                              hint)):
         print(line)
     print(f"next: {nxt}")
     return 0
