@@ -46,7 +46,7 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed for the judge orders (default: random, recorded)")
     p.add_argument("--repo", type=Path, default=None, help="the skills repository (default: found from here)")
     p.add_argument("--temp-dir", type=Path, default=None,
-                   help="the folder that holds the run's temp root for worlds and skill copies (default: <system temp dir>/benchcore)")
+                   help="the folder that holds the run's temp root for worlds and skill copies (default: <system temp dir>/benchcore-<uid>, one per user)")
     p.add_argument("--keep-settings", action="store_true",
                    help="leave .claude/settings.local.json alone (by default plan adds, once, the worlds folder to its "
                         "additionalDirectories and allow rules for benchcore's own commands, so a run asks no "
