@@ -36,6 +36,7 @@ from ..harness.claude.session import current_facts, version_note
 from ..harness.plan.resume import Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines, resumed_next, slash_command
 from ..harness.plan.run import plan_runs
 from ..harness.plan.sandboxing import choose_sandbox
+from ..harness.plan.where import require_session_at_root
 from ..harness.repo.tree import find_repo_root
 from ..harness.worlds.temp import default_temp_base
 
@@ -92,6 +93,8 @@ def run(args) -> int:
             print(line)
         print(f"next: {hide_git_status_next(root, args.invoked_as, args.skills, args.all)}")
         return 0
+    # Before anything is built: a session started below the repository's root could not launch the run's scripts.
+    require_session_at_root(root, slash_command(args.invoked_as, [] if args.all else list(args.skills)))
     chosen, untested = choose_skills(root, args.skills, args.all)
     branch = git.resolve_default_branch(root)
     decisions = [decide(root, s, branch, calibrate=args.calibrate) for s in chosen]
