@@ -33,7 +33,11 @@ from ..harness.plan.estimate import estimate_line
 from ..harness.plan.lines import note_lines, run_lines
 from ..harness.plan.ready import hide_git_status_next, keep_out_note, make_ready
 from ..harness.claude.session import current_facts, version_note
-from ..harness.plan.resume import Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines, resumed_next, slash_command
+from ..harness.claude.live import live_sessions
+from ..harness.claude.projects import projects_dir
+from ..harness.claude.provenance import current_session, now_utc
+from ..harness.plan.resume import (Resumable, find_resumable, launcher, launcher_line, not_resumed_line, resume,
+                                   resume_hint, resumed_lines, resumed_next, slash_command)
 from ..harness.plan.run import plan_runs
 from ..harness.plan.sandboxing import choose_sandbox
 from ..harness.plan.where import require_session_at_root
@@ -145,16 +149,19 @@ def run(args) -> int:
 
 def _resume(args, root: Path, found: Resumable, command: str) -> int:
     """Continue the unfinished run(s) found: what collect finds, and its next step (``harness/plan_resume``)."""
+    # Before the resume's collect adds this session to the runs: the sessions that launched them, alive or ended.
+    who = launcher(found.runs, current_session(), live_sessions(), projects_dir(), now_utc())
     done = resume(found.runs)
     settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
                                                                   os.environ.get("BENCHCORE_COMMAND"))
-    nxt = resumed_next(done)
+    nxt = resumed_next(done, who, command)
     hint = resume_hint(command) if not nxt.startswith("run: benchcore render") else None
     if args.json:
-        print(json.dumps({"resumed": [str(r.run_dir) for r in found.runs], "lines": resumed_lines(done, found.runs),
+        print(json.dumps({"resumed": [str(r.run_dir) for r in found.runs],
+                          "lines": resumed_lines(done, found.runs) + [x for x in [launcher_line(who, done)] if x],
                           "settings_note": settings_note or None, "resume_hint": hint, "next": nxt}, indent=1))
         return 0
-    for line in resumed_lines(done, found.runs):
+    for line in resumed_lines(done, found.runs) + [x for x in [launcher_line(who, done)] if x]:
         print(line)
     for line in filter(None, (settings_note, keep_out_note(root, reports=True), version_note(current_facts().version),
                               hint)):
