@@ -34,7 +34,6 @@ from ..harness.plan.lines import note_lines, run_lines
 from ..harness.plan.ready import hide_git_status_next, keep_out_note, make_ready
 from ..harness.claude.session import current_facts, version_note
 from ..harness.claude.live import live_sessions
-from ..harness.claude.projects import projects_dir
 from ..harness.claude.provenance import current_session, now_utc
 from ..harness.plan.resume import (Resumable, find_resumable, launcher, launcher_line, not_resumed_line, resume,
                                    resume_hint, resumed_lines, resumed_next, slash_command)
@@ -150,7 +149,7 @@ def run(args) -> int:
 def _resume(args, root: Path, found: Resumable, command: str) -> int:
     """Continue the unfinished run(s) found: what collect finds, and its next step (``harness/plan_resume``)."""
     # Before the resume's collect adds this session to the runs: the sessions that launched them, alive or ended.
-    who = launcher(found.runs, current_session(), live_sessions(), projects_dir(), now_utc())
+    who = launcher(found.runs, current_session(), live_sessions(), now_utc())
     done = resume(found.runs)
     settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
                                                                   os.environ.get("BENCHCORE_COMMAND"))

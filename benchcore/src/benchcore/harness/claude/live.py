@@ -1,8 +1,8 @@
 """Whether a Claude Code session is still running (I/O: Claude Code's session files and the process table).
 
 Claude Code 2.1.328 writes ``<config>/sessions/<pid>.json`` when a session starts (``{"pid", "sessionId", "cwd",
-"startedAt", "procStart", "status", ...}``) and removes it when the session ends (measured on the real CLI in tmux:
-present while the session ran, gone once its terminal closed). A file left by a session that was killed outright
+"startedAt", "procStart", "status", ...}``) and removes it when the session ends (measured on the real CLI: in tmux,
+present while the session ran and gone once its terminal closed; ``claude -p`` likewise, from start to exit). A file left by a session that was killed outright
 names a process that no longer exists (or a process id reused by another program, which ``procStart``, the
 process's start time in clock ticks as /proc/<pid>/stat gives it, tells apart).
 """

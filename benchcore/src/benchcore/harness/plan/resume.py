@@ -186,9 +186,6 @@ def resume(runs: tuple[RunFolder, ...]) -> Collected:
         return collect_runs(dirs, False, hard.DEFAULT_TIMEOUT)
 
 
-QUIET_SECONDS = 60  # a session with no session file whose transcripts were written this recently may be running
-
-
 @frozen
 class Launcher:
     """The session that launched a run's arms, seen from a later session: ``alive`` or ``ended``."""
@@ -198,12 +195,12 @@ class Launcher:
     minutes: int  # since the run was planned (its arms were launched right after)
 
 
-def launcher(runs: tuple[RunFolder, ...], current: Optional[str], live: Optional[dict], projects: Path,
+def launcher(runs: tuple[RunFolder, ...], current: Optional[str], live: Optional[dict],
              now: datetime) -> Optional[Launcher]:
     """Whether the other sessions that ran plan or collect for ``runs`` (plan.json ``sessions``, this one left out)
-    still run: ``alive`` when one has a live session file (harness/claude/live.py), ``ended`` when none has and
-    none of their transcripts was written in the last QUIET_SECONDS; None when nothing is known (no other session,
-    no session files, or a session without one, as a headless ``claude -p``, still writing)."""
+    still run: ``alive`` when one has a live session file (harness/claude/live.py), ``ended`` when none has (every
+    session writes one, interactive or ``claude -p``: measured on 2.1.328); None when nothing is known (no other
+    session, or no session files: an older CLI)."""
     others = list(dict.fromkeys(s for r in runs for s in r.plan.sessions if s != current))
     if not others or live is None:
         return None
@@ -212,18 +209,7 @@ def launcher(runs: tuple[RunFolder, ...], current: Optional[str], live: Optional
     alive = [s for s in others if s in live]
     if alive:
         return Launcher("alive", alive[-1], minutes)
-    if any(_written_since(projects, s, now.timestamp() - QUIET_SECONDS) for s in others):
-        return None
     return Launcher("ended", others[-1], minutes)
-
-
-def _written_since(projects: Path, session: str, since: float) -> bool:
-    """Whether any transcript of ``session`` (its own, its subagents', its workflows' journals) changed since."""
-    try:
-        files = [*projects.glob(f"*/{session}.jsonl"), *projects.glob(f"*/{session}/**/*.jsonl")]
-        return any(f.stat().st_mtime >= since for f in files)
-    except OSError:
-        return True
 
 
 def launcher_line(found: Optional[Launcher], done: Collected) -> Optional[str]:
