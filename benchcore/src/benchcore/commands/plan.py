@@ -39,6 +39,7 @@ from ..harness.plan.resume import (Resumable, find_resumable, launcher, launcher
                                    resume_hint, resumed_lines, resumed_next, slash_command)
 from ..harness.plan.run import plan_runs
 from ..harness.plan.sandboxing import choose_sandbox
+from ..harness.plan.leftovers import clean_rendered
 from ..harness.plan.where import require_session_at_root
 from ..harness.repo.tree import find_repo_root
 from ..harness.worlds.temp import default_temp_base
@@ -108,6 +109,10 @@ def run(args) -> int:
     command = slash_command(args.invoked_as, [] if args.all else list(args.skills))
     found = Resumable(()) if args.fresh else find_resumable(root, decisions, branch, args.seed,
                                                                        args.baseline_agent)
+    # What a closed session left: a rendered run's worlds whose background clean never ran (said once, removed).
+    leftovers = clean_rendered(root)
+    for line in leftovers if not args.json else ():
+        print(line)
     if found.runs:
         return _resume(args, root, found, command)
     if not args.default_agent_type:  # before anything is built: Claude Code reads agent types at session start
