@@ -30,3 +30,21 @@ def test_a_session_started_below_the_root_is_told_where_to_start_and_nothing_is_
     res = rig.run(Scenario(), "/benchmark-skill greet")
     assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]
     assert len(rig.runs()) == 1
+
+
+def test_in_a_terminal_the_user_is_told_to_start_at_the_root_and_then_the_run_finishes(tmp_path):
+    # The same, as a user sees it: the CLI in tmux, started in tests/<skill>/.
+    require_cli("tmux")
+    from interactive import InteractiveRig
+
+    rig = Rig(tmp_path, edited=False, cases=1)
+    sub = rig.repo / rig.tests_path
+    term = InteractiveRig(rig, mode="bypassPermissions")
+    term.start_in = sub
+    session = term.run(Scenario(), "/benchmark-skill greet", timeout=300)
+    screen = " ".join(session.screen.split())
+    assert "start it at the repository root" in screen, session.screen[-3000:]
+    assert not rig.runs() and not list((rig.tmp / "tmp").glob("benchcore-*/benchcore-*"))
+    term.start_in = None  # started again at the root, as told
+    session = term.run(Scenario(), "/benchmark-skill greet", timeout=600)
+    assert len(rig.runs()) == 1 and (rig.repo / "tests/.reports/greet.results.json").is_file(), session.screen[-3000:]
