@@ -123,7 +123,10 @@ def test_the_scripts_plan_and_collect_write_name_the_skill_phase_and_count_in_th
     rc, out, err = bench.plan("greet", "--seed", "5")
     assert rc == 0, err
     arms = next_script(out)
-    assert "description: 'benchmark-skill greet: arms, 30 agents'," in arms.read_text()
+    # The launch dialog shows what the arms cost (issue 39, item 3): on a first run, the rough prior's figure.
+    import re
+    assert re.search(r"description: 'benchmark-skill greet: arms, 30 agents, about \$[0-9.,]+ estimated "
+                     r"\(rough: a first run\)',", arms.read_text()), arms.read_text()[:600]
     bench.arms(arms, Script(files=greet_files()))
     [run_dir] = bench.runs()
     rc, out, _ = bench.run("collect", str(run_dir))
