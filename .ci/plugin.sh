@@ -117,7 +117,8 @@ fi
 wrapper="$installed/skills/benchmark-skill/scripts/benchcore"
 first=$(PATH=$clean_path "$wrapper" --version 2>&1)
 echo "$first"
-grep -q "^benchmark-skill: first use: installing benchcore .* (about 20 s)" <<<"$first" || fail "no start line: $first"
+grep -q "^benchmark-skill: first use: installing benchcore .*: about 20 s on an idle machine" <<<"$first" || fail "no start line: $first"
+grep -q "^benchmark-skill:   3/3 benchcore itself ([0-9]* s so far)" <<<"$first" || fail "no progress line: $first"
 grep -q "^benchmark-skill: first use: benchcore .* installed in [0-9]* s$" <<<"$first" || fail "no done line: $first"
 data="$HOME/.claude/plugins/data/benchmark-skill-claude-skills"
 ls -d "$data"/benchcore-venv-* || fail "no environment in the plugin's data folder $data"

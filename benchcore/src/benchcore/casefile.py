@@ -21,7 +21,7 @@ from typing import Optional
 
 import yaml
 
-from .errors import CaseError
+from .errors import CaseError, CaseProblems, each, raise_all
 from .model import Case, HardAssertion, Turn
 
 SECTIONS = {
@@ -40,29 +40,41 @@ _SHELL_INFOS = {"sh", "bash", "shell"}
 
 
 def parse_case(text: str, path: str, case_id: Optional[str] = None) -> Case:
-    """Parse one case.md. ``path`` is used in messages; ``case_id`` defaults to its folder name."""
+    """Parse one case.md. ``path`` is used in messages; ``case_id`` defaults to its folder name.
+
+    Every problem of the file is found in one pass and raised together (a CaseProblems, reading as its first),
+    in the order a reader meets them. Only an unclosed frontmatter, which
+    swallows the whole body, stops the reading early."""
     if case_id is None:
         parts = re.split(r"[\\/]", path)
         case_id = parts[-2] if len(parts) >= 2 else parts[-1]
     lines = text.removeprefix("\ufeff").splitlines()  # an editor's byte-order mark is not content
-    meta, body_start = _frontmatter(lines, path)
-    sections = _sections(lines, body_start, path)
+    errs: list[CaseError] = []
 
     def err(message: str, line: int, fix: str) -> CaseError:
-        return CaseError(path, message, line=line, fix=fix)
+        problem = CaseError(path, message, line=line, fix=fix)
+        errs.append(problem)
+        return problem
 
+    meta, body_start = _frontmatter(lines, path, errs)
+    sections = _sections(lines, body_start, path, errs)
+
+    prompt = ""
     if "prompt" not in sections:
-        raise err("no '## Prompt' section", len(lines) or 1,
-                  "add a '## Prompt' heading followed by the exact text every arm receives")
-    p_line, p_body = sections["prompt"]
-    prompt = _block_text(p_body)
-    if not prompt:
-        raise err("the prompt is empty", p_line, "write the exact text every arm receives under '## Prompt'")
+        err("no '## Prompt' section", len(lines) or 1,
+            "add a '## Prompt' heading followed by the exact text every arm receives")
+    else:
+        p_line, p_body = sections["prompt"]
+        prompt = _block_text(p_body)
+        if not prompt:
+            err("the prompt is empty", p_line, "write the exact text every arm receives under '## Prompt'")
 
+    soft: tuple[str, ...] = ()
     if "soft criteria" not in sections:
-        raise err("no '## Soft criteria' section", len(lines) or 1,
-                  "add '## Soft criteria' with at least one '- ' bullet saying what a good answer does")
-    soft = _soft_criteria(*sections["soft criteria"], err)
+        err("no '## Soft criteria' section", len(lines) or 1,
+            "add '## Soft criteria' with at least one '- ' bullet saying what a good answer does")
+    else:
+        soft = _soft_criteria(*sections["soft criteria"], err)
 
     seed: tuple[Turn, ...] = ()
     if "seed" in sections:
@@ -72,6 +84,11 @@ def parse_case(text: str, path: str, case_id: Optional[str] = None) -> Case:
     if "hard assertions" in sections:
         hard = _hard_assertions(*sections["hard assertions"], err)
 
+    # A fence left open is one problem, though both the body's reading and its section's see it.
+    open_fences: set[int] = set()
+    errs.sort(key=lambda e: e.line or 0)  # in the order a reader meets them
+    raise_all([e for e in errs if "not closed" not in e.message
+               or not (e.line in open_fences or open_fences.add(e.line))], CaseProblems)
     return Case(
         id=case_id,
         path=path,
@@ -171,14 +188,23 @@ def _yaml_problem(exc: yaml.YAMLError) -> tuple[int, str, str]:
             "write one 'key: value' per line with no indentation; quote a value that contains ': ' or ' #'")
 
 
-def _frontmatter(lines: list[str], path: str) -> tuple[dict, int]:
+def _frontmatter(lines: list[str], path: str, errs: list) -> tuple[dict, int]:
+    """(the frontmatter's checked values, the index of the body's first line); each problem is added to ``errs``
+    (an unclosed frontmatter raises at once: the body is inside it)."""
     if not lines or lines[0].strip() != "---":
-        raise CaseError(path, "no frontmatter", line=1,
-                        fix="start the file with '---', a 'description: <one line>' line, and '---'")
+        errs.append(CaseError(path, "no frontmatter", line=1,
+                              fix="start the file with '---', a 'description: <one line>' line, and '---'"))
+        return {}, 0
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
     if end is None:
-        raise CaseError(path, "the frontmatter is not closed", line=1, fix="end the frontmatter with a line '---'")
-    data = _load_yaml("\n".join(lines[1:end]), path, 2)
+        errs.append(CaseError(path, "the frontmatter is not closed", line=1,
+                              fix="end the frontmatter with a line '---'"))
+        raise_all(errs, CaseProblems)
+    try:
+        data = _load_yaml("\n".join(lines[1:end]), path, 2)
+    except CaseError as bad:
+        errs.extend(each(bad))
+        return {}, end + 1
 
     def key_line(key: str) -> int:
         for i in range(1, end):
@@ -188,41 +214,47 @@ def _frontmatter(lines: list[str], path: str) -> tuple[dict, int]:
 
     for key in data:
         if key not in FRONTMATTER_KEYS:
-            raise CaseError(path, f"unknown frontmatter key {key!r}", line=key_line(str(key)),
-                            fix=f"use only {', '.join(FRONTMATTER_KEYS)}")
+            errs.append(CaseError(path, f"unknown frontmatter key {key!r}", line=key_line(str(key)),
+                                  fix=f"use only {', '.join(FRONTMATTER_KEYS)}"))
+    meta: dict = {}
     desc = data.get("description")
     if desc is not None and not isinstance(desc, (str, bool, dict, list)):
         # YAML reads `description: 2024-01-01` as a date and `description: 42` as a number: the user wrote text.
         raw = lines[key_line("description") - 1].split(":", 1)[1].strip()
         desc = raw if raw and not raw.startswith(("|", ">", "&", "*", "!")) else str(desc)
     if not isinstance(desc, str) or not desc.strip():
-        raise CaseError(path, "the frontmatter has no 'description'", line=key_line("description") if desc is not None else 2,
-                        fix="add 'description: <one line saying what the case checks>'")
-    if "\n" in desc.strip():
-        raise CaseError(path, "the description spans several lines", line=key_line("description"),
-                        fix="keep the description to one line")
-    meta = {"description": desc.strip()}
+        errs.append(CaseError(path, "the frontmatter has no 'description'",
+                              line=key_line("description") if desc is not None else 2,
+                              fix="add 'description: <one line saying what the case checks>'"))
+    elif "\n" in desc.strip():
+        errs.append(CaseError(path, "the description spans several lines", line=key_line("description"),
+                              fix="keep the description to one line"))
+    else:
+        meta["description"] = desc.strip()
     for key in ("fixture", "setup"):
         value = data.get(key)
         if value is None:
             continue
         if not isinstance(value, str) or not value.strip():
-            raise CaseError(path, f"'{key}' must be a non-empty string", line=key_line(key),
-                            fix=f"write '{key}: <text>' or remove the line")
+            errs.append(CaseError(path, f"'{key}' must be a non-empty string", line=key_line(key),
+                                  fix=f"write '{key}: <text>' or remove the line"))
+            continue
         meta[key] = value.strip()
     fixture = meta.get("fixture")
     if fixture is not None and (fixture.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", fixture)):
-        raise CaseError(path, f"the fixture path {fixture!r} is absolute", line=key_line("fixture"),
-                        fix="give the fixture path relative to the case folder, e.g. 'fixture: ./fixture'")
+        errs.append(CaseError(path, f"the fixture path {fixture!r} is absolute", line=key_line("fixture"),
+                              fix="give the fixture path relative to the case folder, e.g. 'fixture: ./fixture'"))
     return meta, end + 1
 
 
-def _sections(lines: list[str], start: int, path: str) -> dict[str, tuple[int, list[tuple[int, str]]]]:
-    """Split the body on '## ' headings outside code fences. Values: (heading line, [(line no, text)])."""
+def _sections(lines: list[str], start: int, path: str, errs: list) -> dict[str, tuple[int, list[tuple[int, str]]]]:
+    """Split the body on '## ' headings outside code fences. Values: (heading line, [(line no, text)]). Each
+    problem is added to ``errs``; an unknown or repeated heading's text is set aside, not read as a section."""
     sections: dict[str, tuple[int, list[tuple[int, str]]]] = {}
     current: Optional[list[tuple[int, str]]] = None
     fence: Optional[str] = None
     fence_line = 0
+    stray = False  # text before the first heading, named once
     for idx in range(start, len(lines)):
         line, no = lines[idx], idx + 1
         if fence is None:
@@ -230,15 +262,17 @@ def _sections(lines: list[str], start: int, path: str) -> dict[str, tuple[int, l
             if m:
                 title = m.group("title")
                 key = title.lower()
-                if key not in SECTIONS:
-                    raise CaseError(path, f"unknown heading '## {title}'", line=no,
-                                    fix="use only ## Prompt, ## Seed, ## Hard assertions, ## Soft criteria "
-                                        "(a heading inside the prompt text must be '###' or inside a code fence)")
-                if key in sections:
-                    raise CaseError(path, f"'## {title}' appears twice", line=no,
-                                    fix=f"merge the two '## {SECTIONS[key]}' sections into one")
                 current = []
-                sections[key] = (no, current)
+                if key not in SECTIONS:
+                    errs.append(CaseError(path, f"unknown heading '## {title}'", line=no,
+                                          fix="use only ## Prompt, ## Seed, ## Hard assertions, ## Soft criteria "
+                                              "(a heading inside the prompt text must be '###' or inside a code "
+                                              "fence)"))
+                elif key in sections:
+                    errs.append(CaseError(path, f"'## {title}' appears twice", line=no,
+                                          fix=f"merge the two '## {SECTIONS[key]}' sections into one"))
+                else:
+                    sections[key] = (no, current)
                 continue
         fm = _FENCE.match(line.lstrip())
         if fm:
@@ -248,14 +282,15 @@ def _sections(lines: list[str], start: int, path: str) -> dict[str, tuple[int, l
             elif line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
                 fence = None
         if current is None:
-            if line.strip():
-                raise CaseError(path, "text before the first '##' heading", line=no,
-                                fix="start the body with '## Prompt'")
+            if line.strip() and not stray:
+                stray = True
+                errs.append(CaseError(path, "text before the first '##' heading", line=no,
+                                      fix="start the body with '## Prompt'"))
             continue
         current.append((no, line))
     if fence is not None:
-        raise CaseError(path, "a code block is not closed", line=fence_line,
-                        fix=f"close the block with a line '{fence}' (everything after it was swallowed)")
+        errs.append(CaseError(path, "a code block is not closed", line=fence_line,
+                              fix=f"close the block with a line '{fence}' (everything after it was swallowed)"))
     return sections
 
 
@@ -265,6 +300,7 @@ def _block_text(body: list[tuple[int, str]]) -> str:
 
 def _soft_criteria(heading: int, body, err) -> tuple[str, ...]:
     items: list[str] = []
+    bad = False
     for no, line in body:
         if not line.strip():
             continue
@@ -274,37 +310,42 @@ def _soft_criteria(heading: int, body, err) -> tuple[str, ...]:
         elif items and line[:1] in (" ", "\t"):
             items[-1] = f"{items[-1]} {line.strip()}"
         else:
-            raise err("a soft criterion that is not a bullet", no,
-                      "write each criterion as a line starting with '- ' (indent continuation lines)")
+            bad = True
+            err("a soft criterion that is not a bullet", no,
+                "write each criterion as a line starting with '- ' (indent continuation lines)")
     items = [i for i in items if i]
-    if not items:
-        raise err("no soft criteria", heading, "add at least one '- ' bullet saying what a good answer does")
+    if not items and not bad:
+        err("no soft criteria", heading, "add at least one '- ' bullet saying what a good answer does")
     return tuple(items)
 
 
 def _seed(heading: int, body, err) -> tuple[Turn, ...]:
     turns: list[list] = []  # [role, [lines], line no]
+    stray = False
     for no, line in body:
         m = _ROLE.match(line.strip()) if not turns or not line[:1].isspace() else None
         if m:
             turns.append([m.group("role").lower(), [m.group("text")], no])
         elif turns:
             turns[-1][1].append(line)
-        elif line.strip():
-            raise err("seed text before the first role tag", no,
-                      "start each turn with '**User:**' or '**Assistant:**'")
+        elif line.strip() and not stray:
+            stray = True
+            err("seed text before the first role tag", no, "start each turn with '**User:**' or '**Assistant:**'")
     if not turns:
-        raise err("the seed has no turns", heading,
-                  "write turns as '**User:** ...' and '**Assistant:** ...', or remove '## Seed'")
+        if not stray:
+            err("the seed has no turns", heading,
+                "write turns as '**User:** ...' and '**Assistant:** ...', or remove '## Seed'")
+        return ()
     out: list[Turn] = []
     for i, (role, text_lines, no) in enumerate(turns):
         text = "\n".join(text_lines).strip()
         if not text:
-            raise err(f"the {role} turn is empty", no, "write the turn's text after the role tag")
-        if out and out[-1].role == role:
-            raise err(f"two {role} turns in a row: the seed must alternate roles", no,
-                      "merge the two turns or add the missing turn of the other role between them")
-        out.append(Turn(role=role, text=text))
+            err(f"the {role} turn is empty", no, "write the turn's text after the role tag")
+        elif out and out[-1].role == role:
+            err(f"two {role} turns in a row: the seed must alternate roles", no,
+                "merge the two turns or add the missing turn of the other role between them")
+        else:
+            out.append(Turn(role=role, text=text))
     return tuple(out)
 
 
@@ -315,23 +356,28 @@ def _hard_assertions(heading: int, body, err) -> tuple[HardAssertion, ...]:
     block_start = heading
     pending: Optional[tuple[int, str]] = None
     comment: list[str] = []  # the comment lines right above the next predicate
+    skipping = False
     for no, line in body:
         stripped = line.strip()
         if not in_block:
             m = _FENCE.match(stripped)
             if m:
                 info = m.group("info").lower()
-                if info not in _SHELL_INFOS:
-                    raise err(f"a code block tagged {info or '(no language)'!r} under '## Hard assertions'", no,
-                              "tag assertion blocks as ```sh")
+                skipping = info not in _SHELL_INFOS  # named, and its lines not read as predicates
+                if skipping:
+                    err(f"a code block tagged {info or '(no language)'!r} under '## Hard assertions'", no,
+                        "tag assertion blocks as ```sh")
                 in_block, block_start, fence = True, no, m.group("fence")
             continue  # prose between blocks is allowed and ignored
         if stripped.startswith(fence) and not stripped.strip(fence[0]):  # closed by the opening fence's kind
             if pending is not None:
-                raise err("the last predicate ends with a continuation backslash", pending[0],
-                          "remove the trailing '\\' or add the continued line")
+                err("the last predicate ends with a continuation backslash", pending[0],
+                    "remove the trailing '\\' or add the continued line")
+                pending = None
             in_block = False
             comment = []
+            continue
+        if skipping:
             continue
         if pending is not None:
             start, acc = pending
@@ -353,5 +399,5 @@ def _hard_assertions(heading: int, body, err) -> tuple[HardAssertion, ...]:
             out.append(HardAssertion(command=stripped, line=no, comment="\n".join(comment) or None))
             comment = []
     if in_block:
-        raise err(f"a {fence}sh block is not closed", block_start, f"close the block with a line '{fence}'")
+        err(f"a {fence}sh block is not closed", block_start, f"close the block with a line '{fence}'")
     return tuple(out)

@@ -112,7 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         return code
     except BenchError as err:
-        print(f"benchcore {name}: error: {err}", file=sys.stderr)
+        many = getattr(err, "problems", ())  # every problem found in one pass, most important first
+        text = (f"{len(many)} problems, most important first:\n" + "\n".join(f"- {p.render()}" for p in many)
+                if len(many) > 1 else str(err))
+        print(f"benchcore {name}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"benchcore {name}: interrupted", file=sys.stderr)

@@ -200,12 +200,13 @@ def _union(cells, field: str) -> list[str]:
     return sorted({x for c in cells for x in getattr(c, field)})
 
 
-def _in_some(cells, field: str, what: str) -> str:
-    """What the arm's cells show (their union), with how many of them show it when not all do."""
+def _in_some(cells, field: str, what: str, name=lambda x: x) -> str:
+    """What the arm's cells show (their union, each as ``name`` words it), with how many of them show it when not
+    all do."""
     have = [c for c in cells if getattr(c, field)]
     if not have:
         return "not recorded"
-    listed = _listed(_union(have, field))
+    listed = _listed(sorted({name(x) for x in _union(have, field)}))
     return listed if len(have) == len(cells) else f"{listed} ({what} {len(have)} of {len(cells)})"
 
 
@@ -275,22 +276,34 @@ def _hooks_value(cells) -> str:
     return ", ".join(parts) or "none recorded"
 
 
+# Claude Code's own names for its permission modes, as its status line and /permissions show them (2.1.328:
+# "default mode is shown as 'manual mode'"); the transcripts and settings hold the ids on the left.
+MODE_NAMES = {"default": "manual mode", "auto": "auto mode", "acceptEdits": "accept edits mode", "plan": "plan mode",
+              "bypassPermissions": "bypass permissions mode", "dontAsk": "don't ask mode"}
+
+
+def mode_name(mode: str) -> str:
+    """A permission mode as Claude Code names it to the user ("manual mode" for ``default``); an id it does not
+    know, as recorded."""
+    return MODE_NAMES.get(mode, mode)
+
+
 def _permission_line(by_arm: dict, cells, evidence: EnvironmentEvidence) -> CardLine:
     have = [c for c in cells if c.permission_modes]
     if have:
         return CardLine("permission_mode", "Permission mode",
-                        _per_arm(by_arm, lambda cs: _in_some(cs, "permission_modes", "in")),
+                        _per_arm(by_arm, lambda cs: _in_some(cs, "permission_modes", "in", mode_name)),
                         _from_transcripts(len(have), len(cells)))
     sessions = [s for s in evidence.sessions if s.permission_modes]
     if sessions:
         named = {c.session for c in cells if c.session}
-        modes = _listed(sorted({m for s in sessions for m in s.permission_modes}))
+        modes = _listed(sorted({mode_name(m) for s in sessions for m in s.permission_modes}))
         return CardLine("permission_mode", "Permission mode", f"{modes} (the orchestrating session's; the arm "
                         "transcripts do not record it)", f"session transcripts: {len(sessions)} of {len(named)}")
     # Claude Code's precedence: local project settings, then shared project settings, then the user's.
     for f in evidence.settings:
         if f.default_mode:
-            return CardLine("permission_mode", "Permission mode", f"{f.default_mode} (the settings' default; "
+            return CardLine("permission_mode", "Permission mode", f"{mode_name(f.default_mode)} (the settings' default; "
                             "the transcripts do not record it)", f"settings: {f.path}")
     return CardLine("permission_mode", "Permission mode", "not recorded", _from_transcripts(0, len(cells)))
 

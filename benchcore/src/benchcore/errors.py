@@ -33,3 +33,36 @@ class BenchError(Exception):
 
 class CaseError(BenchError):
     """A case.md that does not follow the contract."""
+
+
+class Problems(BenchError):
+    """Several problems found in one pass (every problem of a file, or of a tree), most important first. It reads
+    as its first problem (``path``, ``line``, ``message``, ``fix``) and renders every one, each with its file:line
+    and fix, so one run names everything to mend."""
+
+    def __init__(self, problems):
+        self.problems = tuple(problems)
+        first = self.problems[0]
+        super().__init__(first.path, first.message, line=first.line, fix=first.fix)
+
+    def render(self) -> str:
+        return "\n".join(p.render() for p in self.problems)
+
+
+class CaseProblems(Problems, CaseError):
+    """Several problems in one case.md."""
+
+
+def each(err: BenchError) -> tuple:
+    """The problems an error stands for: its ``problems`` when it holds several, else itself."""
+    return tuple(getattr(err, "problems", (err,)))
+
+
+def raise_all(problems, kind=None) -> None:
+    """Raise nothing for no problems, the problem itself for one, a Problems (``kind``) holding all for several."""
+    problems = [q for p in problems for q in each(p)]
+    if not problems:
+        return
+    if len(problems) == 1:
+        raise problems[0]
+    raise (kind or Problems)(problems)

@@ -126,6 +126,51 @@ def estimate(skill: str, own: Sequence[HistoryEntry], others: Mapping[str, Seque
                     cost_usd=round(sum(usd), 6) if all(u is not None for u in usd) else None)
 
 
+PRIOR = "prior"  # the basis of a first-run estimate (no earlier run of any skill to go by)
+_COMPONENTS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+
+
+def _prior_cell(base: Mapping[str, float], text_tokens: float, model: Optional[str], prices) -> CellCost:
+    """One cell of the prior: its base tokens, plus ``text_tokens`` of the case's (and skill's) text written to the
+    cache once and read back on each later turn; priced on ``model`` when its price is known."""
+    turns = max(1, int(base.get("turns", 1)))
+    parts = {k: float(base.get(k, 0)) for k in _COMPONENTS}
+    parts["cache_write_5m"] += text_tokens
+    parts["cache_read"] += text_tokens * (turns - 1)
+    cell = CellCost(raw_tokens=round(sum(parts.values()), 6), **{k: round(v, 6) for k, v in parts.items()})
+    cell = CellCost(**{**{k: getattr(cell, k) for k in _FIGURES},
+                       "cost_equivalent_tokens": round(pricing.cost_equivalent_tokens(cell), 6)})
+    return _reprice(cell, model, False, prices) if model else cell
+
+
+def prior_estimate(prior: Mapping, cells: Mapping[str, int], packets: int, case_chars: float, skill_chars: float,
+                   *, model: Optional[str], prices=None) -> Estimate:
+    """A first run's rough estimate (``basis`` "prior"): the documented prior per cell
+    (benchcore/data/estimate_prior.json), scaled by the case's text (``case_chars``: the mean of its cases' prompt
+    and fixture) and, for arms with the skill, the skill's (``skill_chars``), priced on ``model`` (the model the
+    arms will be served). Only when no run of any skill has recorded its usage."""
+    per_token = float(prior.get("chars_per_token", 4)) or 4.0
+    cap = float(prior.get("text_cap_chars", 400_000))
+    case_t, skill_t = min(case_chars, cap) / per_token, min(skill_chars, cap) / per_token
+
+    def scale(cell: CellCost, n: int) -> ArmEstimate:
+        return ArmEstimate(cells=n, per_cell=cell, raw_tokens=round(cell.raw_tokens * n, 6),
+                           cost_equivalent_tokens=round(cell.cost_equivalent_tokens * n, 6),
+                           cost_usd=None if cell.cost_usd is None else round(cell.cost_usd * n, 6))
+
+    arms = {arm: scale(_prior_cell(prior["baseline_cell"] if arm == "baseline" else prior["skill_cell"],
+                                   case_t + (0 if arm == "baseline" else skill_t), model, prices), n)
+            for arm, n in cells.items()}
+    judges = scale(_prior_cell(prior["judge_packet"], case_t, model, prices), packets)
+    parts = [*arms.values(), judges]
+    usd = [p.cost_usd for p in parts]
+    return Estimate(basis=PRIOR, source=f"a rough first-run prior per cell (no earlier run of any skill to go by; "
+                                        f"docs/cost.md), on {model or 'the session default model'}",
+                    arms=arms, judges=judges, raw_tokens=round(sum(p.raw_tokens for p in parts), 6),
+                    cost_equivalent_tokens=round(sum(p.cost_equivalent_tokens for p in parts), 6),
+                    cost_usd=round(sum(usd), 6) if all(u is not None for u in usd) else None)
+
+
 def total_of(estimates: Iterable[Estimate]) -> Optional[Estimate]:
     """Several runs' estimates summed (plan of several skills or models); None when any cannot estimate."""
     ests = list(estimates)

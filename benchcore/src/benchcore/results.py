@@ -6,6 +6,8 @@ to 6 decimals, ratios to 4, the sign-test p-value to 6.
 
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 from attrs import evolve, field, frozen
@@ -44,6 +46,7 @@ class _Trials:
     missing: list = field(factory=list)
     invalid: list = field(factory=list)
     not_run: list = field(factory=list)  # (trial, reason)
+    refused: dict = field(factory=dict)  # invalid trial -> the tool calls Claude Code refused its arms
 
 
 def _walk(trials: list[Optional[TrialData]], comparison: str,
@@ -61,6 +64,8 @@ def _walk(trials: list[Optional[TrialData]], comparison: str,
         if td is not None and td.invalid:
             t.outcomes.append(None)
             t.invalid.append(n)
+            if calls := refused_calls(td.invalid):
+                t.refused[n] = calls
             continue
         failed = scoring.failed_assertions(td.assertions if td else None)
         if failed:
@@ -99,7 +104,7 @@ def efficacy_axis(case: Case, trials: list[Optional[TrialData]],
     if gated:
         reason = "gated: a hard assertion failed on " + "; ".join(t.gate_notes)
     elif incomplete:
-        reason = _incomplete_reason(t.missing, t.invalid, t.not_run)
+        reason = _incomplete_reason(t.missing, t.invalid, t.not_run, t.refused)
     elif not passed:
         reason = f"{wins} wins and {losses} losses: efficacy needs at least 3 wins and at most 1 loss"
     axis = AxisResult(outcomes=tuple(t.outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
@@ -120,7 +125,7 @@ def regression_axis(case: Case, trials: list[Optional[TrialData]],
     if gated:
         reason = "gated: the new version failed a hard assertion on " + "; ".join(t.gate_notes)
     elif incomplete:
-        reason = _incomplete_reason(t.missing, t.invalid, t.not_run)
+        reason = _incomplete_reason(t.missing, t.invalid, t.not_run, t.refused)
     elif not passed:
         reason = f"{losses} losses to the previous version: regression allows at most 1"
     axis = AxisResult(outcomes=tuple(t.outcomes), wins=wins, ties=ties, losses=losses, passed=passed,
@@ -128,7 +133,24 @@ def regression_axis(case: Case, trials: list[Optional[TrialData]],
     return axis, t.judgments
 
 
-def _incomplete_reason(missing: list[int], invalid: list[int], not_run: Optional[list] = None) -> str:
+# How the audit words a tool call Claude Code refused (harness/collect/contamination.py): "<arm>: Claude Code
+# refused its tool call <Tool> <its input, shortened>: <what Claude Code answered>", problems joined by "; ".
+_REFUSAL = re.compile(r"(?:^|; )([A-Za-z0-9_-]+): Claude Code refused its tool call (.+?): ")
+REFUSED_SHOWN = 3  # refused calls named in a reason
+
+
+def refused_calls(invalid: str) -> tuple[str, ...]:
+    """The tool calls Claude Code refused a trial's arms, from its invalid reason ("new: Bash pytest -q"), in
+    order, each once; empty when nothing was refused."""
+    seen: dict[str, None] = {}
+    for m in _REFUSAL.finditer(invalid):
+        call = m.group(2) if len(m.group(2)) <= 80 else m.group(2)[:77] + "..."
+        seen.setdefault(f"{m.group(1)}: {call}", None)
+    return tuple(seen)
+
+
+def _incomplete_reason(missing: list[int], invalid: list[int], not_run: Optional[list] = None,
+                       refused: Optional[dict] = None) -> str:
     parts = []
     by_reason: dict[str, list[int]] = {}
     for n, why in not_run or ():
@@ -137,8 +159,18 @@ def _incomplete_reason(missing: list[int], invalid: list[int], not_run: Optional
         parts.append(f"{trials_phrase(trials)} not run: {why}")
     if missing:
         parts.append(f"no judgment for {trials_phrase(missing)}")
-    if invalid:
-        parts.append(f"{trials_phrase(invalid)} invalid (contaminated or skill not engaged) and must be re-run")
+    refused = refused or {}
+    # A trial whose arms Claude Code refused a call was stopped by the permission mode or settings: its other
+    # problems (a skill copy never read) follow from the refusal, so the refusal is what it is blamed on.
+    if blocked := [n for n in invalid if n in refused]:
+        calls = list(dict.fromkeys(c for n in blocked for c in refused[n]))
+        named = "; ".join(calls[:REFUSED_SHOWN]) + (f"; and {len(calls) - REFUSED_SHOWN} more" if len(calls) >
+                                                    REFUSED_SHOWN else "")
+        parts.append(f"{trials_phrase(blocked)} invalid because Claude Code refused the arms' tool calls "
+                     f"({named}): the permission mode or settings stopped them, not the skill; allow those calls "
+                     "(docs/permissions.md) and re-run")
+    if others := [n for n in invalid if n not in refused]:
+        parts.append(f"{trials_phrase(others)} invalid (contaminated or skill not engaged) and must be re-run")
     return "incomplete: " + "; ".join(parts)
 
 

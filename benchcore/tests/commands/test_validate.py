@@ -179,7 +179,11 @@ def test_a_frontmatter_mistake_is_reported_on_its_line_with_advice_that_fits_it(
                         "bracket": "description: [a, b\nsetup: true",
                         "tab": "description: ok\n\tfixture: x"}.items():
         case.write_text(body.format(front))
-        [p] = _problems(repo, capsys)
+        # The frontmatter's mistake first; the body's unknown heading (and so its missing criteria) after it.
+        p, *rest = _problems(repo, capsys)
+        n = front.count("\n") + 1
+        assert [(q["line"], q["message"]) for q in rest] == [
+            (n + 5, "unknown heading '## Criteria'"), (n + 6, "no '## Soft criteria' section")]
         seen[name] = (p["line"], p["message"].split(": ", 1)[1], p["fix"])
     assert seen["quote"][:2] == (2, "a quoted value is never closed")
     assert "close the quote" in seen["quote"][2] and "'#'" not in seen["quote"][2]

@@ -95,18 +95,19 @@ ARMS2 = ("new", "baseline")
     (SEALED_ARMS, (), "claude_md", "omitted", "transcripts: 0 of 4 cells", SEALED),
     ([ev("new", claude_md=("User: ~/.claude/CLAUDE.md",)), ev("new", 2), ev("baseline")], (), "claude_md",
      "new: loaded: User: ~/.claude/CLAUDE.md (in 1 of 2); baseline: omitted", "transcripts: 1 of 3 cells", SHARED),
-    # The permission mode: the transcripts first; where they hold none, the settings' default, said so.
+    # The permission mode: the transcripts first; where they hold none, the settings' default, said so; each in
+    # Claude Code's own words for it (issue 39, item 9: "default" is what Claude Code shows as "manual mode").
     ([ev("new", permission_modes=("bypassPermissions",)), ev("baseline", permission_modes=("bypassPermissions",))],
-     (SettingsFile(".claude/settings.json", default_mode="default"),), "permission_mode", "bypassPermissions",
+     (SettingsFile(".claude/settings.json", default_mode="default"),), "permission_mode", "bypass permissions mode",
      "transcripts: 2 of 2 cells", "info"),
     (SEALED_ARMS, (SettingsFile(".claude/settings.local.json"), SettingsFile("~/.claude/settings.json", default_mode="acceptEdits")),
-     "permission_mode", "acceptEdits (the settings' default; the transcripts do not record it)",
+     "permission_mode", "accept edits mode (the settings' default; the transcripts do not record it)",
      "settings: ~/.claude/settings.json", "info"),
     (SEALED_ARMS, (), "permission_mode", "not recorded", "transcripts: 0 of 4 cells", "info"),
     # Where no arm transcript records it, the orchestrating session's own records do (before the settings).
     ([ev("new", session="s1"), ev("baseline", session="s1")],
      (SessionEvidence("s1", ("default",)), SettingsFile("~/.claude/settings.json", default_mode="acceptEdits")),
-     "permission_mode", "default (the orchestrating session's; the arm transcripts do not record it)",
+     "permission_mode", "manual mode (the orchestrating session's; the arm transcripts do not record it)",
      "session transcripts: 1 of 1", "info"),
     # Hooks: the benchmark's guard is told apart from the user's.
     ([ev("new", hooks=("PreToolUse: benchcore guard",)), ev("baseline", hooks=("PreToolUse: benchcore guard",))], (),

@@ -722,7 +722,7 @@ def _nothing_created(b: Bench) -> None:
 
 def test_an_unknown_skill_lists_the_known_names(bench):
     rc, out, err = bench.plan("gret")
-    assert rc == 2 and "no skill is named 'gret'; known skills: greet, untested" in err
+    assert rc == 2 and "no skill is named 'gret'; did you mean 'greet'? (known skills: greet, untested)" in err
     _nothing_created(bench)
 
 

@@ -413,7 +413,10 @@ class Brain:
             if any(u.get("name") == "Bash" and " clean " in str(u.get("input", {}).get("command")) for u in launched):
                 # SKILL.md: on clean's notification, say nothing unless it failed (the verdict was told already).
                 return Reply([Text("Benchmark finished.")], who="orchestrator")
-            return Reply([Text(self._final(msgs).replace("Benchmark finished.", "The verdict:", 1)),
+            return Reply([Text(self._final(msgs).replace("Benchmark finished.", "The verdict:", 1)
+                               + "\nFinishing in the background: the run's temp worlds and the guard hook stay until "
+                                 "clean ends; if Claude Code is closed first, the next /benchmark-skill or "
+                                 "benchcore clean removes them."),
                           ToolUse("Bash", {"command": self._bc(wrapper, nxt.split("benchcore", 1)[1].join(["benchcore", ""]).split(" (")[0]),
                                            "description": "clean", "run_in_background": True})], who="orchestrator")
         return Reply([Text(f"I do not know how to follow: {nxt}")], who="orchestrator")

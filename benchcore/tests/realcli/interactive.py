@@ -68,6 +68,7 @@ class InteractiveRig:
         self.classifier = classifier
         self.size = (width, height)
         self.name = f"bench-{abs(hash(str(rig.tmp))) % 10**8}"
+        self.start_in: Path | None = None  # where the user starts Claude Code (default: the repository's root)
 
     def _seed_config(self, api_key: str) -> None:
         cfg = self.rig.home / ".claude.json"
@@ -80,8 +81,9 @@ class InteractiveRig:
             "bypassPermissionsModeAccepted": self.mode == "bypassPermissions",
         })
         projects = data.setdefault("projects", {})
-        projects[str(self.rig.repo)] = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
-                                        "allowedTools": [], "projectOnboardingSeenCount": 1}
+        for folder in {str(self.rig.repo), str(self.start_in or self.rig.repo)}:
+            projects[folder] = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
+                                "allowedTools": [], "projectOnboardingSeenCount": 1}
         cfg.write_text(json.dumps(data, indent=2))
 
     def capture(self) -> str:
@@ -107,7 +109,8 @@ class InteractiveRig:
             argv = " ".join(shlex.quote(a) for a in [str(binary), "--permission-mode", self.mode, *extra_args])
             w, h = self.size
             _tmux("kill-session", "-t", self.name, check=False)
-            _tmux("new-session", "-d", "-s", self.name, "-x", str(w), "-y", str(h), "-c", str(self.rig.repo),
+            _tmux("new-session", "-d", "-s", self.name, "-x", str(w), "-y", str(h), "-c",
+                  str(self.start_in or self.rig.repo),
                   f"env -i {exports} {argv}; sleep 600")
             try:
                 self._wait_for(lambda s: "❯" in s or ">" in s, 60, "the prompt")

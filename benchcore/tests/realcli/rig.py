@@ -261,7 +261,8 @@ class Rig:
         return Path(installed["plugins"][f"{plugin}@claude-skills"][0]["installPath"])
 
     def run(self, scenario: Scenario, prompt: str, *, extra_args: tuple = (), timeout: float = 900,
-            log_requests: str | None = None, bypass: bool = True) -> Result:
+            log_requests: str | None = None, bypass: bool = True, cwd: Path | None = None) -> Result:
+        # cwd: where the user starts Claude Code (default: the repository's root).
         binary = cli_binary()
         if binary is None:
             raise RuntimeError(f"Claude Code {VERSION} is not installed: run {HERE}/install-cli.sh")
@@ -276,7 +277,7 @@ class Rig:
             # new `claude -p` with the same prompt; the result is the last part's, the output all parts'.
             for _ in range(MAX_PARTS):
                 brain.paused = brain.finished = False
-                p = subprocess.run(argv, cwd=self.repo, env=env, capture_output=True, text=True,
+                p = subprocess.run(argv, cwd=cwd or self.repo, env=env, capture_output=True, text=True,
                                    timeout=timeout, stdin=subprocess.DEVNULL)
                 stdout, stderr, code = stdout + p.stdout, stderr + p.stderr, p.returncode
                 for line in p.stdout.splitlines():

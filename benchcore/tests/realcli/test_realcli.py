@@ -219,7 +219,7 @@ def test_a_refused_read_of_the_skill_copy_is_no_engagement_and_is_named(tmp_path
     # Issue 9: with a permission the arms lack, every with-skill arm's Read of its copy was refused, yet the
     # audit took the Read from its input and the run rendered a verdict. Here a deny rule refuses it.
     rig = Rig(tmp_path, edited=False)
-    deny = f"Read(/{tmp_path}/tmp/benchcore/*/skills/**)"
+    deny = f"Read(/{tmp_path}/tmp/benchcore-{os.getuid()}/*/skills/**)"
     res = rig.run(Scenario(use_workflow=False), "/benchmark-skill greet",
                   extra_args=("--disallowedTools", "Workflow", deny))
     assert res.code == 0 and res.result.get("subtype") == "success", res.stderr[-2000:]

@@ -136,7 +136,7 @@ def run(tmp: Path, attacks: bool):
     base_of: dict = {}
     scenario = Scenario(verdict=LOSES, escapes=ATTACKS if attacks else {}, places={"home": str(rig.home)},
                         on_step=planter(base_of) if attacks else None)
-    base_of["base"] = str(rig.tmp / "tmp" / "benchcore")
+    base_of["base"] = str(rig.tmp / "tmp" / f"benchcore-{os.getuid()}")
     res = rig.run(scenario, "/benchmark-skill greet", extra_args=("--mcp-config", str(config)))
     assert res.code == 0 and res.result.get("subtype") == "success", res.stdout[-3000:] + res.stderr[-2000:]
     assert not res.server.oracle.errors, res.server.oracle.errors[0]

@@ -123,8 +123,11 @@ def test_each_fan_out_dialog_names_the_skill_the_phase_and_the_count_and_shows_n
     schema = Templates(SKILL_DIR).answer_schema
     panel = [evolve(p, id=p.id + "#2", round=2) for p in packets[:4]]
     cases = {
-        "arms": (fanout.bound_script(TEMPLATE, "Arms", fanout.arm_tasks(cells), about=("greet", "arms")),
-                 "benchmark-skill greet: arms, 30 agents", "Arms — 30 agents for greet: one fresh subagent per case"),
+        # Issue 39.3: the arms' dialog shows what they are estimated to cost (plan's figure; rough on a first run).
+        "arms": (fanout.bound_script(TEMPLATE, "Arms", fanout.arm_tasks(cells),
+                                     about=("greet", "arms", "about $1.23 estimated (rough: a first run)")),
+                 "benchmark-skill greet: arms, 30 agents, about $1.23 estimated (rough: a first run)",
+                 "Arms — 30 agents for greet: one fresh subagent per case"),
         "judges": (fanout.bound_script(TEMPLATE, "Judges", fanout.judge_tasks(packets), schema,
                                        about=("greet", "judges")),
                    "benchmark-skill greet: judges, 20 agents", "Judges — 20 agents for greet: one blind judge per"),

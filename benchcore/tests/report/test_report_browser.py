@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from require import missing
+
 import browser_check
 import report_sample
 
-pytestmark = pytest.mark.skipif(browser_check.find_chromium() is None,
-                                reason="no Chromium (apt-get install chromium)")
+if browser_check.find_chromium() is None:  # CI: BENCH_REQUIRE_BROWSER turns the skip into a failure
+    missing("browser", "no Chromium (apt-get install chromium)", module_level=True)
 
 
 def test_sample_pages_load_cleanly_and_screenshot(tmp_path, capsys):

@@ -34,7 +34,7 @@ ONLY_REGRESSION_RED = with_verdicts(CLEAN, regression=AxisVerdict("fail", net=-4
 
 
 @pytest.mark.parametrize("result, expected", [
-    (FAILING, "regression-red"),
+    (FAILING, "gated"),  # its regression fails only where the new version failed a hard assertion
     (ONLY_REGRESSION_RED, "regression-red"),
     (EFFICACY_RED, "efficacy-red"),
     (FRAGILE_EFFICACY, "fragile"),
@@ -75,15 +75,15 @@ def test_order_regression_red_then_efficacy_red_then_fragile_then_clean_then_by_
     view = build_index_view(entries, GENERATED_AT)
     assert [(r.skill, r.category) for r in view.rows] == [
         ("b-regressed", "regression-red"),
-        ("d-regressed", "regression-red"),
+        ("d-regressed", "gated"),
         ("c-efficacy", "efficacy-red"),
         ("a-fragile", "fragile"),
         ("b-fragile", "fragile"),
         ("a-clean", "green"),
         ("0-untested", "no-run"),
     ]
-    assert view.summary == ("7 skills: 2 regressed, 1 not yet effective, 2 fragile, 1 clean, "
-                            "1 not run")
+    assert view.summary == ("7 skills: 1 regressed, 1 failed a hard assertion, 1 not yet effective, 2 fragile, "
+                            "1 clean, 1 not run")
     assert view.generated_at == GENERATED_AT
 
 

@@ -124,6 +124,14 @@ def _print_status(s: Status, named: bool = True) -> None:
     if s.given_up:
         print(f"  given up after {MAX_ATTEMPTS - 1} re-runs (the report shows them as incomplete): "
               f"{len(s.given_up)} cells: {_names(s.given_up)}")
+        from ..results import REFUSED_SHOWN, refused_calls
+
+        calls = list(dict.fromkeys(c for _, problems in s.invalid_trials for c in refused_calls(problems)))
+        if calls:  # the permission mode refused the arms, not the skill: say so, with the calls
+            print(f"  why: Claude Code refused the arms' tool calls ({'; '.join(calls[:REFUSED_SHOWN])}"
+                  f"{f'; and {len(calls) - REFUSED_SHOWN} more' if len(calls) > REFUSED_SHOWN else ''}): your "
+                  "permission mode or settings stopped them, not the skill; allow those calls for the arms "
+                  "(docs/permissions.md), then plan again")
     if s.pending_packets and (len(s.pending_packets) <= LIST_LIMIT or len(s.pending_packets) < s.packets):
         # None judged yet and too many to name: the status line's "0/N packets judged" says it all.
         n = len(s.pending_packets)

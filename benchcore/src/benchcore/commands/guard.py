@@ -19,7 +19,7 @@ from ..harness.worlds.temp import default_temp_base
 
 def add_arguments(p) -> None:
     p.add_argument("base", nargs="?", type=Path, metavar="temp-base",
-                   help="the folder holding the runs' temp roots (default: <tmp>/benchcore, as plan uses)")
+                   help="the folder holding the runs' temp roots (default: <tmp>/benchcore-<uid>, as plan uses)")
 
 
 def run(args) -> int:

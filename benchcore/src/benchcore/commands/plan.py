@@ -32,11 +32,16 @@ from ..harness.claude.settings import allow_benchmark, hide_git_status
 from ..harness.plan.decide import BASELINE_AGENT, choose_skills, decide, require_agent_types, with_budget_flag
 from ..harness.plan.estimate import estimate_line
 from ..harness.plan.lines import note_lines, run_lines
-from ..harness.plan.ready import make_ready
+from ..harness.plan.ready import hide_git_status_next, keep_out_note, make_ready
 from ..harness.claude.session import current_facts, version_note
-from ..harness.plan.resume import Resumable, find_resumable, not_resumed_line, resume, resume_hint, resumed_lines, resumed_next, slash_command
+from ..harness.claude.live import live_sessions
+from ..harness.claude.provenance import current_session, now_utc
+from ..harness.plan.resume import (Resumable, find_resumable, launcher, launcher_line, not_resumed_line, resume,
+                                   resume_hint, resumed_lines, resumed_next, slash_command)
 from ..harness.plan.run import plan_runs
 from ..harness.plan.sandboxing import choose_sandbox
+from ..harness.plan.leftovers import clean_rendered
+from ..harness.plan.where import require_session_at_root
 from ..harness.repo.tree import find_repo_root
 from ..harness.worlds.temp import default_temp_base
 
@@ -47,7 +52,7 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed for the judge orders (default: random, recorded)")
     p.add_argument("--repo", type=Path, default=None, help="the skills repository (default: found from here)")
     p.add_argument("--temp-dir", type=Path, default=None,
-                   help="the folder that holds the run's temp root for worlds and skill copies (default: <system temp dir>/benchcore)")
+                   help="the folder that holds the run's temp root for worlds and skill copies (default: <system temp dir>/benchcore-<uid>, one per user)")
     p.add_argument("--keep-settings", action="store_true",
                    help="leave .claude/settings.local.json alone (by default plan adds, once, the worlds folder to its "
                         "additionalDirectories and allow rules for benchcore's own commands, so a run asks no "
@@ -93,9 +98,12 @@ def run(args) -> int:
     root = find_repo_root(args.repo or Path.cwd())
     if args.hide_git_status:
         print(hide_git_status(root))
-        print(f"next: restart Claude Code (exit, then start claude again here: a setting is read when a session "
-              f"starts) and type {slash_command(args.invoked_as, [] if args.all else list(args.skills))} again")
+        for line in filter(None, [keep_out_note(root, reports=False)]):
+            print(line)
+        print(f"next: {hide_git_status_next(root, args.invoked_as, args.skills, args.all)}")
         return 0
+    # Before anything is built: a session started below the repository's root could not launch the run's scripts.
+    require_session_at_root(root, slash_command(args.invoked_as, [] if args.all else list(args.skills)))
     chosen, untested = choose_skills(root, args.skills, args.all)
     branch = git.resolve_default_branch(root)
     if args.pilot and args.calibrate:
@@ -112,6 +120,10 @@ def run(args) -> int:
     command = slash_command(args.invoked_as, [] if args.all else list(args.skills))
     found = Resumable(()) if args.fresh else find_resumable(root, decisions, branch, args.seed,
                                                                        args.baseline_agent)
+    # What a closed session left: a rendered run's worlds whose background clean never ran (said once, removed).
+    leftovers = clean_rendered(root)
+    for line in leftovers if not args.json else ():
+        print(line)
     if found.runs:
         return _resume(args, root, found, command)
     if not args.default_agent_type:  # before anything is built: Claude Code reads agent types at session start
@@ -152,18 +164,22 @@ def run(args) -> int:
 
 def _resume(args, root: Path, found: Resumable, command: str) -> int:
     """Continue the unfinished run(s) found: what collect finds, and its next step (``harness/plan_resume``)."""
+    # Before the resume's collect adds this session to the runs: the sessions that launched them, alive or ended.
+    who = launcher(found.runs, current_session(), live_sessions(), now_utc())
     done = resume(found.runs)
     settings_note = "" if args.keep_settings else allow_benchmark(root, args.temp_dir or default_temp_base(),
                                                                   os.environ.get("BENCHCORE_COMMAND"))
-    nxt = resumed_next(done)
+    nxt = resumed_next(done, who, command)
     hint = resume_hint(command) if not nxt.startswith("run: benchcore render") else None
     if args.json:
-        print(json.dumps({"resumed": [str(r.run_dir) for r in found.runs], "lines": resumed_lines(done, found.runs),
+        print(json.dumps({"resumed": [str(r.run_dir) for r in found.runs],
+                          "lines": resumed_lines(done, found.runs) + [x for x in [launcher_line(who, done)] if x],
                           "settings_note": settings_note or None, "resume_hint": hint, "next": nxt}, indent=1))
         return 0
-    for line in resumed_lines(done, found.runs):
+    for line in resumed_lines(done, found.runs) + [x for x in [launcher_line(who, done)] if x]:
         print(line)
-    for line in filter(None, (settings_note, version_note(current_facts().version), hint)):
+    for line in filter(None, (settings_note, keep_out_note(root, reports=True), version_note(current_facts().version),
+                              hint)):
         print(line)
     print(f"next: {nxt}")
     return 0

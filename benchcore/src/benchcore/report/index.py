@@ -1,6 +1,7 @@
 """Every skill's latest result -> IndexView, the leaderboard of ``index.html``. Pure.
 
-Order: regression-red first, then efficacy-red, then refused (a results file
+Order: regression-red first, then gated (red only because the new version failed a hard assertion, so never
+compared with the previous version: not "regressed"), then efficacy-red, then refused (a results file
 that could not be read or whose verdicts disagree with its own numbers: shown
 as unknown with why, never green), then incomplete (a run that fails only for
 want of judgments: not a finding, so not red), then fragile, then clean green;
@@ -17,11 +18,14 @@ from .. import __version__
 from ..model import SkillResult
 from ..nosignal import leaderboard_count
 from . import fmt
-from .view.header import Badge, axis_badge, efficacy_flips
+from .view.header import Badge, axis_badge, fragile_efficacy, fragile_regression
 
-CATEGORIES = ("regression-red", "efficacy-red", "refused", "incomplete", "fragile", "green", "no-run")
+CATEGORIES = ("regression-red", "gated", "efficacy-red", "refused", "incomplete", "fragile", "green", "no-run")
 CATEGORY_LABELS = {
     "regression-red": "regressed",
+    # Red only because the new version failed a hard assertion: never compared with the previous version, so not
+    # "regressed", as its headline says ("regressed none where compared").
+    "gated": "failed a hard assertion",
     "efficacy-red": "not yet effective",
     "refused": "results refused",
     "incomplete": "not final",
@@ -79,7 +83,8 @@ def category(result: Optional[SkillResult]) -> str:
         return "no-run"
     eff, reg = result.verdicts.efficacy, result.verdicts.regression
     if reg.status == "fail" and not reg.incomplete:
-        return "regression-red"
+        failing = [c.regression for c in result.cases if c.regression is not None and not c.regression.passed]
+        return "gated" if failing and all(a.gated for a in failing) else "regression-red"
     if eff.status == "fail" and not eff.incomplete:
         return "efficacy-red"
     if eff.incomplete or reg.incomplete or result.incomplete or result.escalations:
@@ -93,13 +98,10 @@ def fragile_note(result: SkillResult) -> Optional[str]:
     """Why a skill is fragile (efficacy one flip from failing, or a regression case at one
     loss), or None."""
     notes = []
-    flips = efficacy_flips(result)
-    if result.verdicts.efficacy.status == "pass" and flips == 1:
-        notes.append(f"efficacy: {result.verdicts.efficacy.fragile_case}, 1 flip from failing")
-    if result.verdicts.regression.status == "pass":
-        at_one = [c.id for c in result.cases if c.regression is not None and c.regression.losses == 1]
-        if at_one:
-            notes.append(f"regression: {at_one[0]} at 1 loss")
+    if (case := fragile_efficacy(result)) is not None:  # the same rules label the skill's own page's badges
+        notes.append(f"efficacy: {case}, 1 flip from failing")
+    if (case := fragile_regression(result)) is not None:
+        notes.append(f"regression: {case} at 1 loss")
     return "; ".join(notes) if notes else None
 
 

@@ -72,6 +72,7 @@ def test_an_unknown_slot_in_a_template_is_named(tmp_path):
 
 def test_the_templates_are_found_from_the_environment_then_the_repo(tmp_path, monkeypatch):
     monkeypatch.delenv("BENCHMARK_SKILL_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)  # Claude Code's folder is HOME's (issue 39, item 12)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     with pytest.raises(BenchError, match="BENCHMARK_SKILL_DIR"):
         find_skill_dir(tmp_path)
@@ -85,6 +86,9 @@ def test_an_installed_benchmark_skill_is_found_without_configuration(tmp_path, m
     # A bare 'benchcore plan' in a user's project used to demand BENCHMARK_SKILL_DIR although the
     # dev shell (.claude/skills) or home-manager (~/.claude/skills) had placed the skill.
     monkeypatch.delenv("BENCHMARK_SKILL_DIR", raising=False)
+    # Bug (issue 39, item 12): with CLAUDE_CONFIG_DIR set by the user's shell, ~/.claude was not where the
+    # personal install was looked for, and the test failed on a configured machine.
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / where).mkdir(parents=True)
     (tmp_path / where / "benchmark-skill").symlink_to(SKILL_DIR)

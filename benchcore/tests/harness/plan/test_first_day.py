@@ -19,13 +19,17 @@ def test_plan_keeps_the_reports_out_of_git_through_info_exclude_and_says_so_once
     gitignore_before = (bench.repo / ".gitignore").exists()
     rc, out, err = bench.plan("greet", "--seed", "1")
     assert rc == 0, err
-    assert "tests/.reports/ (transcripts, reports, history) is kept out of git" in out
-    assert "info/exclude" in out
+    # Bug (issue 39, item 8): .claude/settings.local.json, which plan writes, showed as untracked.
+    assert ("note: tests/.reports/ (transcripts, reports, history) and .claude/settings.local.json (the settings "
+            "benchcore adds for this clone) are kept out of git in this clone: added to ") in out
+    assert "info/exclude" in out and out.count("kept out of git") == 1
+    assert (bench.repo / ".claude/settings.local.json").is_file()
     assert ".reports" not in _status(bench.repo)  # the run folder exists, and git status does not show it
+    assert ".claude" not in _status(bench.repo)
     assert (bench.repo / "tests/.reports/runs").is_dir()
     assert (bench.repo / ".gitignore").exists() == gitignore_before  # no tracked file of the user's edited
     exclude = (bench.repo / ".git/info/exclude").read_text()
-    assert exclude.count("/tests/.reports/") == 1
+    assert exclude.count("/tests/.reports/") == 1 and exclude.count("/.claude/settings.local.json") == 1
     rc, out, err = bench.plan("greet", "--seed", "2")
     assert rc == 0, err
     assert "kept out of git" not in out  # said once
@@ -33,7 +37,7 @@ def test_plan_keeps_the_reports_out_of_git_through_info_exclude_and_says_so_once
 
 
 def test_a_repository_that_already_ignores_the_reports_is_left_alone(bench):
-    R.write(bench.repo / ".gitignore", "tests/.reports/\n")
+    R.write(bench.repo / ".gitignore", "tests/.reports/\n.claude/settings.local.json\n")
     before = (bench.repo / ".git/info/exclude").read_text() if (bench.repo / ".git/info/exclude").exists() else None
     rc, out, err = bench.plan("greet", "--seed", "1")
     assert rc == 0, err
@@ -119,7 +123,10 @@ def test_the_scripts_plan_and_collect_write_name_the_skill_phase_and_count_in_th
     rc, out, err = bench.plan("greet", "--seed", "5")
     assert rc == 0, err
     arms = next_script(out)
-    assert "description: 'benchmark-skill greet: arms, 30 agents'," in arms.read_text()
+    # The launch dialog shows what the arms cost (issue 39, item 3): on a first run, the rough prior's figure.
+    import re
+    assert re.search(r"description: 'benchmark-skill greet: arms, 30 agents, about \$[0-9.,]+ estimated "
+                     r"\(rough: a first run\)',", arms.read_text()), arms.read_text()[:600]
     bench.arms(arms, Script(files=greet_files()))
     [run_dir] = bench.runs()
     rc, out, _ = bench.run("collect", str(run_dir))
@@ -190,3 +197,27 @@ def test_hide_git_status_writes_the_setting_and_a_session_started_after_it_warns
     assert "the baseline can see" not in out
     [run_dir] = bench.runs()
     assert "baseline_sees" not in json.loads((run_dir / "run.json").read_text())
+
+
+def test_a_tracked_settings_file_is_not_excluded_and_keep_settings_writes_none(bench):
+    R.write(bench.repo / ".claude/settings.local.json", "{}\n")
+    R.git(bench.repo, "add", "-f", ".claude/settings.local.json")
+    R.git(bench.repo, "commit", "-qm", "settings")
+    rc, out, err = bench.plan("greet", "--seed", "1")
+    assert rc == 0, err
+    assert "note: tests/.reports/ (transcripts, reports, history) is kept out of git" in out
+    assert "settings.local.json" not in (bench.repo / ".git/info/exclude").read_text()  # ignoring would not hide it
+
+
+def test_hide_git_status_by_hand_names_the_command_to_type_with_the_skill(bench, monkeypatch):
+    # Bug (issue 39, item 8): by hand it said "type /benchmark-skill:benchmark-skill again" though nothing was
+    # typed yet, and without the skill's name.
+    monkeypatch.chdir(bench.repo)
+    rc, out, err = bench.run("plan", "--hide-git-status")
+    assert rc == 0, err
+    assert "note: .claude/settings.local.json (the settings benchcore adds for this clone) is kept out of git" in out
+    assert out.strip().splitlines()[-1] == ("next: start Claude Code here (claude; a session already open reads the "
+                                            "setting only after a restart) and type /benchmark-skill greet")
+    assert ".claude" not in _status(bench.repo)
+    rc, out, err = bench.run("plan", "--hide-git-status")  # again: the setting is there, nothing more is said
+    assert rc == 0 and "kept out of git" not in out and "already has" in out

@@ -205,6 +205,35 @@ def read_session(path: Optional[Path]) -> SessionFacts:
     return SessionFacts(version=version, model=model, context_window=window)
 
 
+def session_cwd(path: Optional[Path], limit: int = 50) -> Optional[str]:
+    """The working directory the session was started in: the ``cwd`` of the first of its transcript's records that
+    has one (every record carries it; a later one may follow a ``cd``), or None (no session, or not recorded)."""
+    if path is None:
+        return None
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for n, line in enumerate(fh):
+                if n >= limit:
+                    break
+                if '"cwd"' not in line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                cwd = record.get("cwd") if isinstance(record, dict) else None
+                if isinstance(cwd, str) and cwd.startswith("/"):
+                    return cwd
+    except OSError:
+        return None
+    return None
+
+
+def current_cwd() -> Optional[str]:
+    """The working directory of the session running this command (None outside a session)."""
+    return session_cwd(session_file(current_session()))
+
+
 def current_facts() -> SessionFacts:
     """What the session running this command records of itself (empty outside a session)."""
     return read_session(session_file(current_session()))

@@ -102,10 +102,12 @@ def _js(text: str) -> str:
     return "'" + " ".join(text.split()).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def meta_block(about: tuple[str, str], phase: str, n: int, part: tuple[int, int] = (1, 1)) -> str:
-    """The ``meta`` of a bound script: ``about`` is (the skills, the kind of fan-out: a key of WHAT)."""
-    skills, what = about
+def meta_block(about: tuple, phase: str, n: int, part: tuple[int, int] = (1, 1)) -> str:
+    """The ``meta`` of a bound script: ``about`` is (the skills, the kind of fan-out: a key of WHAT), and may add
+    what the fan-out is estimated to cost ("about $1.20 estimated"), which the launch dialog then shows."""
+    skills, what, *more = about
     of = f", script {part[0]} of {part[1]}" if part[1] > 1 else ""
+    of += f", {more[0]}" if more and more[0] else ""
     count = f"{n} agent{'s' if n != 1 else ''}"
     return (f"{META_START}\n  name: 'bench-fanout',\n"
             f"  description: {_js(f'benchmark-skill {skills}: {what}, {count}{of}')},\n"

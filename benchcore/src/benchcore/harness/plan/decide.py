@@ -9,13 +9,14 @@ from typing import Optional
 
 from attrs import evolve, frozen
 
-from ...errors import BenchError
+from ...errors import BenchError, raise_all
 from ...model import Budget, Case
 from ..claude import agents
 from ..fanout.prompts import find_skill_dir
 from ..repo import git
 from ..store.planfile import Sandbox
 from ..repo.options import load_options
+from ..repo.roots import skill_roots
 from ..repo.tree import SkillInfo, case_dirs, discover_skills, load_cases, validate_tree
 
 BASELINE_AGENT = agents.ARM_AGENT  # every arm runs as it, the baseline included
@@ -72,7 +73,7 @@ def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[Skill
         if not chosen:
             raise BenchError(str(root / "tests"), "no skill has tests", fix="add tests/<skill path>/<case>/case.md")
     else:
-        chosen = _pick(skills, names)
+        chosen = _pick(root, skills, names)
         for s in chosen:
             if not case_dirs(root, s):
                 raise BenchError(s.tests_path, f"the skill {s.name!r} has no tests",
@@ -81,8 +82,7 @@ def choose_skills(root: Path, names: list[str], every: bool) -> tuple[list[Skill
     return chosen, untested
 
 
-def _pick(skills: dict[str, SkillInfo], wanted: list[str]) -> list[SkillInfo]:
-    known = ", ".join(skills) or "none"
+def _pick(root: Path, skills: dict[str, SkillInfo], wanted: list[str]) -> list[SkillInfo]:
     out: list[SkillInfo] = []
     for name in wanted:
         key = name.strip("/").removeprefix("skills/")
@@ -91,18 +91,38 @@ def _pick(skills: dict[str, SkillInfo], wanted: list[str]) -> list[SkillInfo]:
         else:
             by_path = [s for s in skills.values() if s.path in (f"skills/{key}", name.strip("/"))]
             if not by_path:
-                # Never resolved silently: a part of a name may be the wrong skill, so it only names candidates.
-                near = [s.name for s in skills.values() if key.lower() in s.name.lower()]
-                if near:
-                    raise BenchError(None, f"no skill is named {name!r}; did you mean "
-                                     + " or ".join(repr(n) for n in near) + "?",
-                                     fix=f"name the skill exactly, e.g. 'benchcore plan {near[0]}'")
-                raise BenchError(None, f"no skill is named {name!r}; known skills: {known}",
-                                 fix="name a skill by its folder name under skills/")
+                raise unknown_skill(root, skills, name)
             hit = by_path[0]
         if hit not in out:
             out.append(hit)
     return out
+
+
+KNOWN_SHOWN = 20  # names listed after "known skills:" (validate lists every one)
+
+
+def unknown_skill(root: Path, skills: dict[str, SkillInfo], name: str) -> BenchError:
+    """A name that is no skill: the closest names (never resolved silently: a near name may be the wrong skill),
+    the skills there are, and where this repository keeps them."""
+    import difflib
+
+    key = name.strip("/").rsplit("/", 1)[-1]
+    names = list(skills)
+    near = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
+    near += [n for n in names if key.lower() in n.lower() and n not in near][:3 - len(near)]
+    known = ", ".join(names[:KNOWN_SHOWN]) or "none"
+    if len(names) > KNOWN_SHOWN:
+        known += f" ... ({len(names) - KNOWN_SHOWN} more: benchcore validate lists them)"
+    roots = [r.path + "/" for r in skill_roots(root)] or ["skills/"]
+    where = " or ".join(roots)
+    if near:
+        return BenchError(None, f"no skill is named {name!r}; did you mean " + " or ".join(repr(n) for n in near)
+                          + f"? (known skills: {known})",
+                          fix=f"name the skill exactly, e.g. 'benchcore plan {near[0]}' (a skill's name is its "
+                              f"folder's name under {where})")
+    return BenchError(None, f"no skill is named {name!r}; known skills: {known}",
+                      fix=f"name a skill by its folder name under {where}"
+                          + ("" if names else f"; this repository has none yet: write {roots[0]}<name>/SKILL.md"))
 
 
 def _check_tree(root: Path, chosen: list[SkillInfo], whole: bool) -> None:
@@ -113,11 +133,7 @@ def _check_tree(root: Path, chosen: list[SkillInfo], whole: bool) -> None:
         if whole or any(path == s.tests_path or path.startswith(s.tests_path + "/") or
                         path.startswith(s.path + "/") or path == s.path for s in chosen):
             mine.append(p)
-    if mine:
-        first = mine[0]
-        more = f" (and {len(mine) - 1} more problem{'s' if len(mine) > 2 else ''}; run 'benchcore validate')" \
-            if len(mine) > 1 else ""
-        raise BenchError(first.path, first.message + more, line=first.line, fix=first.fix)
+    raise_all(mine)  # every problem, most important first, each with its file:line and fix
 
 
 def decide(root: Path, skill: SkillInfo, branch: git.DefaultBranch, calibrate: bool = False) -> Decision:

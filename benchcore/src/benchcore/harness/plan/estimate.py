@@ -8,7 +8,8 @@ from typing import Optional
 from attrs import evolve
 
 from ... import serde
-from ...estimate import estimate
+from ...errors import BenchError
+from ...estimate import PRIOR, estimate, prior_estimate
 from ...model import Budget, Estimate
 from ..runs.costs import ceiling, cell_costs
 from ..store.files import write_atomic
@@ -17,20 +18,61 @@ from ..store.planfile import Plan, write_plan
 from ..runs.folder import read_run_info
 
 
-def with_estimate(run_dir: Path, plan: Plan, d: Decision, histories: dict, prices) -> Plan:
-    """Estimate the run from the history, record it in run.json and its per-cell costs in plan.json."""
+def with_estimate(run_dir: Path, plan: Plan, d: Decision, histories: dict, prices, root: Optional[Path] = None,
+                  served: Optional[str] = None) -> Plan:
+    """Estimate the run from the history (a skill's first run with no history anywhere: from the documented prior,
+    scaled by its cases and skill and priced on the model served), record it in run.json and its per-cell costs
+    in plan.json (never a prior's: a ceiling is not held to a rough figure)."""
     cells: dict[str, int] = {}
     for c in plan.cells:
         cells[c.arm] = cells.get(c.arm, 0) + 1
     comparisons = 2 if d.shape == "three-arm" else 1  # a calibration has one, new against its twin
     readings = 2 if d.confirm else 1  # confirmed judging: at most a swapped second reading per packet
-    est = estimate(d.skill.name, histories.get(d.skill.name, []), histories, cells,
-                   len(d.cases) * d.trials * comparisons * readings, model=plan.model, prices=prices)
+    packets = len(d.cases) * d.trials * comparisons * readings
+    est = estimate(d.skill.name, histories.get(d.skill.name, []), histories, cells, packets, model=plan.model,
+                   prices=prices)
+    costs = cell_costs(est)
+    if est.basis == "none" and root is not None:
+        case_chars, skill_chars = text_sizes(root, d)
+        est = prior_estimate(read_prior(), cells, packets, case_chars, skill_chars,
+                             model=plan.model or served or DEFAULT_MODEL, prices=prices)
     info = evolve(read_run_info(run_dir), estimate=est)
     write_atomic(run_dir / "run.json", serde.dumps(info))
-    plan = evolve(plan, cell_costs=cell_costs(est))
+    plan = evolve(plan, cell_costs=costs)
     write_plan(run_dir, plan)
     return plan
+
+
+DEFAULT_MODEL = "claude-opus-5-5"  # Claude Code 2.1.328's default model (docs: CLAUDE-CODE.md), when none is known
+PRIOR_RESOURCE = "data/estimate_prior.json"
+
+
+def read_prior() -> dict:
+    """The documented prior per cell (benchcore/data/estimate_prior.json)."""
+    import json
+    from importlib import resources
+
+    try:
+        return json.loads(resources.files("benchcore").joinpath(PRIOR_RESOURCE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BenchError(f"benchcore/{PRIOR_RESOURCE}", f"cannot be read: {exc}", fix="reinstall benchcore") from None
+
+
+def text_sizes(root: Path, d: Decision) -> tuple[float, float]:
+    """(the mean characters of a case's prompt, seed and fixture files; the characters of the skill's files):
+    what an arm reads into its context beyond Claude Code's own."""
+    from ..repo.tree import case_dirs, fixture_path
+
+    def size(p: Optional[Path]) -> int:
+        if p is None or not p.exists():
+            return 0
+        files = [p] if p.is_file() else [f for f in p.rglob("*") if f.is_file() and not f.is_symlink()]
+        return sum(f.stat().st_size for f in files)
+
+    dirs = {c.name: c for c in case_dirs(root, d.skill)}
+    per_case = [len(c.prompt) + sum(len(t.text) for t in c.seed) + size(fixture_path(root, dirs[c.id], c))
+                for c in d.cases if c.id in dirs]
+    return (sum(per_case) / len(per_case) if per_case else 0.0), float(size(root / d.skill.path))
 
 
 def skill_ceilings(runs: list) -> Optional[dict]:
@@ -78,13 +120,19 @@ def arms_phrase(est: Estimate, d: Decision, p: Plan) -> str:
             f"{_tok(est.cost_equivalent_tokens)} cost-equivalent, {_usd(est.cost_usd)} (from {est.source})")
 
 
+ROUGH = ("rough: a first run, from a prior per cell (docs/cost.md), not from earlier runs; expect up to 2x either "
+         "way; the next run is estimated from this one")
+
+
 def estimate_line(runs: list, ests: list, total: Optional[Estimate]) -> str:
-    """The one line the skill relays before the fan-out."""
+    """The one line the skill relays before the fan-out (a first run's, from the prior, labelled rough)."""
     cells = sum(len(p.cells) - sum(1 for c in p.cells if c.skip) for _, _, p in runs)
     packets = sum(e.judges.cells for e in ests if e is not None and e.judges is not None)
     if total is None:
         known = [e for e in ests if e is not None and e.basis != "none"]
         why = ests[0].source if ests and ests[0] is not None and not known else "some runs have no earlier usage to go by"
         return f"{cells} arm cells and their judges; cannot estimate the tokens ({why.removeprefix('cannot estimate: ')})"
+    rough = any(e is not None and e.basis == PRIOR for e in ests)
     return (f"{cells} arm cells and about {packets} judge packets, about {_tok(total.raw_tokens)} raw tokens "
-            f"({_tok(total.cost_equivalent_tokens)} cost-equivalent), {_usd(total.cost_usd)}")
+            f"({_tok(total.cost_equivalent_tokens)} cost-equivalent), {_usd(total.cost_usd)}"
+            + (f" ({ROUGH})" if rough else ""))

@@ -31,8 +31,22 @@ def write_arm_scripts(runs: list, skill_dir: Path, created: list[Path],
                                    context_window)
     skills = ", ".join(dict.fromkeys(d.skill.name for d, _, _ in runs))
     scripts = fanout.write_bound_scripts(skill_dir, kind_dir, "Arms", tasks, ceilings=skill_ceilings(runs),
-                                         about=(skills, "arms"))
+                                         about=(skills, "arms", arms_cost([r for _, r, _ in runs])))
     return runs, scripts, note
+
+
+def arms_cost(run_dirs: list[Path]) -> str:
+    """What the arms are estimated to cost, for the launch dialog ("about $1.20 estimated", "rough" for a first
+    run's prior); "" when any run has no dollar figure."""
+    from ...estimate import PRIOR
+    from ..runs.folder import read_run_info
+
+    ests = [read_run_info(r).estimate for r in run_dirs]
+    usd = [a.cost_usd for e in ests if e is not None for a in e.arms.values()]
+    if not ests or any(e is None or not e.arms for e in ests) or not usd or any(u is None for u in usd):
+        return ""
+    rough = any(e.basis == PRIOR for e in ests)
+    return f"about ${sum(usd):,.2f} estimated" + (" (rough: a first run)" if rough else "")
 
 
 def _launch_order(runs: list) -> list:

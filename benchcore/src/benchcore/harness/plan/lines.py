@@ -5,6 +5,7 @@ Every sentence is made here; the command prints the lines in order.
 
 from __future__ import annotations
 
+from ...estimate import PRIOR
 from ..runs.folder import SHAPES
 from ..repo.roots import installed_note
 from ..store.files import shown_path
@@ -42,13 +43,14 @@ def run_lines(planned, seed: int) -> list[str]:
             trials = len({(c.case, c.trial) for c in cut})
             out.append(f"  budget: {budget_phrase(d.budget)} reached: {trials} of {len(d.cases) * d.trials} trials "
                        f"({len(cut)} cells) will not be launched; the report shows them as not run")
-        elif d.budget is not None and d.budget.usd is not None and est is not None and est.basis != "none" \
+        elif d.budget is not None and d.budget.usd is not None and est is not None and est.basis not in ("none", PRIOR) \
                 and est.cost_usd is None:
             out.append(f"  budget: {budget_phrase(d.budget)}; the estimate has no dollar figure (a model with no price), "
                        "so the dollar ceiling cannot stop a launch; set budget_tokens (or --budget-tokens) instead")
-        elif d.budget is not None and est is not None and est.basis == "none":
-            out.append(f"  budget: {budget_phrase(d.budget)}; with no estimate the arms cannot be held to it before "
-                       "launch; the judges are held to it from the arms' real usage")
+        elif d.budget is not None and est is not None and est.basis in ("none", PRIOR):
+            out.append(f"  budget: {budget_phrase(d.budget)}; with no earlier run to go by (the first-run estimate is "
+                       "rough) the arms cannot be held to it before launch; the judges are held to it from the arms' "
+                       "real usage")
     return out
 
 

@@ -13,8 +13,9 @@ its worlds and skill copies are still on disk. An open run is *stale* (what
 - it was planned more than ``older_than`` hours ago (24 by default) and is
   still unfinished: left for good.
 
-benchcore cannot see whether the Claude Code session that planned a run is
-still open, so a run's age stands in for "its session is gone".
+An unfinished run's age stands in for "given up" here; whether the session that launched its arms still runs
+is what a resume asks (``harness/claude/live.py``), and a rendered run's leftovers are removed by the next plan
+(``leftovers.py``).
 """
 
 from __future__ import annotations

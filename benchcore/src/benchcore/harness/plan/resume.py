@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from datetime import datetime
 import os
 import re
 from pathlib import Path
@@ -34,7 +35,7 @@ from ..repo import git
 from ..collect.launch import resume_hint  # noqa: F401 - plan prints it too
 from ..collect.run import Collected, collect_runs
 from ..store.files import locked_run, read_text, shown_path
-from .open_runs import RunFolder, newest_of, run_folders
+from .open_runs import RunFolder, newest_of, planned_at, run_folders
 from .decide import JUDGE_AGENT, Decision, baseline_agent, installed_agent
 from ..runs.folder import read_run_info
 from ..repo.tree import case_dirs
@@ -188,16 +189,65 @@ def resume(runs: tuple[RunFolder, ...]) -> Collected:
         return collect_runs(dirs, False, hard.DEFAULT_TIMEOUT)
 
 
-def resumed_next(done: Collected) -> str:
+@frozen
+class Launcher:
+    """The session that launched a run's arms, seen from a later session: ``alive`` or ``ended``."""
+
+    state: str
+    session: str
+    minutes: int  # since the run was planned (its arms were launched right after)
+
+
+def launcher(runs: tuple[RunFolder, ...], current: Optional[str], live: Optional[dict],
+             now: datetime) -> Optional[Launcher]:
+    """Whether the other sessions that ran plan or collect for ``runs`` (plan.json ``sessions``, this one left out)
+    still run: ``alive`` when one has a live session file (harness/claude/live.py), ``ended`` when none has (every
+    session writes one, interactive or ``claude -p``: measured on 2.1.328); None when nothing is known (no other
+    session, or no session files: an older CLI)."""
+    others = list(dict.fromkeys(s for r in runs for s in r.plan.sessions if s != current))
+    if not others or live is None:
+        return None
+    starts = [t for r in runs if (t := planned_at(r.plan)) is not None]
+    minutes = max(0, int((now - min(starts)).total_seconds() // 60)) if starts else 0
+    alive = [s for s in others if s in live]
+    if alive:
+        return Launcher("alive", alive[-1], minutes)
+    return Launcher("ended", others[-1], minutes)
+
+
+def launcher_line(found: Optional[Launcher], done: Collected) -> Optional[str]:
+    """What plan says of the session that launched the arms, when some arm has not finished."""
+    cut = sum(len(s.unfinished) for s in done.statuses)
+    if found is None or not (cut or done.launches.cells):
+        return None
+    who = f"the session that launched the arms ({found.session[:8]}, {found.minutes} min ago)"
+    if found.state == "alive":
+        return f"note: {who} is still running, and so are its arms: they have run for {found.minutes} min"
+    return (f"note: {who} has ended, and its arms with it: {cut} cell{'s' if cut != 1 else ''} stopped before "
+            f"{'their' if cut != 1 else 'its'} final message")
+
+
+def resumed_next(done: Collected, found: Optional[Launcher] = None, command: str = "") -> str:
     """The next step of a continued run: collect's, except that arm cells not run yet are simply launched when no
     arm of the run is still running (no transcript without its final message), since a resume follows a launch
-    that was refused, cancelled or has ended."""
+    that was refused, cancelled or has ended; and when the session that launched the arms is known to have ended,
+    or to run still (``found``), one step instead of collect's two guesses ("if still running ...; if finished
+    ...")."""
     launches = done.launches
+    runs = " ".join(shown_path(s.run_dir) for s in launches.statuses)
     if launches.cells and not any(s.unfinished or s.rerun for s in launches.statuses):
         scripts = list(launches.arms_scripts)
-        runs = " ".join(shown_path(s.run_dir) for s in launches.statuses)
         return (f"launch the arm cells that have not run with {fanout.workflow_calls(scripts)} "
                 f"({fanout.agent_tasks_phrase(scripts)}); then run: benchcore collect {runs}")
+    cut = sum(len(s.unfinished) for s in done.statuses)
+    if found is not None and found.state == "ended" and cut:
+        return (f"run: benchcore collect {runs} --rerun (the session that launched the arms has ended, so the "
+                f"{cut} cell{'s' if cut != 1 else ''} it cut off {'get fresh worlds' if cut != 1 else 'gets a fresh world'}), "
+                "then launch the arms it names")
+    if found is not None and found.state == "alive" and (cut or launches.cells):
+        return (f"wait: the arms are still running in the session that launched them ({found.session[:8]}, for "
+                f"{found.minutes} min); let them finish there, then type {command or 'the command'} again here "
+                f"(or run: benchcore collect {runs})")
     return done.next
 
 

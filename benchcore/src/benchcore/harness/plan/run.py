@@ -93,7 +93,8 @@ def plan_runs(root: Path, decisions: list[Decision], branch: git.DefaultBranch, 
                 runs.append((d, run_dir, plan))
         group = tuple(p.run_id for _, _, p in runs)
         runs = [(d, r, _grouped(r, p, group, resume_command)) for d, r, p in runs]
-        runs = [(d, r, with_estimate(r, p, d, histories, prices)) for d, r, p in runs]
+        served = facts.model  # the session's model: what arms of the default model are served
+        runs = [(d, r, with_estimate(r, p, d, histories, prices, root, served)) for d, r, p in runs]
         runs, scripts, agent_note = write_arm_scripts(runs, skill_dir, created, facts.context_window)
     run_dirs = " ".join(shown_path(r) for _, r, _ in runs)
     nxt = (f"launch the arm cells with {fanout.workflow_calls(scripts)} "

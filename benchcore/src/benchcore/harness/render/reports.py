@@ -19,6 +19,7 @@ from ...errors import BenchError
 from ...estimate import run_usage
 from ...model import SkillResult
 from ..store.files import read_text, remove_stale_staged, write_all_atomic
+from ..claude.session import supported
 from ..runs.folder import read_run
 
 
@@ -109,7 +110,7 @@ def _model_sections(reports: Path, result: SkillResult, data, entries, stamp: st
                 continue
             other_data = read_run(rd)
         mine = [e for e in entries if e.model == other.model]
-        views[other.model] = build_report_view(other, other_data, mine, generated_at=stamp)
+        views[other.model] = build_report_view(other, other_data, mine, generated_at=stamp, floor=supported().floor)
     return sorted(views.items())
 
 
@@ -174,7 +175,7 @@ def write_reports(reports: Path, result: SkillResult, data, seed_history, warnin
     stamp = generated_at()
     if result.model is None:
         html = render_report(build_report_view(result, data, [e for e in entries if e.model is None],
-                                               generated_at=stamp))
+                                               generated_at=stamp, floor=supported().floor))
     else:
         from ... import __version__
         from ...report.render import render_models

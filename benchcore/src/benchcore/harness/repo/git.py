@@ -202,22 +202,33 @@ def extract_at(root: Path, commit: str, rel: str, dest: Path) -> int:
     return n
 
 
-def keep_out_of_git(root: Path, folder: str) -> Optional[str]:
-    """Have git ignore ``folder`` (e.g. ``tests/.reports/``) in this clone only, through ``.git/info/exclude``
-    (no tracked file of the user's is edited); the exclude file's path when a line was added, None when git
-    already ignored the folder (a .gitignore, an earlier plan) or the repository has no exclude file to write."""
-    probe = folder.rstrip("/") + "/.probe"
-    if _git(root, "check-ignore", "-q", "--no-index", probe, check=False).returncode == 0:
-        return None
+def keep_out_of_git(root: Path, *paths: str) -> tuple[Optional[str], tuple[str, ...]]:
+    """Have git ignore each of ``paths`` (a folder ends in '/': ``tests/.reports/``; a file:
+    ``.claude/settings.local.json``) in this clone only, through ``.git/info/exclude`` (no tracked file of the
+    user's is edited). Returns (the exclude file's path, the paths added now): a path git already ignores (a
+    .gitignore, the user's global excludes, an earlier plan) or tracks (ignoring would not hide it) is left out;
+    (None, ()) when nothing was added or the repository has no exclude file to write."""
+    wanted = []
+    for p in paths:
+        probe = p.rstrip("/") + "/.probe" if p.endswith("/") else p
+        if _git(root, "check-ignore", "-q", "--no-index", probe, check=False).returncode == 0:
+            continue
+        if not p.endswith("/") and _git(root, "ls-files", "--error-unmatch", "--", p, check=False).returncode == 0:
+            continue
+        wanted.append(p)
+    if not wanted:
+        return None, ()
     where = _out(root, "rev-parse", "--git-path", "info/exclude")
     if not where:
-        return None
+        return None, ()
     path = Path(where) if Path(where).is_absolute() else root / where
+    lines = "".join(f"/{p.strip('/')}{'/' if p.endswith('/') else ''}\n" for p in wanted)
     try:
         old = path.read_text(encoding="utf-8") if path.exists() else ""
         path.parent.mkdir(parents=True, exist_ok=True)
         sep = "" if not old or old.endswith("\n") else "\n"
-        write_atomic(path, f"{old}{sep}# benchmark-skill: its reports and history stay out of git\n/{folder.strip('/')}/\n")
+        write_atomic(path, f"{old}{sep}# benchmark-skill: what the benchmark writes in this clone stays out of git\n"
+                           f"{lines}")
     except OSError:
-        return None
-    return str(path)
+        return None, ()
+    return str(path), tuple(wanted)

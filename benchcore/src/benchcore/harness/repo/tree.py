@@ -22,9 +22,9 @@ import yaml
 from attrs import frozen
 
 from ...casefile import parse_case, read_frontmatter
-from ...errors import BenchError, CaseError
+from ...errors import BenchError, CaseError, each, raise_all
 from ...model import Case, SkillRef
-from .options import load_options
+from .options import option_problems
 from .roots import ROOTS_HELP, SkillRoot, has_skills_root, linked_folders, skill_roots
 from .roots import read_repo_text as _read, rel_path as _rel
 
@@ -60,9 +60,7 @@ def find_repo_root(start: Path) -> Path:
 def discover_skills(root: Path) -> dict[str, SkillInfo]:
     """name -> SkillInfo for every skill under every skills root, sorted by name; BenchError on a clash."""
     found: dict[str, SkillInfo] = {}
-    problems = _discover(root, found)
-    if problems:
-        raise problems[0]
+    raise_all(_discover(root, found))
     return dict(sorted(found.items()))
 
 
@@ -173,58 +171,80 @@ def case_dirs(root: Path, skill: SkillInfo) -> list[Path]:
 
 
 def load_case(root: Path, case_dir: Path) -> Case:
-    """Parse one case and check its fixture on disk (exists, stays inside tests/)."""
+    """Parse one case and check its fixture on disk (exists, stays inside tests/); every problem raises together."""
+    case, problems = case_problems(root, case_dir)
+    raise_all(problems)
+    assert case is not None
+    return case
+
+
+def case_problems(root: Path, case_dir: Path) -> tuple[Optional[Case], list[BenchError]]:
+    """(the case, or None when case.md does not parse; every problem of the case: case.md's, in the order a reader
+    meets them, then its folder's name, then every link or special file in its fixture)."""
     path = case_dir / "case.md"
     rel = _rel(root, path)
-    text = _read(root, path)
-    case = parse_case(text, rel, case_dir.name)
+    problems: list[BenchError] = []
+    case: Optional[Case] = None
+    try:
+        text = _read(root, path)
+    except BenchError as err:  # not readable as text: nothing in it can be checked
+        return None, [err]
+    try:
+        case = parse_case(text, rel, case_dir.name)
+    except CaseError as err:
+        problems += each(err)
     if not _CASE_ID.fullmatch(case_dir.name):
-        raise CaseError(_rel(root, case_dir), f"the case folder name {case_dir.name!r} has a character outside "
-                        "ASCII letters, digits, '.', '_' and '-' (it becomes part of every cell id and path)",
-                        fix="rename the folder with only a-z, A-Z, 0-9, '.', '_', '-' (e.g. unicode-code)")
-    fixture = fixture_path(root, case_dir, case)
-    if fixture is not None and case.fixture is None:
-        tests_root = (root / "tests").resolve()
+        problems.append(CaseError(_rel(root, case_dir), f"the case folder name {case_dir.name!r} has a character "
+                                  "outside ASCII letters, digits, '.', '_' and '-' (it becomes part of every cell id "
+                                  "and path)", fix="rename the folder with only a-z, A-Z, 0-9, '.', '_', '-' "
+                                                   "(e.g. unicode-code)"))
+    named = case.fixture if case is not None else None
+    fixture = fixture_path(root, case_dir, case) if case is not None else (
+        case_dir / "fixture" if (case_dir / "fixture").exists() or (case_dir / "fixture").is_symlink() else None)
+    tests_root = (root / "tests").resolve()
+    if fixture is not None and named is None:
         if not fixture.resolve().is_relative_to(tests_root):
-            raise CaseError(_rel(root, fixture), "is a link that leaves tests/; it would be copied into every world",
-                            fix="replace the link with a real folder inside tests/")
-    if fixture is not None and fixture.exists():
-        bad = _unsafe_fixture_entry(fixture)
-        if bad is not None:
-            raise CaseError(_rel(root, bad), "is a symlink or a special file (pipe, socket, device) in a fixture; a "
-                            "world is a plain copy, and a link would let an arm write outside it",
-                            fix="replace it with a regular file or folder holding the content")
-    if case.fixture is not None:
+            problems.append(CaseError(_rel(root, fixture), "is a link that leaves tests/; it would be copied into "
+                                      "every world", fix="replace the link with a real folder inside tests/"))
+            fixture = None  # not walked: what it points at is not the case's
+    if named is not None:
         line = next((i + 1 for i, l in enumerate(text.splitlines()) if l.startswith("fixture")), 2)
-        tests_root = (root / "tests").resolve()
         assert fixture is not None
         if not fixture.resolve().is_relative_to(tests_root):
-            raise CaseError(rel, f"the fixture path {case.fixture!r} leaves tests/", line=line,
-                            fix="keep fixtures inside tests/, e.g. next to case.md in ./fixture")
-        if not fixture.exists():
-            raise CaseError(rel, f"the fixture {case.fixture!r} does not exist ({_rel(root, fixture)})", line=line,
-                            fix="create it, correct the path, or remove the 'fixture:' line")
-    return case
+            problems.append(CaseError(rel, f"the fixture path {named!r} leaves tests/", line=line,
+                                      fix="keep fixtures inside tests/, e.g. next to case.md in ./fixture"))
+            fixture = None
+        elif not fixture.exists():
+            problems.append(CaseError(rel, f"the fixture {named!r} does not exist ({_rel(root, fixture)})",
+                                      line=line, fix="create it, correct the path, or remove the 'fixture:' line"))
+    if fixture is not None and fixture.exists():
+        problems += [CaseError(_rel(root, bad), "is a symlink or a special file (pipe, socket, device) in a fixture; "
+                               "a world is a plain copy, and a link would let an arm write outside it",
+                               fix="replace it with a regular file or folder holding the content")
+                     for bad in _unsafe_fixture_entries(fixture)]
+    return (case if not problems else None), problems
 
 
 _CASE_ID = re.compile(r"[A-Za-z0-9._-]+")  # any name: cases run and report in their folders' name order
 
 
-def _unsafe_fixture_entry(fixture: Path) -> Optional[Path]:
-    """The first symlink or special file in a fixture (its top counts as a link too), or None. Nothing is opened."""
+def _unsafe_fixture_entries(fixture: Path) -> list[Path]:
+    """Every symlink or special file in a fixture (its top counts as a link too), in path order. Nothing is
+    opened, and no link is followed."""
     import stat as _stat
     start = fixture.resolve()
+    found: list[Path] = []
     todo = [start]
     while todo:
         p = todo.pop()
         mode = os.lstat(p).st_mode
         if _stat.S_ISLNK(mode) and p != start:
-            return p
-        if _stat.S_ISDIR(mode):
-            todo.extend(sorted(p.iterdir()))
+            found.append(p)
+        elif _stat.S_ISDIR(mode):
+            todo.extend(sorted(p.iterdir(), reverse=True))
         elif not _stat.S_ISREG(mode):
-            return p
-    return None
+            found.append(p)
+    return sorted(found)
 
 
 def fixture_path(root: Path, case_dir: Path, case: Case) -> Optional[Path]:
@@ -261,9 +281,14 @@ def validate_tree(root: Path) -> TreeReport:
                             "benchmark cannot copy it", fix="replace the link with the folder itself, or link "
                             "each file") for s in sorted(found.values(), key=lambda s: s.path)
                  for link in linked_folders(root, s.path)]
+    first = list(problems)
     by_tests_path = {s.tests_path: s for s in found.values()}
     skill_paths = set(by_tests_path) | set(broken)
     counts = {name: 0 for name in found}
+    # Most important first: a skill that cannot be found, then a skill's options (they shape every cell), then
+    # the layout of tests/, then each case's own problems (each file's in the order a reader meets them).
+    options_problems: list[BenchError] = []
+    cases_problems: list[BenchError] = []
     tests = root / "tests"
     if tests.is_dir():
         for dirpath, dirnames, filenames in os.walk(tests):
@@ -275,10 +300,7 @@ def validate_tree(root: Path) -> TreeReport:
             if rel in skill_paths:
                 skill = by_tests_path.get(rel)
                 if skill is not None:
-                    try:
-                        load_options(root, skill)
-                    except BenchError as err:
-                        problems.append(err)
+                    options_problems += option_problems(root, skill)[1]
                 keep = []
                 for d in list(dirnames):
                     case_dir = here / d
@@ -295,10 +317,9 @@ def validate_tree(root: Path) -> TreeReport:
                         continue
                     if skill is not None:
                         counts[skill.name] += 1
-                    try:
-                        case = load_case(root, case_dir)
-                    except BenchError as err:
-                        problems.append(err)
+                    case, found_here = case_problems(root, case_dir)
+                    cases_problems += found_here
+                    if case is None:
                         continue
                     if unproven_cases({case.id: case_dir}, [case]):
                         warnings.append(CaseError(
@@ -316,4 +337,6 @@ def validate_tree(root: Path) -> TreeReport:
                                            fix=f"move it to the test path of an existing skill ({known}) or remove it"))
                 dirnames[:] = []
     skills = tuple((s, counts[s.name]) for s in sorted(found.values(), key=lambda s: s.path))
+    layout = problems[len(first):]
+    problems = first + options_problems + layout + cases_problems
     return TreeReport(skills=skills, problems=tuple(problems), warnings=tuple(warnings))

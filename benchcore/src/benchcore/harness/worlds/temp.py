@@ -1,9 +1,10 @@
 """Fresh worlds (one per case x trial x arm) and the temp root that holds them.
 
 Everything a run creates outside the repository lives under one temp root,
-``<tmp>/benchcore/benchcore-<run-id>-<random>``, so ``clean`` removes exactly
-that. Every run's temp root sits in the same folder, ``<tmp>/benchcore``, so
-that one Claude Code setting (``additionalDirectories``) covers every run. A
+``<tmp>/benchcore-<uid>/benchcore-<run-id>-<random>``, so ``clean`` removes exactly
+that. Every run's temp root of one user sits in the same folder, ``<tmp>/benchcore-<uid>``,
+so that one Claude Code setting (``additionalDirectories``) covers every run; each user
+of a shared machine has a folder of their own (0700, refused when another user owns it). A
 world's folder name is an opaque token: the arm never reads its arm's name in
 its own working directory, and no judge reads it in an output.
 """
@@ -29,15 +30,47 @@ SETUP_TIMEOUT = 300
 
 
 def default_temp_base() -> Path:
-    """The folder that holds every run's temp root unless --temp-dir names another: ``<tmp>/benchcore``."""
-    return Path(tempfile.gettempdir()) / "benchcore"
+    """The folder that holds every run's temp root unless --temp-dir names another: ``<tmp>/benchcore-<uid>``, one
+    per user (a shared ``<tmp>/benchcore`` made 0700 by its first user refused every other user's plan)."""
+    return Path(tempfile.gettempdir()) / f"benchcore-{user_tag()}"
+
+
+def user_tag() -> str:
+    """This user's part of the temp base's name: the numeric user id (the login name where there is none)."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is not None:
+        return str(getuid())
+    import getpass
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]", "_", getpass.getuser()) or "user"
+
+
+def _check_own_base(base: Path) -> None:
+    """The default base, when it exists, must be a real folder of this user's that no one else may write: another
+    user who made ``<tmp>/benchcore-<your uid>`` first (or a link there) would see, or swap, every world. A
+    folder of ours that others may write is closed to them."""
+    try:
+        st = os.lstat(base)
+    except FileNotFoundError:
+        return
+    fix = f"remove {base} (it is not yours: ask its owner or an administrator), or pass --temp-dir with a folder of yours"
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise BenchError(str(base), "is a link or not a folder, so benchcore will not put worlds there", fix=fix)
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise BenchError(str(base), f"belongs to another user (uid {st.st_uid}), so benchcore will not put your "
+                         "worlds there", fix=fix)
+    if st.st_mode & 0o077:
+        os.chmod(base, 0o700)
 
 
 def make_temp_root(run_id: str, repo_root: Path, base: Optional[Path] = None, nonce: str = "") -> Path:
     """A fresh temp root tagged with the run id and ``nonce`` (a secret kept in plan.json, which ``clean``
     checks before it removes anything: a tag an arm writes cannot name it)."""
-    base = Path(base) if base is not None else default_temp_base()
-    base = base.resolve()
+    if base is None:
+        base = default_temp_base()
+        _check_own_base(base)
+    base = Path(base).resolve()
     if base == repo_root or base.is_relative_to(repo_root):
         raise BenchError(str(base), "is inside the repository; worlds must live outside it",
                          fix="pass --temp-dir with a folder outside the repository (or set TMPDIR)")

@@ -19,6 +19,7 @@ class Badge:
     net: str  # "net +14", or "" on n/a
     chip: Optional[str]  # narrowest margin, green badges only
     chip_href: Optional[str]
+    label: Optional[str] = None  # "fragile" beside a green badge one flip (or one loss) from failing, as the leaderboard
 
 
 @frozen
@@ -59,6 +60,23 @@ def efficacy_flips(result: SkillResult) -> Optional[int]:
         if case.id == verdict.fragile_case:
             return case.efficacy.flips_to_fail
     return None
+
+
+FRAGILE = "fragile"  # the leaderboard's word for it (index.CATEGORY_LABELS)
+
+
+def fragile_efficacy(result: SkillResult) -> Optional[str]:
+    """The case that makes a passing efficacy verdict fragile (one flip from failing), or None."""
+    if result.verdicts.efficacy.status == "pass" and efficacy_flips(result) == 1:
+        return result.verdicts.efficacy.fragile_case or ""
+    return None
+
+
+def fragile_regression(result: SkillResult) -> Optional[str]:
+    """The first case at one loss that makes a passing regression verdict fragile, or None."""
+    if result.verdicts.regression.status != "pass":
+        return None
+    return next((c.id for c in result.cases if c.regression is not None and c.regression.losses == 1), None)
 
 
 def efficacy_chip(result: SkillResult) -> Optional[tuple[str, str]]:

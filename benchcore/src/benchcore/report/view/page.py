@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from ... import __version__
 from ...model import HistoryEntry, RunData, SkillResult
@@ -27,8 +27,28 @@ from .nosignal import NoSignalView, no_signal_view
 from .cases import CasePanel, case_panel
 from .cost import CostTable, cost_table
 from .environment import EnvironmentView, environment_view
-from .header import Badge, MetaItem, axis_badge, efficacy_chip, first_failure, header_meta, regression_chip
+from .header import (FRAGILE, Badge, MetaItem, axis_badge, efficacy_chip, first_failure, fragile_efficacy,
+                     fragile_regression, header_meta, regression_chip)
 from .verdict import INFORMATIVE_NOTE, NoiseView, counts_line, noise_view, run_notices
+
+
+def _version(v: str) -> Optional[tuple[int, ...]]:
+    parts = v.split(".")
+    return tuple(int(p) for p in parts) if len(parts) == 3 and all(p.isdigit() for p in parts) else None
+
+
+def older_than_floor(versions: Sequence[str], floor: Optional[str]) -> tuple[str, ...]:
+    """The notice for a run recorded on a Claude Code older than the supported floor (the bundled example, made
+    on 2.1.178, is one): what the run relied on may have behaved otherwise, so its verdict is shown, not vouched
+    for; none when every version is at or above the floor, or nothing is known."""
+    low = _version(floor) if floor else None
+    old = sorted(v for v in versions if low is not None and (key := _version(v)) is not None and key < low)
+    if not old:
+        return ()
+    return (f"Recorded on Claude Code {', '.join(old)}, older than {floor}, the oldest version this benchmark "
+            f"supports: this run predates it, and what the run relied on (hooks, transcripts, agent types) may "
+            f"have behaved otherwise there. Run the benchmark again on Claude Code {floor} or newer before relying "
+            f"on this verdict.",)
 
 
 @frozen
@@ -55,8 +75,10 @@ class ReportView:
 
 
 def build_report_view(result: SkillResult, run: RunData, history: Sequence[HistoryEntry], *,
-                      generated_at: str) -> ReportView:
-    """The whole report of one run. ``history`` is newest last and includes this run."""
+                      generated_at: str, floor: Optional[str] = None) -> ReportView:
+    """The whole report of one run. ``history`` is newest last and includes this run; ``floor``: the oldest
+    Claude Code version the benchmark supports (benchcore/data/claude_code.json), for the notice a run recorded
+    on an older one carries."""
     trials = {(t.case, t.trial): t for t in run.trials}
     descriptions = {c.id: c.description for c in run.cases}
     two_arm = result.verdicts.regression.status == "n/a"
@@ -64,8 +86,10 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
     return ReportView(
         title=f"{result.skill}: benchmark run {result.run_id}",
         skill=result.skill,
-        badges=(axis_badge("Efficacy", result.verdicts.efficacy, efficacy_chip(result)),
-                axis_badge("Regression", result.verdicts.regression, regression_chip(result))),
+        badges=(evolve(axis_badge("Efficacy", result.verdicts.efficacy, efficacy_chip(result)),
+                       label=FRAGILE if fragile_efficacy(result) is not None else None),
+                evolve(axis_badge("Regression", result.verdicts.regression, regression_chip(result)),
+                       label=FRAGILE if fragile_regression(result) is not None else None)),
         meta=header_meta(result, run),
         jump_href=fmt.case_href(jump) if jump else None,
         jump_label=f"Jump to the first failure: {jump}" if jump else None,
@@ -74,7 +98,7 @@ def build_report_view(result: SkillResult, run: RunData, history: Sequence[Histo
         informative_note=INFORMATIVE_NOTE,
         headline=" ".join(t for t in (result.headline, served_note(history, result.run_id)) if t),
         counts=counts_line(result, two_arm),
-        notices=run_notices(result, run),
+        notices=run_notices(result, run) + older_than_floor(result.claude_code, floor),
         noise=noise_view(result),
         cost=cost_table(result, two_arm, run),
         environment=environment_view(result),

@@ -30,6 +30,7 @@ class SparkDot:
     current: bool
     title: str
     changed: str = ""  # what served this run differently from the run before (Claude Code, a model), or ""
+    mark: str = ""  # the marker's visible word at the top of its line: "CC" (Claude Code changed) or "model"
 
 
 @frozen
@@ -58,6 +59,9 @@ class Ribbon:
     empty: Optional[str]  # drawn in the middle of a sparkline that has no dot
     empty_x: str
     empty_y: str
+    # The markers in words, shown under the ribbon (an SVG tooltip shows on no phone and in no screenshot):
+    # "CC: 20261202T160000Z-3f2a: Claude Code 2.1.178 -> 2.1.328".
+    changes: tuple[str, ...] = ()
 
 
 def _num(x: float) -> str:
@@ -91,6 +95,7 @@ def build_ribbon(key: str, result: SkillResult, history: Sequence[HistoryEntry])
 
     dots: list[SparkDot] = []
     lines: list[SparkLine] = []
+    run_of: dict = {}  # dot -> its run id
     for i, (entry, value) in enumerate(zip(shown, values)):
         if value is None:
             continue  # a two-arm run: no dot, and the line breaks here
@@ -104,7 +109,8 @@ def build_ribbon(key: str, result: SkillResult, history: Sequence[HistoryEntry])
             current=current,
             title=f"{entry.run_id}: net {fmt.signed(value.net)}, {state}"
                   + (" (this run)" if current else "") + (f"; changed: {changed}" if changed else ""),
-            changed=changed))
+            changed=changed, mark=_mark(changed)))
+        run_of[dots[-1]] = entry.run_id + (" (this run)" if current else "")
         previous = values[i - 1] if i > 0 else None
         if previous is not None:
             lines.append(SparkLine(_num(x(i - 1)), _num(y(previous.net)), _num(x(i)),
@@ -125,7 +131,15 @@ def build_ribbon(key: str, result: SkillResult, history: Sequence[HistoryEntry])
         description=_describe(axis, shown, values, dots),
         empty=None if dots else ("no three-arm run yet" if key == "regression" else "no runs yet"),
         empty_x=_num(WIDTH / 2), empty_y=_num(HEIGHT / 2),
+        changes=tuple(f"{d.mark}: {run_of[d]}: {d.changed}" for d in dots if d.changed),
     )
+
+
+def _mark(changed: str) -> str:
+    """The marker's word: "CC" when Claude Code's version changed, "model" when only a served model did."""
+    if not changed:
+        return ""
+    return "CC" if changed.startswith("Claude Code") else "model"
 
 
 def _current_and_change(key, verdict, result, shown, values) -> tuple[str, str]:
