@@ -14,7 +14,7 @@ from typing import Iterator, Mapping, Optional, Protocol
 from attrs import field, frozen
 
 from ...errors import BenchError
-from ...usage_lines import loads_line
+from ...usage.lines import loads_line
 from ..store.files import not_regular, open_regular, read_regular_bytes
 
 
@@ -78,7 +78,7 @@ def record_of(raw: str | bytes) -> Optional[dict]:
     rec = _fast_record(raw)
     if rec is None:
         try:
-            # A record starts with '{': json's C scanner on it directly (usage_lines.loads_line), without the
+            # A record starts with '{': json's C scanner on it directly (usage.lines.loads_line), without the
             # steps json.loads adds for any input (7% of parsing a transcript); anything else as json.loads reads it.
             opens = raw[:1] == (b"{" if isinstance(raw, bytes) else "{")
             rec = loads_line(raw) if opens else json.loads(raw)
