@@ -267,3 +267,17 @@ def test_a_first_collect_parses_each_arm_transcript_once(tmp_path, monkeypatch):
     # audit's copy and the environment record each parsed every line again before.
     assert len(parsed) <= lines + 5 * len(arms), (len(parsed), lines)
     assert usage == []  # collect asks the verdicts of the run, not what its transcripts spent
+
+
+def test_plan_json_is_read_once_per_collect(tmp_path, monkeypatch):
+    # collect_runs reads each run's plan.json once and hands it down (the session it adds, each stage's state):
+    # it was read three times (collect_runs, record_session, RunState).
+    bench, run_dir = _planned(tmp_path, monkeypatch)
+    from benchcore.harness.store import planfile
+
+    reads = []
+    real = planfile.read_text
+    monkeypatch.setattr(planfile, "read_text", lambda p: reads.append(Path(p)) or real(p))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out
+    assert [p for p in reads if p.name == "plan.json"] == [run_dir / "plan.json"]
