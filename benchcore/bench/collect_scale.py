@@ -47,12 +47,14 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 SKILL = "demo/greet"
@@ -188,45 +190,140 @@ def pad(config: Path, mb: float) -> float:
     return total / 1e6
 
 
-_POOL: list[tuple[str, dict, str]] = []
+REPEAT_AT_MOST = 0.10  # the share of tool results that may repeat one already in the corpus (a user's run: few)
+READ_LINES = 300  # lines a Read shows at a time: a file longer than that is read in windows (offset, limit)
+BASH_CUT = 30000  # characters: Claude Code keeps the last 30,000 of a Bash call's output
 
 
-def _pool() -> list[tuple[str, dict, str]]:
-    """(tool name, input, result) of the realistic tool calls the ``--tools`` padding repeats: Bash listings
-    and searches of Python's standard library, Read of its sources and of this repository's Markdown skills
-    (not benchcore's own files: those hold the run folder's formats, which the audit rightly flags); 30 KB a
-    result at most."""
-    if _POOL:
-        return _POOL
+def _sources() -> list[tuple[Path, Path]]:
+    """(root, file) of the text files a coding agent could read here: Python's standard library and this
+    machine's C headers, in a fixed order (never benchcore's own files: those hold the run folder's formats,
+    which the audit rightly flags)."""
     import sysconfig
 
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    cut = 30000
-    for command in ("ls -lR email json http", "grep -rn 'def ' email json", "grep -rn 'import' http",
-                    "wc -l email/*.py json/*.py http/*.py"):
-        out = subprocess.run(["bash", "-c", command], cwd=stdlib, capture_output=True, text=True).stdout
-        for i in range(0, min(len(out), 20 * cut), cut):
-            _POOL.append(("Bash", {"command": f"cd {stdlib} && {command}", "description": "look around"},
-                          out[i:i + cut]))
-    repo = TESTS.parents[1]
-    files = sorted(stdlib.glob("email/*.py")) + sorted(stdlib.glob("json/*.py")) + \
-        sorted(stdlib.glob("http/*.py")) + \
-        sorted(f for f in repo.glob("skills/**/*.md") if "benchmark-skill" not in f.parts)
-    for f in files:
-        lines = f.read_text(encoding="utf-8").splitlines()
-        text = "\n".join(f"{n:6}\t{line}" for n, line in enumerate(lines, 1))[:cut]
-        if len(text) > 2000:
-            # A world's own file: the Markdown is the skills', read under a name of the arm's world.
-            shown = f if f.suffix == ".py" else Path("notes") / f"{f.parent.name}-{f.stem.lower()}.md"
-            _POOL.append(("Read", {"file_path": str(shown)}, text))
-    return _POOL
+    out = []
+    for root, pattern in ((Path(sysconfig.get_paths()["stdlib"]), "*.py"), (Path("/usr/include"), "*.h")):
+        if root.is_dir():
+            out += [(root, f) for f in sorted(root.rglob(pattern))
+                    if f.is_file() and "benchcore" not in f.parts and "site-packages" not in f.parts]
+    return out
 
 
-def pad_tools(config: Path, mb: float) -> float:
-    """Pad every arm transcript to about ``mb`` MB with realistic tool calls and their results (``_pool``),
-    each pair a copy of the arm's own Bash call and result, inserted before them; the MB read."""
-    pool = _pool()
+def _numbered(lines: list[str], first: int) -> str:
+    """What the Read tool returns: each line after its number and a tab (standin.agent.read_result)."""
+    return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, first))
+
+
+def tool_results(world: str):
+    """An endless stream of (tool name, input, result) as a coding agent's calls bring them back in ``world``:
+    Read windows of a file (numbered lines, ``offset``/``limit`` past the first READ_LINES), a Bash ``grep``
+    of it and an ``ls -la`` of its folder, an Edit of one of its lines (Claude Code's snippet of the edited
+    file); every result distinct until the sources run out, then they come round again (counted as repeats)."""
+    for root, f in _sources():
+        try:
+            text = f.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        lines = text.splitlines()
+        if len(lines) < 5:
+            continue
+        rel = f.relative_to(root)
+        path = f"{world}/src/{rel}"
+        for off in range(0, len(lines), READ_LINES):
+            inp = {"file_path": path} if off == 0 else {"file_path": path, "offset": off + 1, "limit": READ_LINES}
+            yield "Read", inp, _numbered(lines[off:off + READ_LINES], off + 1)
+        word = "def " if f.suffix == ".py" else "#define"
+        hits = [f"{n}:{line}" for n, line in enumerate(lines, 1) if word in line]
+        if hits:
+            out = "\n".join(hits)
+            yield "Bash", {"command": f"cd {world} && grep -n '{word}' src/{rel}",
+                           "description": f"Find the definitions in {f.name}"}, out[-BASH_CUT:]
+        if f.name == "__init__.py" or f.name.startswith("a"):
+            listing = []
+            for g in sorted(f.parent.iterdir())[:200]:
+                try:
+                    st = g.stat()
+                except OSError:
+                    continue
+                listing.append(f"{'d' if g.is_dir() else '-'}rw-r--r-- 1 user user {st.st_size:>8} Jan  1 12:00 {g.name}")
+            yield "Bash", {"command": f"cd {world} && ls -la src/{rel.parent}",
+                           "description": "List the folder"}, f"total {len(listing)}\n" + "\n".join(listing)
+        at = next((i for i, line in enumerate(lines) if len(line.strip()) > 20), None)
+        if at is not None:
+            old = lines[at]
+            new = old.rstrip() + "  # checked"
+            shown = lines[max(0, at - 4):at] + [new] + lines[at + 1:at + 6]
+            yield "Edit", {"file_path": path, "old_string": old, "new_string": new, "replace_all": False}, (
+                f"The file {path} has been updated. Here's the result of running `cat -n` on a snippet of the "
+                f"edited file:\n" + _numbered(shown, max(0, at - 4) + 1))
+
+
+class Corpus:
+    """The tool results padded into a run's transcripts: one stream for all (so they are distinct across
+    cells, as different arms read different things), with what was given counted."""
+
+    def __init__(self) -> None:
+        self.stream = None
+        self.world = "{world}"
+        self.given = 0
+        self.seen: set[int] = set()
+        self.repeats = 0
+        self.calls: dict[str, int] = {}
+        self.guarded = 0
+
+    def next(self, world: str) -> tuple[str, dict, str]:
+        while True:
+            if self.stream is None:
+                self.stream = tool_results("{world}")
+            try:
+                name, inp, text = next(self.stream)
+                break
+            except StopIteration:  # the sources ran out: round again (repeats, counted)
+                self.stream = None
+        fix = lambda s: s.replace("{world}", world) if isinstance(s, str) else s  # noqa: E731
+        key = hash(text)
+        text = fix(text)
+        self.repeats += key in self.seen
+        self.seen.add(key)
+        self.given += 1
+        self.calls[name] = self.calls.get(name, 0) + 1
+        return name, {k: fix(v) for k, v in inp.items()}, text
+
+
+CORPUS: list[Corpus] = []
+
+
+def _guard_for(repo: Path, world: str):
+    """The benchmark's guard as it answered the arm's calls in this run (its hook record's stdout and command
+    line), or None when the run is not sandboxed: what Claude Code records beside each call it ran."""
+    from benchcore.harness.confine import guard
+
+    for plan_path in sorted((repo / "tests/.reports/runs").glob("*/plan.json")):
+        plan = json.loads(plan_path.read_text(encoding="utf-8"))
+        cell = next((c for c in plan.get("cells") or [] if c.get("world") == world), None)
+        if cell is None:
+            continue
+        base = Path(plan["temp_root"]).parent
+        command = f"sh {repo}/.claude/skills/benchmark-skill/scripts/guard {base}"
+
+        def says(name: str, inp: dict):
+            decision, updated = guard.decide_arm(name, inp, plan, cell)
+            return None if decision is None else (guard.answer(decision, updated), command)
+        return says
+    return None
+
+
+def pad_tools(config: Path, mb: float, repo: Optional[Path] = None) -> float:
+    """Pad every arm transcript to about ``mb`` MB with a coding agent's tool calls and their results
+    (:func:`tool_results`: distinct Read, Bash and Edit results of realistic sizes, each owned by its call),
+    inserted before the arm's first Bash call, each a copy of that call's records: the call, the guard's
+    hook record beside it (recomputed by the guard for the new call, as Claude Code records it) and the
+    result; the MB read."""
+    corpus = CORPUS[0] if CORPUS else Corpus()
+    if not CORPUS:
+        CORPUS.append(corpus)
     total = 0
+    worlds = re.compile(r"(/\S+/worlds/[0-9a-f]+)")
     for path in sorted(config.rglob("agent-*.jsonl")):
         lines = path.read_bytes().splitlines(keepends=True)
         recs = [json.loads(ln) for ln in lines]
@@ -243,20 +340,43 @@ def pad_tools(config: Path, mb: float) -> float:
             r["message"]["content"], list) and any(isinstance(b, dict) and b.get("tool_use_id") == use_id
                                                    for b in r["message"]["content"]))
         res_rec = recs[res_at]
+        hook_rec = next((r for r in recs if r.get("type") == "attachment" and isinstance(r.get("attachment"), dict)
+                         and r["attachment"].get("toolUseID") == use_id), None)
+        first = next(r for r in recs if r.get("type") == "user")
+        content = first["message"]["content"]
+        m = worlds.search(content if isinstance(content, str) else json.dumps(content))
+        world = m.group(1) if m else "/tmp/world"
+        says = _guard_for(repo, world) if repo is not None and hook_rec is not None else None
         added, n = [], 0
         while want > 0:
-            name, inp, text = pool[n % len(pool)]
-            tid = f"toolu_pad{n:05d}"
+            name, inp, text = corpus.next(world)
+            tid = f"toolu_pad{n:05d}{use_id[-6:]}"
             u = json.loads(json.dumps(use_rec))
             u["uuid"] = f"{use_rec['uuid'][:-8]}{n:08d}"
             u["message"]["content"] = [{"type": "tool_use", "id": tid, "name": name, "input": inp}]
             r = json.loads(json.dumps(res_rec))
             r["uuid"] = f"{res_rec['uuid'][:-8]}{n:08d}"
             r["sourceToolAssistantUUID"] = u["uuid"]
-            r["message"]["content"] = [{"tool_use_id": tid, "type": "tool_result", "content": text,
-                                        "is_error": False}]
+            block = {"tool_use_id": tid, "type": "tool_result", "content": text}
+            if name == "Bash":
+                block["is_error"] = False
+            else:
+                r.pop("sandboxed", None)
+            r["message"]["content"] = [block]
             r.pop("toolUseResult", None)
-            pair = [(json.dumps(u) + "\n").encode(), (json.dumps(r) + "\n").encode()]
+            group = [u]
+            said = says(name, inp) if says is not None else None
+            if said is not None:
+                h = json.loads(json.dumps(hook_rec))
+                h["uuid"] = f"{hook_rec['uuid'][:-8]}{n:08d}"
+                h["parentUuid"] = u["uuid"]
+                h["attachment"].update({"hookName": f"PreToolUse:{name}", "toolUseID": tid, "stdout": said[0] + "\n",
+                                        "command": said[1]})
+                group.append(h)
+                corpus.guarded += 1
+            r["parentUuid"] = group[-1]["uuid"]
+            group.append(r)
+            pair = [(json.dumps(x) + "\n").encode() for x in group]
             added += pair
             want -= sum(map(len, pair))
             n += 1
@@ -296,10 +416,16 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
 
         for path in next_scripts(out):
             agent.run_script(path, root / "claude", script, repo)
-        read_mb = (pad_tools if tools else pad)(root / "claude", mb) if mb else 0.0
+        read_mb = (pad_tools(root / "claude", mb, repo) if tools else pad(root / "claude", mb)) if mb else 0.0
         if tools and mb:
-            print(f"  the --tools pool: {len(_POOL)} distinct results, {sum(len(t) for *_, t in _POOL) / 1e6:.1f} MB, "
-                  f"repeated to {read_mb:.0f} MB", flush=True)
+            c = CORPUS[0]
+            print(f"  the corpus: {c.given} tool results ({', '.join(f'{k} {v}' for k, v in sorted(c.calls.items()))}), "
+                  f"{c.repeats / max(c.given, 1):.1%} repeats, {c.guarded} guard records, {read_mb:.0f} MB of "
+                  f"transcripts", flush=True)
+            if c.repeats > REPEAT_AT_MOST * c.given:
+                raise SystemExit(f"the corpus repeats {c.repeats} of {c.given} results: more than "
+                                 f"{REPEAT_AT_MOST:.0%}, not what a user's run leaves (use fewer MB)")
+            CORPUS.clear()
         cells = len(json.loads((run_dir / "plan.json").read_text())["cells"])
         figures = {"cells": cells, "transcripts_mb": read_mb, "plan_s": plan_s}
         if mb:
@@ -356,7 +482,25 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
             if key == "first":
                 figures["audit_cpu"] = extra.get("audit", 0.0)
                 figures["invalid"] = len(json.loads((run_dir / "collect.json").read_text()).get("invalid_trials", []))
+                if tools:
+                    valid_run(run_dir)
         return figures
+
+
+def valid_run(run_dir: Path) -> int:
+    """Every trial valid after the first collect (audit.json clean) and a judge packet written for each
+    trial and comparison, as in a user's run: a corpus whose trials are invalid never reaches the judges, and
+    times a collect no user runs. The packets written."""
+    status = json.loads((run_dir / "collect.json").read_text())
+    audits = sorted(run_dir.glob("cases/*/t*/audit.json"))
+    bad = [str(a) for a in audits if json.loads(a.read_text()).get("invalid")]
+    plan = json.loads((run_dir / "plan.json").read_text())
+    trials = {(c["case"], c["trial"]) for c in plan["cells"]}
+    packets = sorted(run_dir.glob("cases/*/t*/packets/*")) or plan.get("packets") or []
+    if status.get("invalid_trials") or bad or len(audits) != len(trials) or not packets:
+        raise SystemExit(f"the corpus does not leave every trial valid: invalid {status.get('invalid_trials')} "
+                         f"{bad[:3]}, {len(audits)} audits for {len(trials)} trials, {len(packets)} packets")
+    return len(packets)
 
 
 def growth(small: dict, large: dict, key: str) -> float:

@@ -213,7 +213,10 @@ class Transcript:
         for r, b in uses:
             tid = str(b.get("id", ""))
             text, error = results.get(tid, ("", True))
-            refused = (error or len(text) < 600) and any(p in text for p in REFUSALS)  # no scan of long output
+            # Unflagged, a refusal is Claude Code's one sentence: looked for in a short result's first line only
+            # (an Edit's snippet or a short read of a file holding "Permission to use" under a licence ran).
+            said = text if error else (text.partition("\n")[0] if len(text) < 600 else "")
+            refused = bool(said) and any(p in said for p in REFUSALS)  # no scan of long output
             out.append(ToolCall(name=str(b.get("name", "")),
                                 input=b.get("input") if isinstance(b.get("input"), dict) else {},
                                 agent_id=str(r.get("agentId", self.main_id)), id=tid, result=text,
