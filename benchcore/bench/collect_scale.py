@@ -191,7 +191,7 @@ def pad(config: Path, mb: float) -> float:
 
 
 REPEAT_AT_MOST = 0.10  # the share of tool results that may repeat one already in the corpus (a user's run: few)
-READ_LINES = 300  # lines a Read shows at a time: a file longer than that is read in windows (offset, limit)
+READ_LINES = 2000  # lines a Read shows at a time (Claude Code's default): a longer file is read in windows
 BASH_CUT = 30000  # characters: Claude Code keeps the last 30,000 of a Bash call's output
 
 
@@ -202,10 +202,13 @@ def _sources() -> list[tuple[Path, Path]]:
     import sysconfig
 
     out = []
-    for root, pattern in ((Path(sysconfig.get_paths()["stdlib"]), "*.py"), (Path("/usr/include"), "*.h")):
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for root, pattern in ((stdlib, "*.py"), (Path("/usr/include"), "*.h"), (stdlib / "site-packages", "*.py"),
+                          (Path("/usr/lib/python3/dist-packages"), "*.py"), (Path("/usr/share/perl"), "*.pm"),
+                          (Path("/usr/lib/node_modules"), "*.js"), (Path("/usr/share/doc"), "*")):
         if root.is_dir():
-            out += [(root, f) for f in sorted(root.rglob(pattern))
-                    if f.is_file() and "benchcore" not in f.parts and "site-packages" not in f.parts]
+            out += [(root, f) for f in sorted(root.rglob(pattern)) if f.is_file() and "benchcore" not in f.parts
+                    and (root != stdlib or "site-packages" not in f.parts) and f.suffix != ".gz"]
     return out
 
 
@@ -238,7 +241,7 @@ def tool_results(world: str):
             out = "\n".join(hits)
             yield "Bash", {"command": f"cd {world} && grep -n '{word}' src/{rel}",
                            "description": f"Find the definitions in {f.name}"}, out[-BASH_CUT:]
-        if f.name == "__init__.py" or f.name.startswith("a"):
+        if f.name == "__init__.py":
             listing = []
             for g in sorted(f.parent.iterdir())[:200]:
                 try:
@@ -249,7 +252,7 @@ def tool_results(world: str):
             yield "Bash", {"command": f"cd {world} && ls -la src/{rel.parent}",
                            "description": "List the folder"}, f"total {len(listing)}\n" + "\n".join(listing)
         at = next((i for i, line in enumerate(lines) if len(line.strip()) > 20), None)
-        if at is not None:
+        if at is not None and len(lines) % 3 == 0:  # an edit of one file in three read
             old = lines[at]
             new = old.rstrip() + "  # checked"
             shown = lines[max(0, at - 4):at] + [new] + lines[at + 1:at + 6]
@@ -270,6 +273,7 @@ class Corpus:
         self.repeats = 0
         self.calls: dict[str, int] = {}
         self.guarded = 0
+        self.round = 0
 
     def next(self, world: str) -> tuple[str, dict, str]:
         while True:
@@ -277,9 +281,12 @@ class Corpus:
                 self.stream = tool_results("{world}")
             try:
                 name, inp, text = next(self.stream)
-                break
             except StopIteration:  # the sources ran out: round again (repeats, counted)
                 self.stream = None
+                self.round += 1
+                continue
+            if self.round or hash(text) not in self.seen:  # the same file twice in the sources: taken once
+                break
         fix = lambda s: s.replace("{world}", world) if isinstance(s, str) else s  # noqa: E731
         key = hash(text)
         text = fix(text)
