@@ -2,6 +2,7 @@
 
     python benchcore/bench/collect_scale.py [--cases 20,50,200] [--mb 0] [--tools] [--repeat 1]
     python benchcore/bench/collect_scale.py --cases 4 --mb 6.5 --tools --ab <src> <src> [--rounds 9]
+    python benchcore/bench/collect_scale.py --pairs --cases 4 --mb 6.5 [--rounds 7]
 
 For each case count it builds a temp repository with one edited, released
 skill (a three-arm run of 5 trials), plans it, plays the arms with the stand-in
@@ -494,6 +495,78 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
         return figures
 
 
+def _load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def paired(cases: int, mb: float, rounds: int) -> int:
+    """The first collect against plain reading, paired and interleaved on one realistic corpus (``pad_tools``):
+    each round runs, in a rotating order, a first collect (on a fresh copy of the run folder as plan left it,
+    then a second collect with nothing new on it), plain reading with ``json.loads`` and plain reading with
+    msgspec, each in a fresh single-thread process; CPU (the reaped child's user + system) and wall. Prints
+    each round with the load average, then the medians of each figure and of each round's ratios."""
+    import shutil
+
+    compiled()
+    agent, _ = _standin()
+    with tempfile.TemporaryDirectory(prefix="benchcore-pairs-") as tmp:
+        root = Path(tmp)
+        env = build_repo(root, cases)
+        repo = root / "repo"
+        _, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
+        [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
+        script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
+                              tiny=False)
+        from test_e2e_benchmark import next_scripts
+
+        for path in next_scripts(out):
+            agent.run_script(path, root / "claude", script, repo)
+        read_mb = pad_tools(root / "claude", mb, repo)
+        c = CORPUS.pop()
+        print(f"corpus: {cases} cases, {read_mb:.0f} MB of arm transcripts where Claude Code writes them, {c.given} tool "
+              f"results ({', '.join(f'{k} {v}' for k, v in sorted(c.calls.items()))}), {c.repeats / c.given:.1%} "
+              f"repeats, a guard record beside each of the {c.guarded} calls; {_load()}", flush=True)
+        if c.repeats > REPEAT_AT_MOST * c.given:
+            raise SystemExit(f"the corpus repeats more than {REPEAT_AT_MOST:.0%} of its results: use fewer MB")
+        keep = root / "run-before-collect"
+        shutil.copytree(run_dir, keep, symlinks=True)
+        steps = ("collect", "json", "msgspec")
+        rows = []
+        for n in range(rounds):
+            row = {}
+            for step in steps[n % 3:] + steps[:n % 3]:
+                if step == "collect":
+                    shutil.rmtree(run_dir)
+                    shutil.copytree(keep, run_dir, symlinks=True)
+                    sec, rss, _, extra = _run(env, repo, "collect", str(run_dir))
+                    packets = valid_run(run_dir)
+                    row["collect"] = (extra["cpu"], sec, rss)
+                    row["audit"] = (extra.get("audit", 0.0), 0.0, 0.0)
+                    sec, rss, _, extra = _run(env, repo, "collect", str(run_dir))
+                    row["again"] = (extra["cpu"], sec, rss)
+                else:
+                    sec, rss, _, extra = _run(env, repo, str(root / "claude"),
+                                              code=_PLAIN if step == "json" else _PLAIN_FAST)
+                    row[step] = (extra["cpu"], sec, rss)
+            rows.append(row)
+            print(f"round {n + 1}: " + "; ".join(f"{k} {v[0]:.2f} s CPU, {v[1]:.2f} s" for k, v in row.items()
+                                                if k != "audit")
+                  + f"; audit {row['audit'][0]:.2f} s CPU; {packets} packets, every trial valid; {_load()}", flush=True)
+        med = lambda f: statistics.median(f(r) for r in rows)  # noqa: E731
+        print(f"medians of {rounds} rounds ({read_mb:.0f} MB, {cases} cases):")
+        for k in ("collect", "again", "json", "msgspec"):
+            print(f"  {k:8} {med(lambda r: r[k][0]):.2f} s CPU, {med(lambda r: r[k][1]):.2f} s wall, "
+                  f"peak {med(lambda r: r[k][2]):.0f} MB" if k in ("collect", "again") else
+                  f"  {k:8} {med(lambda r: r[k][0]):.2f} s CPU, {med(lambda r: r[k][1]):.2f} s wall")
+        print(f"  audit    {med(lambda r: r['audit'][0]):.2f} s CPU ({read_mb / med(lambda r: r['audit'][0]):.0f} MB/s)")
+        for anchor in ("json", "msgspec"):
+            print(f"  first collect / plain reading with {anchor}: {med(lambda r: r['collect'][0] / r[anchor][0]):.2f}x CPU, "
+                  f"{med(lambda r: r['collect'][1] / r[anchor][1]):.2f}x wall (median of the rounds' ratios)")
+        print(f"  collect with nothing new / plain reading with json: {med(lambda r: r['again'][0] / r['json'][0]):.2f}x CPU")
+        print(_load())
+    return 0
+
+
 def valid_run(run_dir: Path) -> int:
     """Every trial valid after the first collect (audit.json clean) and a judge packet written for each
     trial and comparison, as in a user's run: a corpus whose trials are invalid never reaches the judges, and
@@ -510,8 +583,10 @@ def valid_run(run_dir: Path) -> int:
     return len(packets)
 
 
-def growth(small: dict, large: dict, key: str) -> float:
-    return math.log(large[key][0] / small[key][0]) / math.log(large["cells"] / small["cells"])
+def growth(small: dict, large: dict, key: str, i: int = 2) -> float:
+    """The growth exponent log(c2 / c1) / log(n2 / n1) of figure ``i`` (2: CPU seconds, the default; 0: wall)."""
+    a, b = (small[key][i], large[key][i]) if isinstance(small[key], tuple) else (small[key], large[key])
+    return math.log(b / a) / math.log(large["cells"] / small["cells"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -528,13 +603,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ab", type=Path, nargs="+", default=None, metavar="SRC",
                         help="paired: only the first collect, of each of these src folders in turns on the same "
                              "files (--rounds times, plain reading each round); medians and ratios to plain")
-    parser.add_argument("--rounds", type=int, default=9, help="rounds of --ab")
+    parser.add_argument("--rounds", type=int, default=9, help="rounds of --ab and --pairs")
+    parser.add_argument("--pairs", action="store_true",
+                        help="the realistic corpus (--tools), first collect paired and interleaved with plain reading "
+                             "(json.loads, msgspec), --rounds rounds, load average printed")
     parser.add_argument("--no-memo", action="store_true", dest="no_memo",
                         help="the audit searches every tool result, even one identical to a result already checked "
                              "(the rate on output that never repeats)")
     parser.add_argument("--py-spy", type=Path, default=None, dest="py_spy",
                         help="profile each collect with py-spy into this folder (<cases>-<collect>.txt)")
     args = parser.parse_args(argv)
+    if args.pairs:
+        return paired(int(args.cases.split(",")[0]), args.mb or 6.5, args.rounds)
     if args.py_spy is not None:
         args.py_spy.mkdir(parents=True, exist_ok=True)
         PROFILE.append(args.py_spy.resolve())
@@ -562,7 +642,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for n in sizes:
         runs = [one_size(n, args.mb, args.tools) for _ in range(args.repeat)]
-        med = {"cells": runs[0]["cells"], "transcripts_mb": runs[0]["transcripts_mb"]}
+        med = {"cells": runs[0]["cells"], "transcripts_mb": runs[0]["transcripts_mb"],
+               "audit_cpu": statistics.median(r["audit_cpu"] for r in runs)}
         for key in COLLECTS + (("plain", "copy") if args.mb else ()):
             med[key] = tuple(statistics.median(r[key][i] for r in runs) for i in range(3))
         results[n] = med
@@ -597,8 +678,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"{med['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s", flush=True)
     if len(sizes) > 1:
         small, large = results[sizes[0]], results[sizes[-1]]
-        print(f"growth exponent {sizes[0]} -> {sizes[-1]} cases: "
-              + ", ".join(f"{k} {growth(small, large, k):.2f}" for k in COLLECTS))
+        print(f"growth exponent {sizes[0]} -> {sizes[-1]} cases, CPU seconds (1.0 = linear in cells): "
+              + ", ".join(f"{k} {growth(small, large, k):.2f}" for k in COLLECTS)
+              + (f", audit {growth(small, large, 'audit_cpu'):.2f}" if small["audit_cpu"] else "")
+              + "; wall: " + ", ".join(f"{k} {growth(small, large, k, 0):.2f}" for k in COLLECTS)
+              + "; peak memory " + ", ".join(f"{k} {small[k][1]:.0f} -> {large[k][1]:.0f} MB" for k in COLLECTS))
     return 0
 
 
