@@ -79,15 +79,20 @@ def _copy_texts(run: RunState, folder: Path) -> list[str]:
 
 
 def _universe(run: RunState, run_lines: tuple, prefix: list, others: list) -> tuple[str, ...]:
-    """Every line a case's fingerprints may hold in ``run``, ``case`` and ``tests``: the run's strings, each
-    case's criteria, assertions and description, and each case file's lines; one tuple per run (the audit
+    """Every line a case's fingerprints may hold: the run's strings, each case's criteria, assertions and
+    description, each case file's lines and each line of the skill copies; one tuple per run (the audit
     indexes it once: an index per case, each with every other case's lines, made the audit quadratic)."""
     key = "universe"
     if key not in run.case_lines:
         own = [l for case in run.cases.values()
                for l in distinctive_lines("\n".join([*case.soft_criteria, *(a.command for a in case.hard_assertions),
                                                      f"description: {case.description}"]))]
-        run.case_lines[key] = tuple(dict.fromkeys([*run_lines, *own, *prefix, *(l for _, ls in others for l in ls)]))
+        # And every line of the skill copies (each case's skill lines are some of them): the arm's matcher
+        # shares the index, so each tool result is looked up in one index, once.
+        skill = [l for texts in run.case_lines.get("copies", {}).values() for text in texts
+                 for l in distinctive_lines(text)] + [run.info.skill.path + "/"]
+        run.case_lines[key] = tuple(dict.fromkeys([*run_lines, *own, *prefix, *(l for _, ls in others for l in ls),
+                                                   *skill]))
     return run.case_lines[key]
 
 

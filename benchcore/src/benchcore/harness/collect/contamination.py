@@ -286,12 +286,14 @@ class _Matcher:
             for line in lines:
                 place.setdefault(index.at[line], len(place))
 
-    def shown(self, shown: Shown, key: str | None, grams: Iterable[int] | None = None
-              ) -> tuple[str | None, ...]:
+    def shown(self, shown: Shown, key: str | None, grams: Iterable[int] | None = None,
+              hit: list[int] | None = None) -> tuple[str | None, ...]:
         """Per group, the first of its lines the result shows (as it came, reshaped or base64-encoded), or
         None; ``key``: the result's text, to remember it by (None: not remembered); ``grams`` as for
-        ``_Index.candidates``. ``_checked`` looks the memory up first."""
-        hit = self.index.candidates(shown, grams)
+        ``_Index.candidates``, or ``hit``: the candidates themselves (matchers sharing an index find them
+        once). ``_checked`` looks the memory up first."""
+        if hit is None:
+            hit = self.index.candidates(shown, grams)
         out = tuple(shown.first_of(self.index, sorted((i for i in hit if i in place), key=place.__getitem__))
                     if hit else None for place in self.places)
         if key is not None:
@@ -311,8 +313,15 @@ def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, .
         return tuple(hit for k in kept for hit in k)
     shown = Shown(result, _bytes(result))
     windows = shown.windows(min(m.index.stride for m in matchers))  # one pass, at the finest stride any needs
-    return tuple(hit for m, k in zip(matchers, kept) for hit in (
-        k if k is not None else m.shown(shown, key, m.index.keys.intersection(windows))))
+    hits: dict[int, list[int]] = {}  # index -> its candidates: once per index (the run's is shared)
+    out = []
+    for m, k in zip(matchers, kept):
+        if k is None:
+            if id(m.index) not in hits:
+                hits[id(m.index)] = m.index.candidates(shown, m.index.keys.intersection(windows))
+            k = m.shown(shown, key, hit=hits[id(m.index)])
+        out.extend(k)
+    return tuple(out)
 
 
 @lru_cache(maxsize=64)
@@ -375,7 +384,7 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
     skill_lines = tuple(l for ls in fingerprints.skill.values() for l in ls) if arm == "baseline" else other_lines
     # The case's lines (one matcher per case) apart from the skill's (one per arm: the largest, kept once).
     matchers = (_matcher((fingerprints.run, fingerprints.case, fingerprints.tests), fingerprints.universe),
-                _matcher((skill_lines, own_md[:3])))
+                _matcher((skill_lines, own_md[:3]), fingerprints.universe))
     read_own = False
 
     for use in t.tool_calls():
