@@ -78,3 +78,18 @@ def test_the_audit_finds_what_it_found_before_on_planted_contamination(tmp_path,
     if os.environ.get("BENCHCORE_UPDATE_AUDIT"):
         FIXTURE.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     assert found == json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+def test_a_result_is_a_candidate_for_the_lines_it_may_show_not_for_every_case():
+    # Every case's "description: ..." line shares its start with the others': indexed by that start, a tool
+    # result holding "description" was a candidate for every case's line, searched for each (the audit's cost
+    # per result grew with the cases). Each line is indexed by its own part now; a result showing a line is
+    # still a candidate for it, however it is reshaped.
+    from benchcore.harness.collect.contamination import Shown, _Index
+
+    lines = tuple(f"description: {n:03d}-case for tests" for n in range(200))
+    index = _Index(lines)
+    common = Shown("parser.add_argument('--description', help='the description: for tests')\n" * 40)
+    assert len(index.candidates(common)) <= 2
+    for shown in ("x\ndescription: 123-case for tests\ny", "descri\nption: 123-\ncase for tests"):
+        assert 123 in index.candidates(Shown(shown))

@@ -149,12 +149,23 @@ def _needles(line: str) -> tuple[bytes, ...]:
     return tuple(out)
 
 
+def _grams(needle: bytes) -> list[int]:
+    """The 8-byte windows of ``needle`` at every offset, as integers."""
+    return [memoryview(needle[j:j + _GRAM]).cast("Q")[0] for j in range(len(needle) - _GRAM + 1)]
+
+
 class _Index:
     """Fingerprint lines prepared once for many results: each line's needles, and a prefilter of 8-byte
     windows. A needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
     starts at a multiple of ``stride`` (a multiple of a finer stride too), so a result sharing no such window
     with a line cannot show it; needles too short for the smallest stride are always searched. The result's
-    windows are taken at the finest stride any needle needs, and looked up once for every needle."""
+    windows are taken at the finest stride any needle needs, and looked up once for every needle.
+
+    Any ``stride`` consecutive offsets of a needle serve (as long as the last window fits in it); each needle
+    is indexed at the run of offsets whose windows the fewest other lines share. Lines with a common part
+    ("description: 001-case ...", "description: 002-case ...") are then told apart by their own parts: a
+    result showing "description" is a candidate for none of them, not for every case's line (which made the
+    audit's cost per result grow with the number of cases)."""
 
     def __init__(self, lines: tuple[str, ...]):
         self.lines = lines
@@ -163,15 +174,28 @@ class _Index:
         self.by_gram: dict[int, set[int]] = {}
         self.always: set[int] = set()
         strides = {_STRIDES[0]}
+        grams = [[_grams(needle) for needle in needles] for needles in self.needles]
+        lines_of: dict[int, set[int]] = {}  # window -> the lines whose needles hold it anywhere
+        for i, per in enumerate(grams):
+            for gs in per:
+                for gram in gs:
+                    lines_of.setdefault(gram, set()).add(i)
         for i, needles in enumerate(self.needles):
-            for needle in needles:
+            for needle, gs in zip(needles, grams[i]):
                 stride = next((st for st in _STRIDES if len(needle) >= st + _GRAM - 1), None)
                 if stride is None:
                     self.always.add(i)
                     continue
                 strides.add(stride)
-                for j in range(stride):
-                    gram = memoryview(needle[j:j + _GRAM]).cast("Q")[0]
+                shared = [len(lines_of[g]) for g in gs]
+                # The run of ``stride`` offsets whose windows the fewest lines share (the first, on a tie).
+                cost = sum(shared[:stride])
+                best, at = cost, 0
+                for a in range(1, len(gs) - stride + 1):
+                    cost += shared[a + stride - 1] - shared[a - 1]
+                    if cost < best:
+                        best, at = cost, a
+                for gram in gs[at:at + stride]:
                     self.by_gram.setdefault(gram, set()).add(i)
         self.stride = min(strides)
         self.keys = frozenset(self.by_gram)
