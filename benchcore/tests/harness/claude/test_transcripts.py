@@ -261,6 +261,18 @@ def test_a_refused_read_is_no_read_and_makes_the_trial_invalid(tmp_path):
     assert audit("baseline", t) == []
 
 
+def test_a_marker_is_found_as_the_pattern_found_it():
+    # with_marker looks for each world without compiling a pattern per world; it finds what the pattern found.
+    import random
+
+    rng = random.Random(7)
+    marker = "/tmp/b/worlds/0a1b"
+    pieces = [marker, "/", ".", "x", "-", "_", " ", "\n", "9", "(", "/tmp/b/worlds/0a1", "b/", ".md", ")"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert T.holds_marker(text, marker) == bool(T._marker_pattern(marker).search(text)), text
+
+
 def test_a_result_that_quotes_a_licence_is_no_refusal(tmp_path):
     # Bug: a short result that ran (an Edit's snippet of a file under a licence saying "Permission to use, copy,
     # modify") was taken for Claude Code's refusal, and the trial was invalid. Unflagged, a refusal is Claude
