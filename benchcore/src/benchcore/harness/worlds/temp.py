@@ -17,6 +17,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -144,15 +145,30 @@ def make_world(world_root: Path, case_id: str, trial: int, fixture: Optional[Pat
     return world
 
 
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
 def run_setup(world: Path, command: str, case_path: str) -> None:
     """Run a case's ``setup:`` command inside a fresh world; a failure is a BenchError naming the case."""
     env = dict(os.environ, WORLD=str(world))
     # Standard input closed: a setup command never reads benchcore's (each world gets the same). Its own
     # session, so that a setup cut short (timed out, or plan stopped by SIGTERM or Ctrl-C) is stopped with
     # every process it started: one left running would write into its world after plan removed it.
-    proc = subprocess.Popen(["bash", "-c", command], cwd=world, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+    # A stop (Ctrl-C, SIGTERM) that comes while the setup is being started is held until it has started and is
+    # known, then raised where it is killed with its group: raised inside Popen, it left the setup running, to
+    # write into its world after plan removed it (seen under load, when the stop came as a setup started).
+    held: list[int] = []
+    hold = threading.current_thread() is threading.main_thread()
+    before = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in _STOPS} if hold else {}
     try:
+        proc = subprocess.Popen(["bash", "-c", command], cwd=world, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    try:
+        for signum in held:
+            signal.raise_signal(signum)  # as it would have been, with the handler it would have met
         out, err = proc.communicate(timeout=SETUP_TIMEOUT)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
