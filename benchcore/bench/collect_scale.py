@@ -2,6 +2,7 @@
 
     python benchcore/bench/collect_scale.py [--cases 20,50,200] [--mb 0] [--tools] [--repeat 1]
     python benchcore/bench/collect_scale.py --cases 4 --mb 6.5 --tools --ab <src> <src> [--rounds 9]
+    python benchcore/bench/collect_scale.py --pairs --cases 4 --mb 6.5 [--rounds 7]
 
 For each case count it builds a temp repository with one edited, released
 skill (a three-arm run of 5 trials), plans it, plays the arms with the stand-in
@@ -47,12 +48,14 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 SKILL = "demo/greet"
@@ -188,45 +191,147 @@ def pad(config: Path, mb: float) -> float:
     return total / 1e6
 
 
-_POOL: list[tuple[str, dict, str]] = []
+REPEAT_AT_MOST = 0.10  # the share of tool results that may repeat one already in the corpus (a user's run: few)
+READ_LINES = 2000  # lines a Read shows at a time (Claude Code's default): a longer file is read in windows
+BASH_CUT = 30000  # characters: Claude Code keeps the last 30,000 of a Bash call's output
 
 
-def _pool() -> list[tuple[str, dict, str]]:
-    """(tool name, input, result) of the realistic tool calls the ``--tools`` padding repeats: Bash listings
-    and searches of Python's standard library, Read of its sources and of this repository's Markdown skills
-    (not benchcore's own files: those hold the run folder's formats, which the audit rightly flags); 30 KB a
-    result at most."""
-    if _POOL:
-        return _POOL
+def _sources() -> list[tuple[Path, Path]]:
+    """(root, file) of the text files a coding agent could read here: Python's standard library and this
+    machine's C headers, in a fixed order (never benchcore's own files: those hold the run folder's formats,
+    which the audit rightly flags)."""
     import sysconfig
 
+    out = []
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    cut = 30000
-    for command in ("ls -lR email json http", "grep -rn 'def ' email json", "grep -rn 'import' http",
-                    "wc -l email/*.py json/*.py http/*.py"):
-        out = subprocess.run(["bash", "-c", command], cwd=stdlib, capture_output=True, text=True).stdout
-        for i in range(0, min(len(out), 20 * cut), cut):
-            _POOL.append(("Bash", {"command": f"cd {stdlib} && {command}", "description": "look around"},
-                          out[i:i + cut]))
-    repo = TESTS.parents[1]
-    files = sorted(stdlib.glob("email/*.py")) + sorted(stdlib.glob("json/*.py")) + \
-        sorted(stdlib.glob("http/*.py")) + \
-        sorted(f for f in repo.glob("skills/**/*.md") if "benchmark-skill" not in f.parts)
-    for f in files:
-        lines = f.read_text(encoding="utf-8").splitlines()
-        text = "\n".join(f"{n:6}\t{line}" for n, line in enumerate(lines, 1))[:cut]
-        if len(text) > 2000:
-            # A world's own file: the Markdown is the skills', read under a name of the arm's world.
-            shown = f if f.suffix == ".py" else Path("notes") / f"{f.parent.name}-{f.stem.lower()}.md"
-            _POOL.append(("Read", {"file_path": str(shown)}, text))
-    return _POOL
+    for root, pattern in ((stdlib, "*.py"), (Path("/usr/include"), "*.h"), (stdlib / "site-packages", "*.py"),
+                          (Path("/usr/lib/python3/dist-packages"), "*.py"), (Path("/usr/share/perl"), "*.pm"),
+                          (Path("/usr/lib/node_modules"), "*.js"), (Path("/usr/share/doc"), "*")):
+        if root.is_dir():
+            out += [(root, f) for f in sorted(root.rglob(pattern)) if f.is_file() and "benchcore" not in f.parts
+                    and (root != stdlib or "site-packages" not in f.parts) and f.suffix != ".gz"]
+    return out
 
 
-def pad_tools(config: Path, mb: float) -> float:
-    """Pad every arm transcript to about ``mb`` MB with realistic tool calls and their results (``_pool``),
-    each pair a copy of the arm's own Bash call and result, inserted before them; the MB read."""
-    pool = _pool()
+def _numbered(lines: list[str], first: int) -> str:
+    """What the Read tool returns: each line after its number and a tab (standin.agent.read_result)."""
+    return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, first))
+
+
+def tool_results(world: str):
+    """An endless stream of (tool name, input, result) as a coding agent's calls bring them back in ``world``:
+    Read windows of a file (numbered lines, ``offset``/``limit`` past the first READ_LINES), a Bash ``grep``
+    of it and an ``ls -la`` of its folder, an Edit of one of its lines (Claude Code's snippet of the edited
+    file); every result distinct until the sources run out, then they come round again (counted as repeats)."""
+    for root, f in _sources():
+        try:
+            text = f.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        lines = text.splitlines()
+        if len(lines) < 5:
+            continue
+        rel = f.relative_to(root)
+        path = f"{world}/src/{rel}"
+        for off in range(0, len(lines), READ_LINES):
+            inp = {"file_path": path} if off == 0 else {"file_path": path, "offset": off + 1, "limit": READ_LINES}
+            yield "Read", inp, _numbered(lines[off:off + READ_LINES], off + 1)
+        word = "def " if f.suffix == ".py" else "#define"
+        hits = [f"{n}:{line}" for n, line in enumerate(lines, 1) if word in line]
+        if hits:
+            out = "\n".join(hits)
+            yield "Bash", {"command": f"cd {world} && grep -n '{word}' src/{rel}",
+                           "description": f"Find the definitions in {f.name}"}, out[-BASH_CUT:]
+        if f.name == "__init__.py":
+            listing = []
+            for g in sorted(f.parent.iterdir())[:200]:
+                try:
+                    st = g.stat()
+                except OSError:
+                    continue
+                listing.append(f"{'d' if g.is_dir() else '-'}rw-r--r-- 1 user user {st.st_size:>8} Jan  1 12:00 {g.name}")
+            yield "Bash", {"command": f"cd {world} && ls -la src/{rel.parent}",
+                           "description": "List the folder"}, f"total {len(listing)}\n" + "\n".join(listing)
+        at = next((i for i, line in enumerate(lines) if len(line.strip()) > 20), None)
+        if at is not None and len(lines) % 3 == 0:  # an edit of one file in three read
+            old = lines[at]
+            new = old.rstrip() + "  # checked"
+            shown = lines[max(0, at - 4):at] + [new] + lines[at + 1:at + 6]
+            yield "Edit", {"file_path": path, "old_string": old, "new_string": new, "replace_all": False}, (
+                f"The file {path} has been updated. Here's the result of running `cat -n` on a snippet of the "
+                f"edited file:\n" + _numbered(shown, max(0, at - 4) + 1))
+
+
+class Corpus:
+    """The tool results padded into a run's transcripts: one stream for all (so they are distinct across
+    cells, as different arms read different things), with what was given counted."""
+
+    def __init__(self) -> None:
+        self.stream = None
+        self.world = "{world}"
+        self.given = 0
+        self.seen: set[int] = set()
+        self.repeats = 0
+        self.calls: dict[str, int] = {}
+        self.guarded = 0
+        self.round = 0
+
+    def next(self, world: str) -> tuple[str, dict, str]:
+        while True:
+            if self.stream is None:
+                self.stream = tool_results("{world}")
+            try:
+                name, inp, text = next(self.stream)
+            except StopIteration:  # the sources ran out: round again (repeats, counted)
+                self.stream = None
+                self.round += 1
+                continue
+            if self.round or hash(text) not in self.seen:  # the same file twice in the sources: taken once
+                break
+        fix = lambda s: s.replace("{world}", world) if isinstance(s, str) else s  # noqa: E731
+        key = hash(text)
+        text = fix(text)
+        self.repeats += key in self.seen
+        self.seen.add(key)
+        self.given += 1
+        self.calls[name] = self.calls.get(name, 0) + 1
+        return name, {k: fix(v) for k, v in inp.items()}, text
+
+
+CORPUS: list[Corpus] = []
+
+
+def _guard_for(repo: Path, world: str):
+    """The benchmark's guard as it answered the arm's calls in this run (its hook record's stdout and command
+    line), or None when the run is not sandboxed: what Claude Code records beside each call it ran."""
+    from benchcore.harness.confine import guard
+
+    for plan_path in sorted((repo / "tests/.reports/runs").glob("*/plan.json")):
+        plan = json.loads(plan_path.read_text(encoding="utf-8"))
+        cell = next((c for c in plan.get("cells") or [] if c.get("world") == world), None)
+        if cell is None:
+            continue
+        base = Path(plan["temp_root"]).parent
+        command = f"sh {repo}/.claude/skills/benchmark-skill/scripts/guard {base}"
+
+        def says(name: str, inp: dict):
+            decision, updated = guard.decide_arm(name, inp, plan, cell)
+            return None if decision is None else (guard.answer(decision, updated), command)
+        return says
+    return None
+
+
+def pad_tools(config: Path, mb: float, repo: Optional[Path] = None) -> float:
+    """Pad every arm transcript to about ``mb`` MB with a coding agent's tool calls and their results
+    (:func:`tool_results`: distinct Read, Bash and Edit results of realistic sizes, each owned by its call),
+    inserted before the arm's first Bash call, each a copy of that call's records: the call, the guard's
+    hook record beside it (recomputed by the guard for the new call, as Claude Code records it) and the
+    result; the MB read."""
+    corpus = CORPUS[0] if CORPUS else Corpus()
+    if not CORPUS:
+        CORPUS.append(corpus)
     total = 0
+    worlds = re.compile(r"(/\S+/worlds/[0-9a-f]+)")
     for path in sorted(config.rglob("agent-*.jsonl")):
         lines = path.read_bytes().splitlines(keepends=True)
         recs = [json.loads(ln) for ln in lines]
@@ -243,20 +348,43 @@ def pad_tools(config: Path, mb: float) -> float:
             r["message"]["content"], list) and any(isinstance(b, dict) and b.get("tool_use_id") == use_id
                                                    for b in r["message"]["content"]))
         res_rec = recs[res_at]
+        hook_rec = next((r for r in recs if r.get("type") == "attachment" and isinstance(r.get("attachment"), dict)
+                         and r["attachment"].get("toolUseID") == use_id), None)
+        first = next(r for r in recs if r.get("type") == "user")
+        content = first["message"]["content"]
+        m = worlds.search(content if isinstance(content, str) else json.dumps(content))
+        world = m.group(1) if m else "/tmp/world"
+        says = _guard_for(repo, world) if repo is not None and hook_rec is not None else None
         added, n = [], 0
         while want > 0:
-            name, inp, text = pool[n % len(pool)]
-            tid = f"toolu_pad{n:05d}"
+            name, inp, text = corpus.next(world)
+            tid = f"toolu_pad{n:05d}{use_id[-6:]}"
             u = json.loads(json.dumps(use_rec))
             u["uuid"] = f"{use_rec['uuid'][:-8]}{n:08d}"
             u["message"]["content"] = [{"type": "tool_use", "id": tid, "name": name, "input": inp}]
             r = json.loads(json.dumps(res_rec))
             r["uuid"] = f"{res_rec['uuid'][:-8]}{n:08d}"
             r["sourceToolAssistantUUID"] = u["uuid"]
-            r["message"]["content"] = [{"tool_use_id": tid, "type": "tool_result", "content": text,
-                                        "is_error": False}]
+            block = {"tool_use_id": tid, "type": "tool_result", "content": text}
+            if name == "Bash":
+                block["is_error"] = False
+            else:
+                r.pop("sandboxed", None)
+            r["message"]["content"] = [block]
             r.pop("toolUseResult", None)
-            pair = [(json.dumps(u) + "\n").encode(), (json.dumps(r) + "\n").encode()]
+            group = [u]
+            said = says(name, inp) if says is not None else None
+            if said is not None:
+                h = json.loads(json.dumps(hook_rec))
+                h["uuid"] = f"{hook_rec['uuid'][:-8]}{n:08d}"
+                h["parentUuid"] = u["uuid"]
+                h["attachment"].update({"hookName": f"PreToolUse:{name}", "toolUseID": tid, "stdout": said[0] + "\n",
+                                        "command": said[1]})
+                group.append(h)
+                corpus.guarded += 1
+            r["parentUuid"] = group[-1]["uuid"]
+            group.append(r)
+            pair = [(json.dumps(x) + "\n").encode() for x in group]
             added += pair
             want -= sum(map(len, pair))
             n += 1
@@ -296,10 +424,16 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
 
         for path in next_scripts(out):
             agent.run_script(path, root / "claude", script, repo)
-        read_mb = (pad_tools if tools else pad)(root / "claude", mb) if mb else 0.0
+        read_mb = (pad_tools(root / "claude", mb, repo) if tools else pad(root / "claude", mb)) if mb else 0.0
         if tools and mb:
-            print(f"  the --tools pool: {len(_POOL)} distinct results, {sum(len(t) for *_, t in _POOL) / 1e6:.1f} MB, "
-                  f"repeated to {read_mb:.0f} MB", flush=True)
+            c = CORPUS[0]
+            print(f"  the corpus: {c.given} tool results ({', '.join(f'{k} {v}' for k, v in sorted(c.calls.items()))}), "
+                  f"{c.repeats / max(c.given, 1):.1%} repeats, {c.guarded} guard records, {read_mb:.0f} MB of "
+                  f"transcripts", flush=True)
+            if c.repeats > REPEAT_AT_MOST * c.given:
+                raise SystemExit(f"the corpus repeats {c.repeats} of {c.given} results: more than "
+                                 f"{REPEAT_AT_MOST:.0%}, not what a user's run leaves (use fewer MB)")
+            CORPUS.clear()
         cells = len(json.loads((run_dir / "plan.json").read_text())["cells"])
         figures = {"cells": cells, "transcripts_mb": read_mb, "plan_s": plan_s}
         if mb:
@@ -356,11 +490,103 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
             if key == "first":
                 figures["audit_cpu"] = extra.get("audit", 0.0)
                 figures["invalid"] = len(json.loads((run_dir / "collect.json").read_text()).get("invalid_trials", []))
+                if tools:
+                    valid_run(run_dir)
         return figures
 
 
-def growth(small: dict, large: dict, key: str) -> float:
-    return math.log(large[key][0] / small[key][0]) / math.log(large["cells"] / small["cells"])
+def _load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def paired(cases: int, mb: float, rounds: int) -> int:
+    """The first collect against plain reading, paired and interleaved on one realistic corpus (``pad_tools``):
+    each round runs, in a rotating order, a first collect (on a fresh copy of the run folder as plan left it,
+    then a second collect with nothing new on it), plain reading with ``json.loads`` and plain reading with
+    msgspec, each in a fresh single-thread process; CPU (the reaped child's user + system) and wall. Prints
+    each round with the load average, then the medians of each figure and of each round's ratios."""
+    import shutil
+
+    compiled()
+    agent, _ = _standin()
+    with tempfile.TemporaryDirectory(prefix="benchcore-pairs-") as tmp:
+        root = Path(tmp)
+        env = build_repo(root, cases)
+        repo = root / "repo"
+        _, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
+        [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
+        script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
+                              tiny=False)
+        from test_e2e_benchmark import next_scripts
+
+        for path in next_scripts(out):
+            agent.run_script(path, root / "claude", script, repo)
+        read_mb = pad_tools(root / "claude", mb, repo)
+        c = CORPUS.pop()
+        print(f"corpus: {cases} cases, {read_mb:.0f} MB of arm transcripts where Claude Code writes them, {c.given} tool "
+              f"results ({', '.join(f'{k} {v}' for k, v in sorted(c.calls.items()))}), {c.repeats / c.given:.1%} "
+              f"repeats, a guard record beside each of the {c.guarded} calls; {_load()}", flush=True)
+        if c.repeats > REPEAT_AT_MOST * c.given:
+            raise SystemExit(f"the corpus repeats more than {REPEAT_AT_MOST:.0%} of its results: use fewer MB")
+        keep = root / "run-before-collect"
+        shutil.copytree(run_dir, keep, symlinks=True)
+        steps = ("collect", "json", "msgspec")
+        rows = []
+        for n in range(rounds):
+            row = {}
+            for step in steps[n % 3:] + steps[:n % 3]:
+                if step == "collect":
+                    shutil.rmtree(run_dir)
+                    shutil.copytree(keep, run_dir, symlinks=True)
+                    sec, rss, _, extra = _run(env, repo, "collect", str(run_dir))
+                    packets = valid_run(run_dir)
+                    row["collect"] = (extra["cpu"], sec, rss)
+                    row["audit"] = (extra.get("audit", 0.0), 0.0, 0.0)
+                    sec, rss, _, extra = _run(env, repo, "collect", str(run_dir))
+                    row["again"] = (extra["cpu"], sec, rss)
+                else:
+                    sec, rss, _, extra = _run(env, repo, str(root / "claude"),
+                                              code=_PLAIN if step == "json" else _PLAIN_FAST)
+                    row[step] = (extra["cpu"], sec, rss)
+            rows.append(row)
+            print(f"round {n + 1}: " + "; ".join(f"{k} {v[0]:.2f} s CPU, {v[1]:.2f} s" for k, v in row.items()
+                                                if k != "audit")
+                  + f"; audit {row['audit'][0]:.2f} s CPU; {packets} packets, every trial valid; {_load()}", flush=True)
+        med = lambda f: statistics.median(f(r) for r in rows)  # noqa: E731
+        print(f"medians of {rounds} rounds ({read_mb:.0f} MB, {cases} cases):")
+        for k in ("collect", "again", "json", "msgspec"):
+            print(f"  {k:8} {med(lambda r: r[k][0]):.2f} s CPU, {med(lambda r: r[k][1]):.2f} s wall, "
+                  f"peak {med(lambda r: r[k][2]):.0f} MB" if k in ("collect", "again") else
+                  f"  {k:8} {med(lambda r: r[k][0]):.2f} s CPU, {med(lambda r: r[k][1]):.2f} s wall")
+        print(f"  audit    {med(lambda r: r['audit'][0]):.2f} s CPU ({read_mb / med(lambda r: r['audit'][0]):.0f} MB/s)")
+        for anchor in ("json", "msgspec"):
+            print(f"  first collect / plain reading with {anchor}: {med(lambda r: r['collect'][0] / r[anchor][0]):.2f}x CPU, "
+                  f"{med(lambda r: r['collect'][1] / r[anchor][1]):.2f}x wall (median of the rounds' ratios)")
+        print(f"  collect with nothing new / plain reading with json: {med(lambda r: r['again'][0] / r['json'][0]):.2f}x CPU")
+        print(_load())
+    return 0
+
+
+def valid_run(run_dir: Path) -> int:
+    """Every trial valid after the first collect (audit.json clean) and a judge packet written for each
+    trial and comparison, as in a user's run: a corpus whose trials are invalid never reaches the judges, and
+    times a collect no user runs. The packets written."""
+    status = json.loads((run_dir / "collect.json").read_text())
+    audits = sorted(run_dir.glob("cases/*/t*/audit.json"))
+    bad = [str(a) for a in audits if json.loads(a.read_text()).get("invalid")]
+    plan = json.loads((run_dir / "plan.json").read_text())
+    trials = {(c["case"], c["trial"]) for c in plan["cells"]}
+    packets = sorted(run_dir.glob("cases/*/t*/packets/*")) or plan.get("packets") or []
+    if status.get("invalid_trials") or bad or len(audits) != len(trials) or not packets:
+        raise SystemExit(f"the corpus does not leave every trial valid: invalid {status.get('invalid_trials')} "
+                         f"{bad[:3]}, {len(audits)} audits for {len(trials)} trials, {len(packets)} packets")
+    return len(packets)
+
+
+def growth(small: dict, large: dict, key: str, i: int = 2) -> float:
+    """The growth exponent log(c2 / c1) / log(n2 / n1) of figure ``i`` (2: CPU seconds, the default; 0: wall)."""
+    a, b = (small[key][i], large[key][i]) if isinstance(small[key], tuple) else (small[key], large[key])
+    return math.log(b / a) / math.log(large["cells"] / small["cells"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -377,13 +603,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ab", type=Path, nargs="+", default=None, metavar="SRC",
                         help="paired: only the first collect, of each of these src folders in turns on the same "
                              "files (--rounds times, plain reading each round); medians and ratios to plain")
-    parser.add_argument("--rounds", type=int, default=9, help="rounds of --ab")
+    parser.add_argument("--rounds", type=int, default=9, help="rounds of --ab and --pairs")
+    parser.add_argument("--pairs", action="store_true",
+                        help="the realistic corpus (--tools), first collect paired and interleaved with plain reading "
+                             "(json.loads, msgspec), --rounds rounds, load average printed")
     parser.add_argument("--no-memo", action="store_true", dest="no_memo",
                         help="the audit searches every tool result, even one identical to a result already checked "
                              "(the rate on output that never repeats)")
     parser.add_argument("--py-spy", type=Path, default=None, dest="py_spy",
                         help="profile each collect with py-spy into this folder (<cases>-<collect>.txt)")
     args = parser.parse_args(argv)
+    if args.pairs:
+        return paired(int(args.cases.split(",")[0]), args.mb or 6.5, args.rounds)
     if args.py_spy is not None:
         args.py_spy.mkdir(parents=True, exist_ok=True)
         PROFILE.append(args.py_spy.resolve())
@@ -411,7 +642,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for n in sizes:
         runs = [one_size(n, args.mb, args.tools) for _ in range(args.repeat)]
-        med = {"cells": runs[0]["cells"], "transcripts_mb": runs[0]["transcripts_mb"]}
+        med = {"cells": runs[0]["cells"], "transcripts_mb": runs[0]["transcripts_mb"],
+               "audit_cpu": statistics.median(r["audit_cpu"] for r in runs)}
         for key in COLLECTS + (("plain", "copy") if args.mb else ()):
             med[key] = tuple(statistics.median(r[key][i] for r in runs) for i in range(3))
         results[n] = med
@@ -446,8 +678,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"{med['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s", flush=True)
     if len(sizes) > 1:
         small, large = results[sizes[0]], results[sizes[-1]]
-        print(f"growth exponent {sizes[0]} -> {sizes[-1]} cases: "
-              + ", ".join(f"{k} {growth(small, large, k):.2f}" for k in COLLECTS))
+        print(f"growth exponent {sizes[0]} -> {sizes[-1]} cases, CPU seconds (1.0 = linear in cells): "
+              + ", ".join(f"{k} {growth(small, large, k):.2f}" for k in COLLECTS)
+              + (f", audit {growth(small, large, 'audit_cpu'):.2f}" if small["audit_cpu"] else "")
+              + "; wall: " + ", ".join(f"{k} {growth(small, large, k, 0):.2f}" for k in COLLECTS)
+              + "; peak memory " + ", ".join(f"{k} {small[k][1]:.0f} -> {large[k][1]:.0f} MB" for k in COLLECTS))
     return 0
 
 

@@ -134,51 +134,35 @@ def measure_usage_ratios(paths: list[Path], root: Path, ccusage: str | None, ben
     print(line)
 
 
-def measure_collect(collect_cases: list[int]) -> None:
-    """Collect time per cell at each case count (bench/collect_scale.py, the stand-in playing Claude Code),
-    and peak memory per MB of transcripts at the first count with 1 MB transcripts."""
+def measure_collect(collect_cases: list[int], mb: float = 0.1) -> None:
+    """Collect's growth on the realistic corpus (bench/collect_scale.py --tools: distinct Read, Bash and Edit
+    results owned by their calls, the guard's record beside each, every trial valid), about ``mb`` MB per arm
+    transcript, at each case count: the CPU growth exponent of each collect and of the audit (1.0 = linear in
+    cells), plan's time, and the peak memory of each collect at the smallest and largest count."""
+    import math
+
     import collect_scale
 
-    per_cell = {}
-    for n in collect_cases:
-        f = collect_scale.one_size(n, 0.0)
-        per_cell[n] = {k: f[k][0] / f["cells"] * 1000 for k in collect_scale.COLLECTS}
-        print(f"collect at {n} cases ({f['cells']} cells), ms per cell: "
-              + ", ".join(f"{k} {v:.1f}" for k, v in per_cell[n].items()), flush=True)
+    got = {n: collect_scale.one_size(n, mb, tools=True) for n in collect_cases}
+    for n, f in got.items():
+        print(f"collect at {n} cases ({f['cells']} cells, {f['transcripts_mb']:.0f} MB realistic): "
+              + ", ".join(f"{k} {f[k][2]:.2f} s CPU, peak {f[k][1]:.0f} MB" for k in collect_scale.COLLECTS)
+              + f"; audit {f['audit_cpu']:.2f} s CPU; {os.getloadavg()[0]:.1f} load", flush=True)
     if len(collect_cases) > 1:
-        a, b = collect_cases[0], collect_cases[-1]
-        print(f"collect time per cell, {b} cases / {a} cases: "
-              + ", ".join(f"{k} {per_cell[b][k] / per_cell[a][k]:.2f}" for k in collect_scale.COLLECTS)
-              + " (1.0 = linear in cells)")
-    print(f"plan at {collect_cases[-1]} cases: {f['plan_s']:.2f} s, process start included (no fixed wait)")
-    f = collect_scale.one_size(collect_cases[0], 1.0)
-    print(f"collect peak memory at {collect_cases[0]} cases with ~1 MB transcripts ({f['transcripts_mb']:.0f} MB): "
-          + ", ".join(f"{k} {f[k][1]:.0f} MB ({f[k][1] / f['transcripts_mb']:.2f} MB per MB read)"
-                      for k in collect_scale.COLLECTS))
+        a, b = got[collect_cases[0]], got[collect_cases[-1]]
+        exp = lambda x, y: math.log(y / x) / math.log(b["cells"] / a["cells"])  # noqa: E731
+        print(f"collect CPU growth exponent {collect_cases[0]} -> {collect_cases[-1]} cases: "
+              + ", ".join(f"{k} {exp(a[k][2], b[k][2]):.2f}" for k in collect_scale.COLLECTS)
+              + f", audit {exp(a['audit_cpu'], b['audit_cpu']):.2f} (1.0 = linear in cells)")
+    print(f"plan at {collect_cases[-1]} cases: {got[collect_cases[-1]]['plan_s']:.2f} s, process start included "
+          "(no fixed wait)")
 
 
-def measure_collect_tools(cases: int, mb: float, runs: int = 3) -> None:
-    """The first collect over tool-heavy transcripts (collect_scale.py --tools: Bash output, file reads,
-    Markdown and source, each result owned by its tool call) against plain reading plus ``json.loads`` of
-    the same files in a fresh process, CPU time and wall time (collect writes its copies and hashes in a second
-    thread, which saves wall time, not CPU); and the audit's rate. Medians of ``runs`` runs, each on files of
-    its own, on every core the process may use (the caller unpins it: a user's collect has them all)."""
-    import statistics
-
+def measure_collect_tools(cases: int, mb: float, runs: int = 7) -> None:
+    """The first collect on the realistic corpus against plain reading with json.loads and with msgspec,
+    paired and interleaved, ``runs`` rounds, CPU and wall, load average printed (collect_scale.paired)."""
     import collect_scale
 
-    got = [collect_scale.one_size(cases, mb, tools=True) for _ in range(runs)]
-    f = got[0]
+    collect_scale.paired(cases, mb, runs)
 
-    def med(key: str, i: int) -> float:
-        return statistics.median(g[key][i] for g in got)
 
-    first, plain = (med("first", 0), med("first", 1), med("first", 2)), (med("plain", 0), 0, med("plain", 2))
-    audit = statistics.median(g["audit_cpu"] for g in got)
-    invalid = sorted({g["invalid"] for g in got})
-    print(f"first collect over {f['transcripts_mb']:.0f} MB of tool-heavy transcripts ({f['cells']} cells; medians of "
-          f"{runs} runs on {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()} "
-          f"cores): {first[2]:.2f} s CPU, {first[0]:.2f} s wall, against plain reading + json.loads {plain[2]:.2f} s "
-          f"CPU, {plain[0]:.2f} s wall (collect / plain = {first[2] / plain[2]:.2f} CPU, {first[0] / plain[0]:.2f} "
-          f"wall); audit {audit:.2f} s CPU ({f['transcripts_mb'] / audit if audit else float('inf'):.0f} MB/s); "
-          f"peak {first[1]:.0f} MB; invalid trials {', '.join(map(str, invalid))}", flush=True)

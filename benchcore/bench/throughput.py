@@ -24,15 +24,14 @@ but the last), then measures and prints:
   HTML, index; in process), and ``benchcore render`` end to end;
 - the same usage ratios on a second corpus of the same size whose user records
   have their type last (first with ``--type-last``);
-- collect (bench/collect_scale.py, the stand-in playing Claude Code): time per
-  cell at each of ``--collect-cases`` and their ratio, peak memory per MB
-  of transcripts read at the first count with ~1 MB transcripts, and plan's
-  time;
-- the first collect over ~400 MB of tool-heavy transcripts (``--tools-cases``,
-  ``--tools-mb``: Bash output and file reads owned by tool calls) against
-  plain reading plus ``json.loads`` of the same files, CPU and wall time,
-  and the audit's MB/s, medians of 3 runs on every core (the rest runs
-  pinned to one);
+- collect's growth on the realistic corpus (bench/collect_scale.py --tools, about 0.1 MB per arm transcript:
+  distinct Read, Bash and Edit results owned by their calls, the guard's record beside each, every trial
+  asserted valid): the CPU growth exponent of each collect and of the audit between the first and last of
+  ``--collect-cases``, peak memory, and plan's time;
+- the first collect over ~400 MB of that corpus (``--tools-cases``, ``--tools-mb``) paired and interleaved
+  with plain reading by ``json.loads`` and by msgspec (single-thread processes), 7 rounds, CPU and wall
+  medians and the medians of the rounds' ratios, the load average printed, and the collect with nothing
+  new after each (collect_scale.paired);
 - one call of the skill's wrapper once benchcore is installed, against
   ``python3 -c pass`` (``--wrapper-runs``; bench/wrapper_calls.py lays out the
   plugin's copy and lets the wrapper install benchcore first, with pip).

@@ -1,6 +1,6 @@
 """`benchcore usage`'s plain path gives exactly what the attrs path gives, and declines what it does not handle.
 
-The plain path (usage_plain, modelid, usage_lines, the command's own argument and JSON forms) exists only
+The plain path (usage/plain.py, modelid, usage/lines.py, the command's own argument and JSON forms) exists only
 to start fast; every figure, model id, argument and byte of output it produces is checked here against
 the path it stands in for: usage.arm_usage / sum_usage, re, argparse, json.dumps.
 """
@@ -17,11 +17,12 @@ import sys
 import pytest
 from attrs import asdict
 
-from benchcore import usage, usage_plain
+from benchcore import usage
+from benchcore.usage import plain as usage_plain
 from benchcore.commands import usage as usage_cmd
 from benchcore.harness.claude import tokens
 from benchcore.modelid import normalize_model_id
-from benchcore.usage_lines import LineReducer
+from benchcore.usage.lines import LineReducer
 from places import TESTS
 
 FIXTURES = TESTS / "fixtures"

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from benchcore import usage
-from benchcore.usage_scan import read_usage_chunks
+from benchcore.usage.scan import read_usage_chunks
 from places import TESTS
 
 FIXTURES = TESTS / "fixtures" / "transcripts"

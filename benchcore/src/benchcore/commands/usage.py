@@ -55,11 +55,11 @@ def parse_simple(argv: list[str]) -> "_Args | None":
 
 
 def run(args: "argparse.Namespace") -> int:
-    from .. import usage_plain
+    from ..usage import plain as usage_plain
     from ..harness.claude import tokens
-    from ..usage_lines import LineReducer
+    from ..usage.lines import LineReducer
 
-    # Plain figures (usage_plain) where they apply, else the attrs path (usage.arm_usage): the same numbers,
+    # Plain figures (usage.plain) where they apply, else the attrs path (usage.arm_usage): the same numbers,
     # but attrs alone costs more to import than 300 MB of transcripts cost to read.
     prices = usage_plain.plain_prices(tokens.price_data())
     files = []

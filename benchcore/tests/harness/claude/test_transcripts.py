@@ -261,6 +261,35 @@ def test_a_refused_read_is_no_read_and_makes_the_trial_invalid(tmp_path):
     assert audit("baseline", t) == []
 
 
+def test_a_marker_is_found_as_the_pattern_found_it():
+    # with_marker looks for each world without compiling a pattern per world; it finds what the pattern found.
+    import random
+
+    rng = random.Random(7)
+    marker = "/tmp/b/worlds/0a1b"
+    pieces = [marker, "/", ".", "x", "-", "_", " ", "\n", "9", "(", "/tmp/b/worlds/0a1", "b/", ".md", ")"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert T.holds_marker(text, marker) == bool(T._marker_pattern(marker).search(text)), text
+
+
+def test_a_result_that_quotes_a_licence_is_no_refusal(tmp_path):
+    # Bug: a short result that ran (an Edit's snippet of a file under a licence saying "Permission to use, copy,
+    # modify") was taken for Claude Code's refusal, and the trial was invalid. Unflagged, a refusal is Claude
+    # Code's sentence: the result's first line.
+    snippet = ("The file /w/x.py has been updated. Here's the result of running `cat -n` on a snippet of the "
+               "edited file:\n1\t# Copyright 2001 by someone. # checked\n2\t#\n3\t# Permission to use, copy, "
+               "modify, and distribute this software")
+    t = cell(tmp_path, tool("Edit", "t", file_path="/w/x.py", old_string="a", new_string="b"),
+             results={"t": (snippet, False)})
+    [call] = t.tool_calls()
+    assert call.ok and not call.refused and audit("baseline", t) == []
+    said = "Permission to use Bash with command rm -rf / has been denied."
+    t = cell(tmp_path, tool("Bash", "t", command="rm -rf /"), results={"t": (said, False)})
+    [call] = t.tool_calls()
+    assert call.refused and not call.ok
+
+
 def test_what_a_result_showed_counts_whatever_the_command(tmp_path):
     from benchcore.harness.collect.contamination import Fingerprints
     fp = Fingerprints(skill={"new": ("Greet the reader by name, warmly.", "skills/git/greet/"),

@@ -19,6 +19,7 @@ import pytest
 
 from benchcore.harness.claude import transcript as TR
 from benchcore.harness.claude import projects as T
+from benchcore.harness.collect import cells as C
 from benchcore.harness.fanout.prompts import redact, run_redactions
 from standin import repo as R
 from standin.agent import Script
@@ -267,3 +268,48 @@ def test_a_first_collect_parses_each_arm_transcript_once(tmp_path, monkeypatch):
     # audit's copy and the environment record each parsed every line again before.
     assert len(parsed) <= lines + 5 * len(arms), (len(parsed), lines)
     assert usage == []  # collect asks the verdicts of the run, not what its transcripts spent
+
+
+def test_plan_json_is_read_once_per_collect(tmp_path, monkeypatch):
+    # collect_runs reads each run's plan.json once and hands it down (the session it adds, each stage's state):
+    # it was read three times (collect_runs, record_session, RunState).
+    bench, run_dir = _planned(tmp_path, monkeypatch)
+    from benchcore.harness.store import planfile
+
+    reads = []
+    real = planfile.read_text
+    monkeypatch.setattr(planfile, "read_text", lambda p: reads.append(Path(p)) or real(p))
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out
+    assert [p for p in reads if p.name == "plan.json"] == [run_dir / "plan.json"]
+
+
+def test_a_collect_with_nothing_new_parses_no_transcript_again(tmp_path, monkeypatch):
+    # Issue 40: a second collect parsed every arm transcript again. What the first learnt is kept beside each
+    # copy (collected.json), keyed by the digest of the bytes: the same bytes are not parsed again, and the
+    # run folder comes out the same. A transcript whose bytes changed, or whose summary is gone, is parsed.
+    bench, run_dir = _planned(tmp_path, monkeypatch)
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out
+    summaries = sorted(run_dir.glob("cases/*/t*/*/collected.json"))
+    assert len(summaries) == 30
+    files = lambda: {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}  # noqa: E731
+    before = files()
+    loads = []
+    real = C.load
+    monkeypatch.setattr(C, "load", lambda path, *a: loads.append(Path(path)) or real(path, *a))
+    rc, out2, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out2
+    assert loads == [] and files() == before
+    # Its audit's findings are kept with it: a trial whose audit.json is gone is audited again from them.
+    audit = run_dir / "cases/01-hello/t1/audit.json"
+    kept = audit.read_bytes()
+    audit.unlink()
+    rc, _, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and loads == [] and audit.read_bytes() == kept
+    # Without its summary, a transcript is parsed (and the summary written again).
+    gone = summaries[0]
+    gone.unlink()
+    rc, _, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and len(loads) == 1 and gone.is_file()
+    assert {p: b for p, b in files().items() if p != gone} == {p: b for p, b in before.items() if p != gone}

@@ -176,13 +176,15 @@ def _agent_results(records: list[dict]) -> list[tuple[str, str]]:
     return out
 
 
-def record_session(run_dir: Path) -> tuple[str, ...]:
-    """Add the session running this collect to the run's plan.json ``sessions``; the run's sessions."""
-    plan = read_plan(run_dir)
+def record_session(run_dir: Path, plan=None):
+    """Add the session running this collect to the run's plan.json ``sessions`` (``plan``: the plan as read
+    already, so collect reads plan.json once); the plan with it."""
+    plan = read_plan(run_dir) if plan is None else plan
     sessions = with_current(plan.sessions)
     if sessions != tuple(plan.sessions):
-        write_plan(run_dir, evolve(plan, sessions=sessions))
-    return sessions
+        plan, before = evolve(plan, sessions=sessions), plan
+        write_plan(run_dir, plan, before)
+    return plan
 
 
 def mark_cleaned(run_dir: Path) -> None:

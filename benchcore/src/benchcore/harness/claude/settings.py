@@ -40,7 +40,7 @@ from ..store.files import read_json_object as _load, write_atomic
 
 LOCAL = Path(".claude") / "settings.local.json"
 GUARD_READ_WITHIN = 5.0  # seconds: the longest plan waits to see Claude Code read the settings file
-UNSEEN_READ = 3.0  # seconds: where a read cannot be seen (noatime), over twice the 1.0-1.2 s measured
+UNSEEN_READ = 3.0  # seconds: where a read can be seen neither by atime nor by inotify, over twice the 1.0-1.2 s measured
 COMMANDS = ("plan", "collect", "render", "clean")
 # The guard hook's timeout in its settings entry, seconds: past it Claude Code would run the call undecided, so
 # the guard's own deadline (guard.WAIT_SECONDS, waiting for a subagent's transcript under load) stays inside it.
@@ -217,9 +217,11 @@ def allow_benchmark(repo_root: Path, folder: Path | Sequence[Path], command: Opt
         perms.setdefault("allow", []).extend(need_rules)
     if need_guard and not _add_hook(data, guard):
         return f"note: {LOCAL} has \"hooks\" of a shape Claude Code does not read, so benchcore left it alone; {by_hand}"
-    _write(target, json.dumps(data, indent=2) + "\n")
-    if need_guard:
-        await_reread(target)
+    with OpenWatch(target) as opened:  # watching before the write: a re-read right after it is seen too
+        _write(target, json.dumps(data, indent=2) + "\n")
+        opened.start()  # _write rewrote the file in place: its own open is no re-read
+        if need_guard:
+            await_reread(target, opened=opened)
     what = ([f"the worlds folder{'s' if len(need_dirs) > 1 else ''} {', '.join(map(str, need_dirs))} to "
               "additionalDirectories"] if need_dir else []) + \
            ([f"allow rules for benchcore {'/'.join(COMMANDS)}"] if need_rules else []) + \
@@ -248,7 +250,85 @@ def _atime_moves(folder: Path) -> bool:
             pass
 
 
-def await_reread(target: Path, within: float = GUARD_READ_WITHIN) -> Optional[float]:
+class OpenWatch:
+    """Linux's inotify on a file's folder, telling when the file is opened (by any process, on any mount:
+    noatime hides a read from the access time, not from inotify). Set up before the file is written (the
+    write replaces the file, so its folder is watched, for the file's name); ``seen(timeout)`` says whether an
+    open of it came. Where inotify cannot be had (not Linux, no watches left) ``ok`` is false."""
+
+    IN_OPEN = 0x20
+    IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
+
+    def __init__(self, target: Path):
+        self.target = target
+        self.fd = -1
+        self.ok = False
+        self.opened = False
+
+    def __enter__(self) -> "OpenWatch":
+        if os.environ.get("CLAUDECODE"):  # only a Claude Code session re-reads the file: nothing to watch for else
+            try:
+                import ctypes
+                import ctypes.util
+
+                libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+                fd = libc.inotify_init1(self.IN_NONBLOCK | self.IN_CLOEXEC)
+                if fd >= 0:
+                    if libc.inotify_add_watch(fd, os.fsencode(self.target.parent), self.IN_OPEN) >= 0:
+                        self.fd, self.ok = fd, True
+                    else:
+                        os.close(fd)
+            except (OSError, AttributeError):
+                pass
+        return self
+
+    def start(self) -> None:
+        """Forget the opens so far (the writer's own)."""
+        self._drain()
+        self.opened = False
+
+    def _drain(self) -> None:
+        import struct
+
+        name = os.fsencode(self.target.name)
+        while self.ok:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                self.ok = False
+                return
+            at = 0
+            while at + 16 <= len(data):  # struct inotify_event: wd, mask, cookie, len, then name
+                _, mask, _, size = struct.unpack_from("iIII", data, at)
+                if mask & self.IN_OPEN and data[at + 16:at + 16 + size].rstrip(b"\0") == name:
+                    self.opened = True
+                at += 16 + size
+
+    def seen(self, timeout: float) -> bool:
+        """Whether the file was opened since ``start``, waiting up to ``timeout`` seconds for it."""
+        import select
+
+        end = time.monotonic() + timeout
+        while self.ok:
+            self._drain()
+            if self.opened:
+                return True
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            select.select([self.fd], [], [], left)
+        return False
+
+    def __exit__(self, *exc) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd, self.ok = -1, False
+
+
+def await_reread(target: Path, within: float = GUARD_READ_WITHIN, opened: Optional[OpenWatch] = None
+                 ) -> Optional[float]:
     """Return once the running Claude Code session has read ``target`` again after plan changed it, so the
     guard hook is in force before plan's output lets any arm start; the seconds waited, or None when there
     was nothing to wait for or nothing to observe.
@@ -258,14 +338,18 @@ def await_reread(target: Path, within: float = GUARD_READ_WITHIN) -> Optional[fl
     before that ran unguarded. The re-read is observed as the file's access time moving past the write
     (the first read after a write moves it on relatime mounts, Linux's default), polled every 20 ms.
     Outside Claude Code (no ``CLAUDECODE`` in the environment: a terminal, a test) no session will read the
-    file, so nothing is waited for. Where access times do not move (a noatime mount) the re-read cannot be
-    seen, and plan waits ``UNSEEN_READ`` seconds, over twice the measured delay."""
+    file, so nothing is waited for. Where access times do not move (a noatime mount) the re-read is seen by
+    inotify instead (``opened``: an :class:`OpenWatch` set up before the write), with the same bound: no fixed
+    wait on Linux, whatever the mount. Only where neither can be had (a noatime mount without inotify) does
+    plan wait ``UNSEEN_READ`` seconds, over twice the measured delay."""
     if not os.environ.get("CLAUDECODE"):
         return None
     start = time.monotonic()
     if not _atime_moves(target.parent):
-        time.sleep(UNSEEN_READ)
-        return None
+        if opened is None or not opened.ok:
+            time.sleep(UNSEEN_READ)
+            return None
+        return time.monotonic() - start if opened.seen(within) else None
     try:
         st = target.stat()
         if st.st_atime_ns > st.st_mtime_ns:  # a write leaves the access time at or before it: read already

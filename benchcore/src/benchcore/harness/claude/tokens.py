@@ -1,7 +1,7 @@
 """Transcripts on disk -> usage (the I/O side of :mod:`benchcore.usage`).
 
 A transcript is opened in binary and streamed a block at a time into the pure
-reader (:mod:`benchcore.usage_scan`), so memory does not grow with the file. The price table ships as
+reader (:mod:`benchcore.usage.scan`), so memory does not grow with the file. The price table ships as
 package data and is read here, then handed to the pure core as data.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 
-from ... import usage_scan
+from ...usage import scan as usage_scan
 from ...errors import BenchError
-from ...usage_lines import LineReducer, loads_text
+from ...usage.lines import LineReducer, loads_text
 from ..store.regular import not_regular, open_regular_fd
 
 TYPE_CHECKING = False

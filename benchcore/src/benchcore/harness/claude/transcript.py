@@ -14,7 +14,7 @@ from typing import Iterator, Mapping, Optional, Protocol
 from attrs import field, frozen
 
 from ...errors import BenchError
-from ...usage_lines import loads_line
+from ...usage.lines import loads_line
 from ..store.files import not_regular, open_regular, read_regular_bytes
 
 
@@ -78,7 +78,7 @@ def record_of(raw: str | bytes) -> Optional[dict]:
     rec = _fast_record(raw)
     if rec is None:
         try:
-            # A record starts with '{': json's C scanner on it directly (usage_lines.loads_line), without the
+            # A record starts with '{': json's C scanner on it directly (usage.lines.loads_line), without the
             # steps json.loads adds for any input (7% of parsing a transcript); anything else as json.loads reads it.
             opens = raw[:1] == (b"{" if isinstance(raw, bytes) else "{")
             rec = loads_line(raw) if opens else json.loads(raw)
@@ -213,7 +213,10 @@ class Transcript:
         for r, b in uses:
             tid = str(b.get("id", ""))
             text, error = results.get(tid, ("", True))
-            refused = (error or len(text) < 600) and any(p in text for p in REFUSALS)  # no scan of long output
+            # Unflagged, a refusal is Claude Code's one sentence: looked for in a short result's first line only
+            # (an Edit's snippet or a short read of a file holding "Permission to use" under a licence ran).
+            said = text if error else (text.partition("\n")[0] if len(text) < 600 else "")
+            refused = bool(said) and any(p in said for p in REFUSALS)  # no scan of long output
             out.append(ToolCall(name=str(b.get("name", "")),
                                 input=b.get("input") if isinstance(b.get("input"), dict) else {},
                                 agent_id=str(r.get("agentId", self.main_id)), id=tid, result=text,

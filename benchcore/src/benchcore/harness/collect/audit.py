@@ -9,7 +9,7 @@ from ... import serde
 from ...model import Audit, AuditProblem
 from ..claude.transcript import Transcript
 from .rewrites import unsandboxed_calls
-from .contamination import Fingerprints, audit_cell, distinctive_lines, guard_problems, prompt_problem
+from .contamination import Fingerprints, audit_cell, distinctive_lines, guard_problems, prompt_problem, shown_lines
 from ..confine.guard import read_log
 from .kept import KeptTranscript
 from .state import RunState, write_if_changed
@@ -38,7 +38,7 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
         folder = Path(copy)
         if not folder.is_dir() and arm == "new" and repo is not None:
             folder = repo / run.info.skill.path
-        texts = _texts(folder)
+        texts = _copy_texts(run, folder)
         md = folder / "SKILL.md"
         skill_md[arm] = distinctive_lines(read_text(md), allowed) if md.is_file() else ()
         skill[arm] = tuple(dict.fromkeys(l for t in texts for l in distinctive_lines(t, allowed))) + \
@@ -47,19 +47,66 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
     own = [*case.soft_criteria, *(a.command for a in case.hard_assertions), f"description: {case.description}"]
     case_lines = tuple(l for l in distinctive_lines("\n".join(own), allowed) if l not in skill_text)
     tests: list[str] = []
+    others: list[tuple[str, tuple[str, ...]]] = []
     if tests_dir is not None and tests_dir.is_dir():
         rel = str(tests_dir.relative_to(repo))
         tests += [rel + "/", rel + ":"]
         seen = " \n ".join(allowed)  # as distinctive_lines joins them: a line holds no "\n", so it cannot span two
-        for other, lines in _other_cases(run, tests_dir):
+        others = _other_cases(run, tests_dir)
+        # The case lines any skill copy's text holds (a line of skill_text is a stripped line of those texts, so
+        # a line not in them is in no case's skill_text), found once per run; the few found are checked as before.
+        raw = "\n".join([*(t for f in run.case_lines.get("copies", {}).values() for t in f), run.info.skill.path + "/"])
+        quoted = _in_text(run, others, raw, "skill")
+        shown = _in_text(run, others, seen, None)  # and those this case's prompt or fixture holds
+        for other, lines in others:
             if other != case_id:
-                tests += [l for l in lines if l not in skill_text and l not in seen]
+                tests += [l for l in lines if l not in shown and (l not in quoted or l not in skill_text)]
     run_lines = (f'"run_id": "{run.plan.run_id}"', '"cells_collected":', "const BOUND = {",
                  f"# Judge packet {run.plan.run_id}:", "cells: the world path in the prompt; packets:",
                  f".reports/runs/{run.plan.run_id}")
-    fp = Fingerprints(skill=skill, skill_md=skill_md, case=case_lines, tests=tuple(dict.fromkeys(tests)), run=run_lines)
+    fp = Fingerprints(skill=skill, skill_md=skill_md, case=case_lines, tests=tuple(dict.fromkeys(tests)), run=run_lines,
+                      universe=_universe(run, run_lines, tests[:2], others))
     run.fingerprint_cache[case_id] = fp
     return fp
+
+
+def _copy_texts(run: RunState, folder: Path) -> list[str]:
+    """The texts of one skill copy, read once per collect (every case's fingerprints hold them)."""
+    kept = run.case_lines.setdefault("copies", {})
+    if folder not in kept:
+        kept[folder] = _texts(folder)
+    return kept[folder]
+
+
+def _universe(run: RunState, run_lines: tuple, prefix: list, others: list) -> tuple[str, ...]:
+    """Every line a case's fingerprints may hold: the run's strings, each case's criteria, assertions and
+    description, each case file's lines and each line of the skill copies; one tuple per run (the audit
+    indexes it once: an index per case, each with every other case's lines, made the audit quadratic)."""
+    key = "universe"
+    if key not in run.case_lines:
+        own = [l for case in run.cases.values()
+               for l in distinctive_lines("\n".join([*case.soft_criteria, *(a.command for a in case.hard_assertions),
+                                                     f"description: {case.description}"]))]
+        # And every line of the skill copies (each case's skill lines are some of them): the arm's matcher
+        # shares the index, so each tool result is looked up in one index, once.
+        skill = [l for texts in run.case_lines.get("copies", {}).values() for text in texts
+                 for l in distinctive_lines(text)] + [run.info.skill.path + "/"]
+        run.case_lines[key] = tuple(dict.fromkeys([*run_lines, *own, *prefix, *(l for _, ls in others for l in ls),
+                                                   *skill]))
+    return run.case_lines[key]
+
+
+def _in_text(run: RunState, others: list, text: str, key) -> frozenset:
+    """The lines of the skill's case files that ``text`` holds, found with one index of them all (``key``: the
+    text is the same for every case, so the answer is kept for the run) instead of each line searched for in
+    it, case after case."""
+    if key is not None and ("in", key) in run.case_lines:
+        return run.case_lines[("in", key)]
+    lines = tuple(dict.fromkeys(l for _, ls in others for l in ls))
+    found = shown_lines(lines, text)
+    if key is not None:
+        run.case_lines[("in", key)] = found
+    return found
 
 
 def _other_cases(run: RunState, tests_dir: Path) -> list[tuple[str, tuple[str, ...]]]:

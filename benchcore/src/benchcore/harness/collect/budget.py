@@ -10,7 +10,7 @@ from ..runs import costs
 from .. import fanout
 from .state import RunState
 from ..store.files import write_atomic
-from ..store.planfile import Cell, Packet, write_plan
+from ..store.planfile import Cell, Packet
 
 
 def spent_by_pool(runs: list[RunState]) -> dict[str, tuple]:
@@ -52,7 +52,7 @@ def hold_arms_to_budget(runs: list[RunState], statuses: list, cells: list[Cell])
         trials = {(cell.case, cell.trial) for cell in mine}
         c.plan = evolve(c.plan, cells=tuple(evolve(cell, skip=fanout.BUDGET_REACHED)
                                             if (cell.case, cell.trial) in trials else cell for cell in c.plan.cells))
-        write_plan(c.run_dir, c.plan)
+        c.save_plan()
         c.info = evolve(c.info, not_run={**c.info.not_run,
                                          **{f"{case}/t{n}": fanout.BUDGET_REACHED for case, n in sorted(trials)}})
         write_atomic(c.run_dir / "run.json", serde.dumps(c.info))

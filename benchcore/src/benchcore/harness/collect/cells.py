@@ -18,6 +18,7 @@ from ...judging import same_prompt
 from .audit import cell_problems, needs_audit
 from .duplicates import ignore
 from .kept import KeptTranscript, load_copy
+from .summary import NAME as SUMMARY, Known, known, summary, text
 
 
 def _flat(text: str) -> str:
@@ -63,6 +64,7 @@ def find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
 def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
     found: dict[str, Transcript] = {}
     changed: set[str] = set()
+    summaries: list[tuple[Path, Path, dict]] = []  # written once the digests are known
     for cell in run.plan.cells:
         def audit(dirty: bool, cell=cell) -> Callable[[Transcript], Optional[list[str]]]:
             """The audit's findings in the transcript while it is parsed, when its trial is audited now."""
@@ -70,10 +72,13 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
 
         cands = run.index.with_marker(cell.world)
         loaded: dict[Path, Transcript] = {}
+        cdir = run.tdir(cell.case, cell.trial) / cell.arm
 
-        def get(af: projects.AgentFile) -> Transcript:
+        def get(af: projects.AgentFile, cdir=cdir) -> Transcript:
+            """The candidate parsed, or as the summary beside the cell's copy tells it (the same bytes)."""
             if af.path not in loaded:
-                loaded[af.path] = load(af.path, af.agent_id, run.index)
+                loaded[af.path] = known(cdir, af.path, af.agent_id, run.index.by_id) or \
+                    load(af.path, af.agent_id, run.index)
             return loaded[af.path]
 
         for af in cands:  # every transcript naming a world is an arm's or one an arm launched: no judge
@@ -81,9 +86,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             run.arm_agents.update(get(af).children)
         done, kids = (lambda af: get(af).final_message() is not None), (lambda af: get(af).children)
         cands = provenance.sift(run, cell.id, cands, run.plan.planned_at, kids)
-        pick = pick_transcript(cands, cell.prompt, done, kids,
-                               lambda af: tuple(str(u.input.get("prompt", "")) for u in get(af).tool_calls()
-                                                if u.name in ("Agent", "Task") and u.agent_id == af.agent_id))
+        pick = pick_transcript(cands, cell.prompt, done, kids, lambda af: _spawned(get(af), af.agent_id))
         ignored: list = []
         if run.plan.sessions and pick is not None and done(pick):
             # Launched twice by the run's own sessions (every candidate left is theirs): the one collect already
@@ -92,7 +95,6 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             if len(both) > 1:
                 pick = next((c for c in both if run.first_read.took(c.path, cell.id)), both[0])
                 ignored = [c for c in both if c is not pick]
-        cdir = run.tdir(cell.case, cell.trial) / cell.arm
         if run.plan.cleaned_at and pick is not None and collected(cdir) is None:
             run.late.append((cell.id, str(pick.path)))  # its world and skill copy are gone: nothing to audit
             continue
@@ -105,7 +107,9 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             continue
         t = loaded.get(pick.path) or load(pick.path, pick.agent_id, run.index)
         final = t.final_message()
-        rewritten = run.first_read.changed(pick.path, t.raw, cell.id, run.background) if final is not None else None
+        rewritten = run.first_read.changed(pick.path, t.raw, cell.id, run.background,
+                                           digest=t.sha256 if isinstance(t, Known) else None) \
+            if final is not None else None
         if rewritten is not None:
             # Changed since collect first read it: refused, named; the copy collected then stays.
             run.conflicts[cell.id] = rewritten
@@ -142,15 +146,42 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
         dirty |= write_if_changed(cdir / "output.md", final.rstrip("\n") + "\n")
         if dirty:
             changed.add(cell.id)
-        found[cell.id] = KeptTranscript.of(t, cdir, audit(cell.id in changed))
+        if isinstance(t, Known):
+            found[cell.id] = _kept_known(run, cell, t, cdir, pick, needs_audit(run, cell, cell.id in changed))
+        else:
+            found[cell.id] = KeptTranscript.of(t, cdir, audit(cell.id in changed))
+            summaries.append((cdir, pick.path, summary(t, pick.path, found[cell.id])))
         run.received[cell.id] = pick.prompt
         for af in ignored:
             ignore(run, cell.id, cell.case, cell.trial, af.path, af.agent_id,
                    f"a second arm this session launched for this cell finished too (a fan-out launched twice?); "
                    f"the first to start counts: {pick.path.name}", get(af).children)
     run.background.wait()  # every copy written before anything below (or a later stage) may read one
+    for cdir, source, doc in summaries:  # keyed by the digest first_read worked out (in the background)
+        sha = run.first_read.digest_of(source)
+        if sha:
+            write_if_changed(cdir / SUMMARY, text(doc, sha, cdir / SUMMARY))
     provenance.write_refusals(run, found)
     return found, changed
+
+
+def _spawned(t, agent_id: str) -> tuple[str, ...]:
+    """The prompts of the Agent (Task) calls ``agent_id`` made in ``t``: the subagents it launched."""
+    if isinstance(t, Known):
+        return t.spawned
+    return tuple(str(u.input.get("prompt", "")) for u in t.tool_calls()
+                 if u.name in ("Agent", "Task") and u.agent_id == agent_id)
+
+
+def _kept_known(run: RunState, cell, t: Known, cdir: Path, pick, audit: bool) -> KeptTranscript:
+    """What collect keeps of a transcript its summary told (not parsed): the audit's findings kept with the
+    summary, or, when the trial is audited and the summary has none, the transcript parsed and audited."""
+    audited = None
+    if audit:
+        audited = t.audited
+        if audited is None:
+            audited = cell_problems(run, cell, load(pick.path, pick.agent_id, run.index))
+    return KeptTranscript(cdir, t.main_id, set(t.model_names), t.final, t.children, t.refused, t.evidence, audited)
 
 
 def record_models(run: RunState, found: dict) -> None:

@@ -58,6 +58,9 @@ class Fingerprints:
     case: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()
     run: tuple[str, ...] = ()
+    # Every line the fingerprints of the run's cases hold in ``run``, ``case`` and ``tests`` (a superset; the
+    # same tuple for every case of a run): indexed once per run, not once per case with every other case's lines.
+    universe: tuple[str, ...] = field(default=(), eq=False, repr=False)
 
 
 def distinctive_lines(text: str, allowed: Iterable[str] = ()) -> tuple[str, ...]:
@@ -146,28 +149,53 @@ def _needles(line: str) -> tuple[bytes, ...]:
     return tuple(out)
 
 
+def _grams(needle: bytes) -> list[int]:
+    """The 8-byte windows of ``needle`` at every offset, as integers."""
+    return [memoryview(needle[j:j + _GRAM]).cast("Q")[0] for j in range(len(needle) - _GRAM + 1)]
+
+
 class _Index:
     """Fingerprint lines prepared once for many results: each line's needles, and a prefilter of 8-byte
     windows. A needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
     starts at a multiple of ``stride`` (a multiple of a finer stride too), so a result sharing no such window
     with a line cannot show it; needles too short for the smallest stride are always searched. The result's
-    windows are taken at the finest stride any needle needs, and looked up once for every needle."""
+    windows are taken at the finest stride any needle needs, and looked up once for every needle.
+
+    Any ``stride`` consecutive offsets of a needle serve (as long as the last window fits in it); each needle
+    is indexed at the run of offsets whose windows the fewest other lines share. Lines with a common part
+    ("description: 001-case ...", "description: 002-case ...") are then told apart by their own parts: a
+    result showing "description" is a candidate for none of them, not for every case's line (which made the
+    audit's cost per result grow with the number of cases)."""
 
     def __init__(self, lines: tuple[str, ...]):
         self.lines = lines
+        self.at = {line: i for i, line in enumerate(lines)}
         self.needles = [_needles(line) for line in lines]
         self.by_gram: dict[int, set[int]] = {}
         self.always: set[int] = set()
         strides = {_STRIDES[0]}
+        grams = [[_grams(needle) for needle in needles] for needles in self.needles]
+        lines_of: dict[int, set[int]] = {}  # window -> the lines whose needles hold it anywhere
+        for i, per in enumerate(grams):
+            for gs in per:
+                for gram in gs:
+                    lines_of.setdefault(gram, set()).add(i)
         for i, needles in enumerate(self.needles):
-            for needle in needles:
+            for needle, gs in zip(needles, grams[i]):
                 stride = next((st for st in _STRIDES if len(needle) >= st + _GRAM - 1), None)
                 if stride is None:
                     self.always.add(i)
                     continue
                 strides.add(stride)
-                for j in range(stride):
-                    gram = memoryview(needle[j:j + _GRAM]).cast("Q")[0]
+                shared = [len(lines_of[g]) for g in gs]
+                # The run of ``stride`` offsets whose windows the fewest lines share (the first, on a tie).
+                cost = sum(shared[:stride])
+                best, at = cost, 0
+                for a in range(1, len(gs) - stride + 1):
+                    cost += shared[a + stride - 1] - shared[a - 1]
+                    if cost < best:
+                        best, at = cost, a
+                for gram in gs[at:at + stride]:
                     self.by_gram.setdefault(gram, set()).add(i)
         self.stride = min(strides)
         self.keys = frozenset(self.by_gram)
@@ -269,31 +297,32 @@ class _Matcher:
 
     _serials = iter(range(1 << 62))
 
-    def __init__(self, groups: tuple[tuple[str, ...], ...]):
+    def __init__(self, groups: tuple[tuple[str, ...], ...], index: "_Index | None" = None):
         self.groups = groups
         self.serial = next(_Matcher._serials)  # the memory's key: never reused, as an id() could be
-        self.index = _Index(tuple(dict.fromkeys(line for lines in groups for line in lines)))
-        at = {line: i for i, line in enumerate(self.index.lines)}
-        self.members = [[at[line] for line in lines] for lines in groups]  # each group's lines, in its order
+        if index is None or any(line not in index.at for lines in groups for line in lines):
+            index = _Index(tuple(dict.fromkeys(line for lines in groups for line in lines)))
+        self.index = index  # its own, or the run's (shared by every case: see Fingerprints.universe)
+        # Each group's lines as index ids -> place in the group: a result's few candidates are looked up in it,
+        # so a result costs its candidates, not the size of the group (the other cases' lines).
+        self.places = [{} for _ in groups]
+        for place, lines in zip(self.places, groups):
+            for line in lines:
+                place.setdefault(index.at[line], len(place))
 
-    def shown(self, shown: Shown, key: str | None, grams: Iterable[int] | None = None
-              ) -> tuple[str | None, ...]:
+    def shown(self, shown: Shown, key: str | None, grams: Iterable[int] | None = None,
+              hit: list[int] | None = None) -> tuple[str | None, ...]:
         """Per group, the first of its lines the result shows (as it came, reshaped or base64-encoded), or
         None; ``key``: the result's text, to remember it by (None: not remembered); ``grams`` as for
-        ``_Index.candidates``. ``_checked`` looks the memory up first."""
-        hit = set(self.index.candidates(shown, grams))
-        out = tuple(shown.first_of(self.index, (i for i in members if i in hit)) if hit else None
-                    for members in self.members)
+        ``_Index.candidates``, or ``hit``: the candidates themselves (matchers sharing an index find them
+        once). ``_checked`` looks the memory up first."""
+        if hit is None:
+            hit = self.index.candidates(shown, grams)
+        out = tuple(shown.first_of(self.index, sorted((i for i in hit if i in place), key=place.__getitem__))
+                    if hit else None for place in self.places)
         if key is not None:
             _remember(key, self.serial, out)
         return out
-
-
-@lru_cache(maxsize=4)
-def _keys(matchers: tuple[_Matcher, ...]) -> tuple[int, frozenset]:
-    """The finest stride the matchers' indexes need, and their keys together (a cell's matchers: the case's
-    and the arm's; kept for the next cell of the same case and arm)."""
-    return min(m.index.stride for m in matchers), frozenset().union(*(m.index.keys for m in matchers))
 
 
 def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, ...]:
@@ -307,14 +336,37 @@ def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, .
     if all(k is not None for k in kept):
         return tuple(hit for k in kept for hit in k)
     shown = Shown(result, _bytes(result))
-    stride, keys = _keys(matchers)
-    grams = keys.intersection(shown.windows(stride))
-    return tuple(hit for m, k in zip(matchers, kept) for hit in (k if k is not None else m.shown(shown, key, grams)))
+    windows = shown.windows(min(m.index.stride for m in matchers))  # one pass, at the finest stride any needs
+    hits: dict[int, list[int]] = {}  # index -> its candidates: once per index (the run's is shared)
+    out = []
+    for m, k in zip(matchers, kept):
+        if k is None:
+            if id(m.index) not in hits:
+                hits[id(m.index)] = m.index.candidates(shown, m.index.keys.intersection(windows))
+            k = m.shown(shown, key, hit=hits[id(m.index)])
+        out.extend(k)
+    return tuple(out)
 
 
 @lru_cache(maxsize=64)
-def _matcher(groups: tuple[tuple[str, ...], ...]) -> _Matcher:
-    return _Matcher(groups)
+def _matcher(groups: tuple[tuple[str, ...], ...], universe: tuple[str, ...] = ()) -> _Matcher:
+    return _Matcher(groups, _universe(universe) if universe else None)
+
+
+@lru_cache(maxsize=4)
+def _universe(lines: tuple[str, ...]) -> _Index:
+    """An index of many lines asked about again and again (the run's case lines: Fingerprints.universe, and
+    the case files' lines in shown_lines), built once per run."""
+    return _Index(tuple(dict.fromkeys(lines)))
+
+
+def shown_lines(lines: tuple[str, ...], text: str) -> frozenset:
+    """The lines of ``lines`` that ``text`` holds as they are (``line in text``), found with one index of them
+    (kept for the next text) rather than each line searched for in ``text``."""
+    index = _universe(lines)
+    shown = Shown(text)
+    found = index.candidates(shown)
+    return frozenset(index.lines[i] for i in found if index.lines[i] in text)
 
 
 def guard_problems(records: Iterable[dict], cells: Iterable) -> list[dict]:
@@ -355,8 +407,8 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
     other_lines = tuple(l for a, lines in fingerprints.skill.items() if a != arm for l in lines if l not in own_lines)
     skill_lines = tuple(l for ls in fingerprints.skill.values() for l in ls) if arm == "baseline" else other_lines
     # The case's lines (one matcher per case) apart from the skill's (one per arm: the largest, kept once).
-    matchers = (_matcher((fingerprints.run, fingerprints.case, fingerprints.tests)),
-                _matcher((skill_lines, own_md[:3])))
+    matchers = (_matcher((fingerprints.run, fingerprints.case, fingerprints.tests), fingerprints.universe),
+                _matcher((skill_lines, own_md[:3]), fingerprints.universe))
     read_own = False
 
     for use in t.tool_calls():

@@ -47,11 +47,12 @@ class FirstRead:
                                      "already read")
             self.seen = data
 
-    def changed(self, path: Path, data: bytes, for_id: str, background: Optional[Background] = None
-                ) -> Optional[str]:
+    def changed(self, path: Path, data: bytes, for_id: str, background: Optional[Background] = None,
+                digest: Optional[str] = None) -> Optional[str]:
         """Why the transcript at ``path`` (now ``data``) is refused: it changed since collect first read it.
         None when it is unchanged, or read for the first time (its hash is kept then: worked out in
-        ``background``'s thread when given, and in :meth:`save` at the latest)."""
+        ``background``'s thread when given, and in :meth:`save` at the latest). ``digest``: the bytes' SHA-256
+        when the caller has it already."""
         first = self.seen.get(str(path))
         if first is None:
             if background is not None:
@@ -62,11 +63,16 @@ class FirstRead:
             self.dirty = True
             return None
         self._settle()  # fills in ``first`` too, if its hash was still being worked out
-        now = _digest(data)
+        now = digest or _digest(data)
         if first["sha256"] == now:
             return None
         return (f"its transcript changed after collect first read it, and Claude Code does not rewrite a "
                 f"finished agent's transcript: {path} (sha256 {first['sha256'][:12]} then, {now[:12]} now)")
+
+    def digest_of(self, path: Path) -> str:
+        """The SHA-256 of the bytes collect first read at ``path`` ("" when it never read it)."""
+        self._settle()
+        return (self.seen.get(str(path)) or {}).get("sha256", "")
 
     def took(self, path: Path, for_id: str) -> bool:
         """Whether collect already took ``for_id``'s answer from the transcript at ``path``."""

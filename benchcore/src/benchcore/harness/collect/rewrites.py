@@ -25,12 +25,15 @@ from ..store.planfile import Cell, Sandbox
 HOOK_RECORD = "hook_success"
 
 
-def _answers(t: Transcript) -> dict[str, list[dict]]:
-    """tool_use id -> the PreToolUse hooks' answers recorded beside it (parsed stdout)."""
+def _answers(t: Transcript, ids: Optional[set] = None) -> dict[str, list[dict]]:
+    """tool_use id -> the PreToolUse hooks' answers recorded beside it (parsed stdout); ``ids``: only those
+    calls' (a guard answers every call, and only the Bash calls' answers are read)."""
     out: dict[str, list[dict]] = {}
     for r in t.records:
         att = r.get("attachment") if r.get("type") == "attachment" else None
         if not isinstance(att, dict) or att.get("type") != HOOK_RECORD or att.get("hookEvent") != "PreToolUse":
+            continue
+        if ids is not None and str(att.get("toolUseID")) not in ids:
             continue
         try:
             said = json.loads(att.get("stdout") or "")
@@ -72,11 +75,14 @@ def unsandboxed_calls(t: Transcript, cell: Cell, sandbox: Optional[Sandbox]) -> 
     unsandboxed run)."""
     if sandbox is None:
         return []
-    answers = _answers(t)
+    calls = _bash_calls(t)
+    if not calls:
+        return []
+    answers = _answers(t, {call_id for call_id, _ in calls})
     refused = _refused_by_claude_code(t)
     problems = []
     wrapped = wrapper(sandbox, cell.world, cell.skill_dir)
-    for call_id, command in _bash_calls(t):
+    for call_id, command in calls:
         if not isinstance(command, str) or call_id in refused:
             continue
         expected = wrapped(command)

@@ -50,7 +50,7 @@ from .rerun import cells_to_rerun, replan_cells
 from .state import RunState
 from .status import Status, provenance_fields, status_dict, status_of
 from ..store.files import flush_to_disk, write_atomic
-from ..store.planfile import read_plan, write_plan
+from ..store.planfile import read_plan
 from ..fanout.prompts import Templates, find_skill_dir
 from ..claude.provenance import Launched, record_session
 from ..runs.folder import read_run_info
@@ -81,7 +81,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
         if redone:
             flush_to_disk(run.run_dir)  # stage 1's copies on disk before the plan, as below
             run.first_read.save()
-            write_plan(run.run_dir, run.plan)
+            run.save_plan()
             return status_of(run, found, {}, {}, {}, {}, [], redone)
     gated, unchecked = run_gate(run, found)
     run_baseline_checks(run, found)  # information only: which assertions no skill passes too
@@ -103,7 +103,7 @@ def collect_run(run: RunState, rerun: bool) -> Status:
     write_ignored(run)
     flush_to_disk(run.run_dir)  # what the stages copied and wrote, on disk before the plan that lists it
     run.first_read.save()
-    write_plan(run.run_dir, run.plan)
+    run.save_plan()
     record_models(run, found)
     record_environment(run, found)
     go, stop = cells_to_rerun(run, found, audits)
@@ -117,14 +117,15 @@ def collect_run(run: RunState, rerun: bool) -> Status:
 
 def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Collected:
     """Collect every run (their locks held by the caller) from one scan of Claude Code's projects."""
-    plans = [read_plan(d) for d in run_dirs]
+    plans = [read_plan(d) for d in run_dirs]  # once per collect: each RunState is given its own
     templates = Templates(find_skill_dir(Path(plans[0].repo) if plans[0].repo else None))
     refused: list[tuple[Path, str]] = []
     index = projects.Index.build(projects.scan(since=_since(run_dirs), refused=refused))
     packet_files = index.packet_refs()
-    sessions = {d: record_session(d) for d in run_dirs}  # this collect's session joins each run's
-    launched = Launched.read(projects.projects_dir(), [s for d in run_dirs for s in sessions[d]])
-    runs = [RunState(d, index, packet_files, templates, assert_timeout, launched) for d in run_dirs]
+    plans = [record_session(d, p) for d, p in zip(run_dirs, plans)]  # this collect's session joins each run's
+    launched = Launched.read(projects.projects_dir(), [s for p in plans for s in p.sessions])
+    runs = [RunState(d, index, packet_files, templates, assert_timeout, launched, plan=p)
+            for d, p in zip(run_dirs, plans)]
     with _rare_young_collections():
         statuses = [collect_run(r, rerun) for r in runs]
     launches = write_launch_scripts(runs, statuses, run_dirs, templates)

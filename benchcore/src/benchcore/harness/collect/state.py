@@ -16,7 +16,7 @@ from ..store.files import holds, read_text, start_writeback, write_atomic
 from ..claude.provenance import Launched
 from .background import Background
 from .firstread import FirstRead
-from ..store.planfile import Cell, Packet, Plan, check_plan, read_plan
+from ..store.planfile import Cell, Packet, Plan, check_plan, read_plan, write_plan
 from ..fanout.prompts import Templates, run_redactions
 from ..runs.folder import read_run_info
 
@@ -26,9 +26,10 @@ class RunState:
     edited) as stages re-plan cells, add packets or record models; the stage that changes them writes them."""
 
     def __init__(self, run_dir: Path, index: projects.Index, packet_files: dict, templates: Templates,
-                 assert_timeout: float, launched: Optional[Launched] = None):
+                 assert_timeout: float, launched: Optional[Launched] = None, plan: Optional[Plan] = None):
         self.run_dir = run_dir
-        self.plan: Plan = read_plan(run_dir)
+        self.plan: Plan = read_plan(run_dir) if plan is None else plan  # collect_runs reads it once, for all
+        self._plan_on_disk = self.plan  # what plan.json holds (save_plan)
         self.info: RunInfo = read_run_info(run_dir)
         check_plan(self.plan, str(run_dir / "plan.json"), cases=tuple(self.info.cases), arms=tuple(self.info.arms),
                    trials=self.info.trials)
@@ -63,6 +64,11 @@ class RunState:
         for cid in self.info.cases:
             path = run_dir / "cases" / cid / "case.md"
             self.cases[cid] = parse_case(read_text(path), str(path), cid)
+
+    def save_plan(self) -> None:
+        """Write ``plan`` to plan.json when it differs from what plan.json holds (known: read once, not again)."""
+        write_plan(self.run_dir, self.plan, self._plan_on_disk)
+        self._plan_on_disk = self.plan
 
     def cells_by_trial(self) -> dict[tuple[str, int], list[Cell]]:
         """The plan's cells by (case, trial), in plan order: grouped once, and again only when a stage has

@@ -201,10 +201,14 @@ def check_plan(plan: Plan, path: str, *, cases: Optional[tuple] = None, arms: Op
             seen.add((kind, item.id))
 
 
-def write_plan(run_dir: Path, plan: Plan) -> None:
-    """Write plan.json (left untouched when nothing changed, so a re-run of collect rewrites nothing)."""
+def write_plan(run_dir: Path, plan: Plan, on_disk: Optional[Plan] = None) -> None:
+    """Write plan.json (left untouched when nothing changed, so a re-run of collect rewrites nothing).
+    ``on_disk``: the plan the caller read from (or last wrote to) plan.json; equal to ``plan``, nothing is
+    read or written (collect reads plan.json once per run)."""
+    if on_disk is not None and plan == on_disk:
+        return
     path, text = plan_path(run_dir), serde.dumps(plan)
-    if not (path.is_file() and read_text(path) == text):
+    if on_disk is not None or not (path.is_file() and read_text(path) == text):
         write_atomic(path, text)
 
 

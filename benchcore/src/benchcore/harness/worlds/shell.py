@@ -40,6 +40,7 @@ from ..confine import sandbox as box
 from ..store.planfile import Sandbox
 
 TAIL = 8000
+_STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
 @frozen
@@ -99,9 +100,19 @@ def run_shell(command: str, world: str, *, sandbox: Optional[Sandbox], timeout: 
             scratch = tempfile.mkdtemp(prefix="benchcore-case-tmp-")
         argv = box.case_argv(sandbox, command, world, str(output) if output else None, extra, scratch)
         full, cwd = None, "/"
+    # A stop (Ctrl-C, SIGTERM) that comes while the command is being started is held until it has started and
+    # is known, then raised where it is killed with its group: raised inside Popen, it left the command running
+    # (a setup went on writing into its world after plan removed it; seen under load).
+    held: list[int] = []
+    hold = threading.current_thread() is threading.main_thread()
+    before = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in _STOPS} if hold else {}
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            proc = subprocess.Popen(argv, cwd=cwd, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+        finally:
+            for s, handler in before.items():
+                signal.signal(s, handler)
         tails: tuple[list, list] = ([], [])
         readers = [threading.Thread(target=_tail, args=(s, t), daemon=True)
                    for s, t in zip((proc.stdout, proc.stderr), tails)]
@@ -117,6 +128,8 @@ def run_shell(command: str, world: str, *, sandbox: Optional[Sandbox], timeout: 
         timer.daemon = True
         timer.start()
         try:
+            for signum in held:
+                signal.raise_signal(signum)  # as it would have been, with the handler it would have met
             proc.wait()
         finally:  # also on Ctrl-C: nothing the command started outlives this call
             timer.cancel()

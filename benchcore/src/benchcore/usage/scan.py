@@ -15,13 +15,13 @@ Memory holds one block (4 MB, or one line when a line is longer), never the file
 
 from __future__ import annotations
 
-from .usage_lines import _BYTES, LineReducer
+from .lines import _BYTES, LineReducer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterable
 
-    from .usage import TranscriptUsage
+    from .core import TranscriptUsage
 
 BLOCK = 4 << 20
 _OPEN, _CLOSE = ord("{"), ord("}")
@@ -29,7 +29,7 @@ _OPEN, _CLOSE = ord("{"), ord("}")
 
 def read_usage_chunks(chunks: Iterable[bytes]) -> "TranscriptUsage":
     """The usage of a transcript given as byte chunks (see the module docstring)."""
-    from .usage import Reducer  # here: `benchcore usage` feeds a LineReducer and never imports attrs
+    from .core import Reducer  # here: `benchcore usage` feeds a LineReducer and never imports attrs
 
     reducer = Reducer()
     feed(reducer, chunks)

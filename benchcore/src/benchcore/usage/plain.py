@@ -3,7 +3,7 @@
 ``benchcore usage`` is a short process: importing attrs costs it more than a
 third of reading 300 MB of transcripts. This module gives, for the common
 transcript, exactly the fields of :func:`benchcore.usage.arm_usage` (as a dict
-in :data:`FIELDS` order) from a :class:`benchcore.usage_lines.LineReducer`'s
+in :data:`FIELDS` order) from a :class:`benchcore.usage.lines.LineReducer`'s
 state and the price table's JSON, with the same rules (:mod:`benchcore.pricing`):
 each response's cache writes beyond its 1h share at the 5m price, a model's
 long-prompt prices above its threshold, web searches at the model's price,
@@ -20,7 +20,7 @@ that is not plainly well formed (the attrs path names what is wrong with it).
 
 from __future__ import annotations
 
-from .modelid import normalize_model_id
+from ..modelid import normalize_model_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -53,9 +53,9 @@ from typing import Iterable, Mapping, Optional, Union
 
 from attrs import frozen
 
-from . import pricing
-from .armusage import ArmUsage
-from .usage_lines import SYNTHETIC, UNKNOWN_MODEL, LineReducer, _count, _usage_figures, _web_search  # noqa: F401
+from .. import pricing
+from ..armusage import ArmUsage
+from .lines import SYNTHETIC, UNKNOWN_MODEL, LineReducer, _count, _usage_figures, _web_search  # noqa: F401
 
 
 @frozen
@@ -101,14 +101,14 @@ def read_usage(lines: Iterable[Union[str, bytes]]) -> TranscriptUsage:
 
 
 class Reducer(LineReducer):
-    """:class:`benchcore.usage_lines.LineReducer` whose ``finish`` gives the transcript's usage."""
+    """:class:`benchcore.usage.lines.LineReducer` whose ``finish`` gives the transcript's usage."""
 
     def finish(self) -> TranscriptUsage:
         return _finish(*self.close())
 
 
 def finish_state(groups: dict, result: Optional[dict], skipped: int) -> TranscriptUsage:
-    """A transcript's usage from a :class:`benchcore.usage_lines.LineReducer`'s ``close()``."""
+    """A transcript's usage from a :class:`benchcore.usage.lines.LineReducer`'s ``close()``."""
     return _finish(groups, result, skipped)
 
 

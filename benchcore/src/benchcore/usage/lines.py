@@ -1,6 +1,6 @@
 """Transcript lines -> one entry per API response (pure: no I/O, and no attrs: ``benchcore usage`` starts
 without it). The reducer of :mod:`benchcore.usage`, whose docstring states the rules; :mod:`benchcore.usage`
-turns its state into a :class:`benchcore.usage.TranscriptUsage`, :mod:`benchcore.usage_plain` into plain figures.
+turns its state into a :class:`benchcore.usage.TranscriptUsage`, :mod:`benchcore.usage.plain` into plain figures.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ UNKNOWN_MODEL = "<unknown>"
 
 class LineReducer:
     """The state of :func:`read_usage` over one transcript: fed line by line (``line``), or by a reader that
-    finds the lines that can carry usage itself (``candidate``, ``unparsed``; see :mod:`benchcore.usage_scan`)."""
+    finds the lines that can carry usage itself (``candidate``, ``unparsed``; see :mod:`benchcore.usage.scan`)."""
 
     def __init__(self) -> None:
         # One entry per API response: [model, input, output, cache-creation total,

@@ -1,0 +1,95 @@
+"""The audit's findings on a run with planted contamination, against the findings the audit gave before it
+indexed the run's case lines once (issue 40): one index per run instead of one per case, each with every other
+case's lines, must find exactly what it found.
+
+Four cases whose criteria are long and distinct, a skill whose text quotes one case's criterion, a case whose
+prompt quotes another case's criterion; arms that read their own case, another case (plainly, folded, in
+base64), the skill, the run folder, and lines they are allowed to see. Every trial's audit.json problems are
+compared with tests/fixtures/audit/planted-findings.json, written by the audit before the change (run ids
+replaced by <run>). Set BENCHCORE_UPDATE_AUDIT=1 to write it again, and read the diff before committing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from standin import repo as R
+from standin.agent import Script
+from test_e2e_benchmark import CASE1, CASE2, GREET, Bench, greet_files, greet_repo, next_script
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "audit" / "planted-findings.json"
+QUOTED = "It keeps the greeting under forty words and in one sentence."  # a criterion the skill's text quotes
+SHARED = "It mentions the weather of the reader's town in passing."  # 04's criterion, in 03's prompt
+CASE3, CASE4 = "03-weather", "04-brief"
+
+PLANTED = {
+    (CASE3, 1, "new"): ["cat tests/*/*/04-*/case.md"],  # another case, plainly
+    (CASE3, 2, "baseline"): ["cat te*/*/*/03*/c*.md"],  # its own case
+    (CASE4, 1, "baseline"): ["base64 -w 76 te*/*/*/03*/c*.md"],  # another case, encoded
+    (CASE4, 2, "new"): ["fold -w 15 te*/*/*/04*/c*.md"],  # its own case, folded
+    (CASE1, 1, "previous"): ["cat te*/.rep*/ru*/*/pl*.json"],  # the run folder
+    (CASE2, 1, "baseline"): ["cat sk*/*/*/S*.md"],  # the skill
+    (CASE3, 3, "baseline"): [f"echo '{SHARED}'"],  # in its own prompt: allowed
+    (CASE4, 3, "new"): [f"echo '{QUOTED}'"],  # a case line the skill quotes
+    (CASE1, 2, "baseline"): ["echo 'It is polite and names the reader of 03-weather.'", "ls"],  # a near miss
+}
+
+
+def _repo(tmp: Path) -> Path:
+    repo = greet_repo(tmp)
+    R.write(repo / "skills" / GREET / "SKILL.md",
+            f"---\nname: greet\ndescription: Writes greetings in the house style.\n---\nGreet the reader by name, "
+            f"warmly.\n\nAlways check this: {QUOTED}\n")
+    for case, prompt, criteria in (
+            (CASE3, f"Write a greeting into greeting.txt. Note: {SHARED}",
+             ["It refers to the rain in Lisbon without complaining about it.", QUOTED]),
+            (CASE4, "Write a brief greeting into greeting.txt.",
+             [SHARED, "It ends with an invitation to reply by the end of the week."])):
+        d = R.case(repo, GREET, case, prompt=prompt)
+        text = (d / "case.md").read_text(encoding="utf-8")
+        text = text.replace("- It is polite.\n- It names the reader.\n", "".join(f"- {c}\n" for c in criteria))
+        (d / "case.md").write_text(text, encoding="utf-8")
+    return repo
+
+
+def _findings(run_dir: Path) -> dict:
+    run_id = run_dir.name
+    out = {}
+    for audit in sorted(run_dir.glob("cases/*/t*/audit.json")):
+        problems = json.loads(audit.read_text())["problems"]
+        out[f"{audit.parent.parent.name}/{audit.parent.name}"] = [
+            {"arm": p["arm"], "problem": p["problem"].replace(run_id, "<run>")} for p in problems]
+    return out
+
+
+def test_the_audit_finds_what_it_found_before_on_planted_contamination(tmp_path, monkeypatch):
+    bench = Bench(tmp_path, monkeypatch)
+    _repo(tmp_path)
+    rc, out, err = bench.plan("greet", "--seed", "9")
+    assert rc == 0, err
+    [run_dir] = bench.runs()
+    files = {**greet_files(), CASE3: {"greeting.txt": "Hello!\n"}, CASE4: {"greeting.txt": "Hi!\n"}}
+    bench.arms(next_script(out), Script(files=files, commands=PLANTED))
+    rc, out, err = bench.run("collect", str(run_dir))
+    found = _findings(run_dir)
+    assert len(found) == 20 and sum(1 for p in found.values() if p) >= 6, found
+    if os.environ.get("BENCHCORE_UPDATE_AUDIT"):
+        FIXTURE.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    assert found == json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+def test_a_result_is_a_candidate_for_the_lines_it_may_show_not_for_every_case():
+    # Every case's "description: ..." line shares its start with the others': indexed by that start, a tool
+    # result holding "description" was a candidate for every case's line, searched for each (the audit's cost
+    # per result grew with the cases). Each line is indexed by its own part now; a result showing a line is
+    # still a candidate for it, however it is reshaped.
+    from benchcore.harness.collect.contamination import Shown, _Index
+
+    lines = tuple(f"description: {n:03d}-case for tests" for n in range(200))
+    index = _Index(lines)
+    common = Shown("parser.add_argument('--description', help='the description: for tests')\n" * 40)
+    assert len(index.candidates(common)) <= 2
+    for shown in ("x\ndescription: 123-case for tests\ny", "descri\nption: 123-\ncase for tests"):
+        assert 123 in index.candidates(Shown(shown))
