@@ -22,15 +22,6 @@ from ..store.files import read_text
 ARM = "baseline"
 
 
-def _where(run: RunState) -> dict:
-    """Where the predicates run: in the run's OS sandbox, as the gate runs them, when ``run_assertions`` takes
-    one (the baseline's world holds what the baseline ran, as untrusted as the new arm's)."""
-    import inspect
-
-    takes = "sandbox" in inspect.signature(hard.run_assertions).parameters
-    return {"sandbox": run.plan.sandbox} if takes else {}
-
-
 def run_baseline_checks(run: RunState, found: dict) -> int:
     """Run each case's hard assertions on every collected baseline output that has no current result; the
     number of trials checked now."""
@@ -54,7 +45,8 @@ def run_baseline_checks(run: RunState, found: dict) -> int:
         world = Path(cell.world)
         if not world.is_dir():
             continue
-        ran = hard.run_assertions(case.hard_assertions, output, world, run.assert_timeout, **_where(run))
+        ran = hard.run_assertions(case.hard_assertions, output, world, run.assert_timeout,
+                                 sandbox=run.plan.sandbox)  # as the gate: the baseline's world is as untrusted
         if not world.is_dir():  # gone while they ran: no result stands
             continue
         write_if_changed(apath, serde.dumps([evolve(r, output_sha256=sha) for r in ran]))
