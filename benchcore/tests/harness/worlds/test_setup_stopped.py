@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from benchcore.harness.worlds import temp
+from benchcore.harness.worlds import shell, temp
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -31,7 +31,7 @@ def test_a_stop_while_the_setup_starts_stops_the_setup(tmp_path, monkeypatch, si
         raise KeyboardInterrupt
 
     before = signal.signal(signal.SIGTERM, terminated)
-    monkeypatch.setattr(temp.subprocess, "Popen", popen_then_stopped)
+    monkeypatch.setattr(shell.subprocess, "Popen", popen_then_stopped)  # every case shell starts in worlds/shell.py
     try:
         with pytest.raises(KeyboardInterrupt):
             temp.run_setup(world, "sleep 1; touch late", "case.md")

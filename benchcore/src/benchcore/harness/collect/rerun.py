@@ -11,7 +11,7 @@ from ...errors import BenchError
 from .state import RunState
 from ..store.planfile import Cell
 from ..repo.tree import fixture_path, tests_path_of
-from ..worlds.temp import is_temp_root, make_world, run_setup
+from ..worlds.temp import is_temp_root, make_world, remove_world, run_setup
 
 MAX_ATTEMPTS = 3  # a cell is planned at most this often: the first time and two --rerun rounds
 
@@ -66,7 +66,7 @@ def replan_cells(run: RunState, found: dict, audits: dict) -> list[str]:
             fresh[cell.id] = evolve(cell, world=str(world), prompt=prompt, attempt=cell.attempt + 1)
     except BaseException:
         for world in made:
-            shutil.rmtree(world, ignore_errors=True)
+            remove_world(world)  # and its scratch folders beside it
         raise
     for cell in go:
         tdir = run.tdir(cell.case, cell.trial)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...errors import BenchError
-from ..confine.sandbox import make_scratch
+from ..confine.sandbox import make_scratch, scratch_dirs
 from ..store.planfile import Sandbox
 from .shell import run_shell
 
@@ -157,6 +157,12 @@ def remove_temp_root(root: Path, run_id: str, nonce: str, repo: Path) -> bool:
 
 def token() -> str:
     return secrets.token_hex(4)
+
+
+def remove_world(world: Path) -> None:
+    """Remove a world and the scratch folders beside it (its arm's /tmp and HOME), as make_world made them."""
+    shutil.rmtree(world, ignore_errors=True)
+    shutil.rmtree(os.path.dirname(scratch_dirs(str(world))[0]), ignore_errors=True)
 
 
 def make_world(world_root: Path, case_id: str, trial: int, fixture: Optional[Path]) -> Path:
