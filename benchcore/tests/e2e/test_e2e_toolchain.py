@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
 from standin import repo as R
+from standin.repo import newcomer_venv
 from standin.agent import Script
 from test_e2e_benchmark import GREET, greet_files, next_script  # noqa: F401 (bench is a fixture)
 from test_e2e_benchmark import bench  # noqa: F401
@@ -30,23 +29,6 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux" or not Path("/usr/bin/bw
 REQUIRES = 'requires: ["python3 -m pytest --version"]\n'
 
 
-def newcomer_venv(repo: Path) -> Path:
-    """A ``.venv`` in the repository made by the session's python3, with pytest in it (copied from this test
-    run's own site-packages: no network here)."""
-    venv = repo / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = Path(sysconfig.get_paths()["purelib"])
-    target = next((venv / "lib").glob("python3*/site-packages"))
-    for name in ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py"):
-        src = site / name
-        if src.is_dir():
-            shutil.copytree(src, target / name)
-        elif src.exists():
-            shutil.copy2(src, target / name)
-    for info in site.glob("*.dist-info"):  # as pip leaves them: the versions
-        if info.name.split("-")[0].lower() in ("pytest", "pluggy", "iniconfig", "packaging", "pygments"):
-            shutil.copytree(info, target / info.name)
-    return venv
 
 
 def test_a_repository_venv_reaches_the_arms_and_plan_and_the_report_name_it(bench, monkeypatch):

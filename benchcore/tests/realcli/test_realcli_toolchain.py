@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 from brain import Scenario  # noqa: E402
 from rig import Rig, case_md, git, require_cli  # noqa: E402
+from standin.repo import newcomer_venv  # noqa: E402
 
 require_cli()
 
@@ -33,23 +31,6 @@ SETUP = (r"printf 'def add(a, b):\n    return a - b\n' > calc.py && "
          r"printf 'from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n' > test_calc.py")
 
 
-def newcomer_venv(repo: Path) -> Path:
-    """``python3 -m venv .venv`` in the repository and pytest installed in it (copied from this test run's
-    site-packages: the machine has no network)."""
-    venv = repo / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = Path(sysconfig.get_paths()["purelib"])
-    target = next((venv / "lib").glob("python3*/site-packages"))
-    for name in ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py"):
-        src = site / name
-        if src.is_dir():
-            shutil.copytree(src, target / name)
-        elif src.exists():
-            shutil.copy2(src, target / name)
-    for info in site.glob("*.dist-info"):  # as pip leaves them: the versions
-        if info.name.split("-")[0].lower() in ("pytest", "pluggy", "iniconfig", "packaging", "pygments"):
-            shutil.copytree(info, target / info.name)
-    return venv
 
 
 def _records(path: Path) -> list[dict]:

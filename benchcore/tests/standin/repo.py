@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import sys
+import sysconfig
 import textwrap
 from pathlib import Path
 
@@ -95,3 +98,22 @@ def env_for(tmp: Path) -> dict:
     from standin.agent import session_id
     env["CLAUDE_CODE_SESSION_ID"] = session_id(tmp / "claude", str(tmp / "repo"))
     return env
+
+
+def newcomer_venv(repo: Path) -> Path:
+    """The newcomer's setup: a ``.venv`` inside the repository, made by the session's python3, with pytest
+    installed in it (copied from this test run's own site-packages: no network here)."""
+    venv = repo / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = Path(sysconfig.get_paths()["purelib"])
+    target = next((venv / "lib").glob("python3*/site-packages"))
+    for name in ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py"):
+        src = site / name
+        if src.is_dir():
+            shutil.copytree(src, target / name)
+        elif src.exists():
+            shutil.copy2(src, target / name)
+    for info in site.glob("*.dist-info"):  # as pip leaves them: the versions
+        if info.name.split("-")[0].lower() in ("pytest", "pluggy", "iniconfig", "packaging", "pygments"):
+            shutil.copytree(info, target / info.name)
+    return venv

@@ -126,18 +126,23 @@ def _wrote(files: dict) -> str:
     return shown_path(report) + (f" (and {', '.join(others)} beside it)" if others else "")
 
 
+def _emit(r, head: dict, sink: Optional[list]) -> int:
+    """``--json`` for a calibration or a pilot: ``head`` with the files written, warnings, exit and next step,
+    printed, or kept in ``sink`` when several runs are rendered at once."""
+    payload = {**head, "files": {k: str(v) for k, v in r.files.items()}, "warnings": r.warnings, "exit": r.code,
+               "next": r.next_step}
+    if sink is not None:
+        sink.append(payload)
+    else:
+        print(json.dumps(payload, indent=2))
+    return r.code
+
+
 def _calibration(args, r, last: bool, sink: Optional[list]) -> int:
     """A calibration run: the judges' decisive rate on equal pairs, pooled and per case, and where it is kept."""
     cal = r.calibration
     if args.json:
-        payload = {"skill": cal.skill, "run_id": cal.run_id, "calibration": serde.dump(cal),
-                   "files": {k: str(v) for k, v in r.files.items()}, "warnings": r.warnings, "exit": r.code,
-                   "next": r.next_step}
-        if sink is not None:
-            sink.append(payload)
-        else:
-            print(json.dumps(payload, indent=2))
-        return r.code
+        return _emit(r, {"skill": cal.skill, "run_id": cal.run_id, "calibration": serde.dump(cal)}, sink)
     print(f"{cal.skill}  run {cal.run_id}  (calibration: two new-skill arms per trial, judged blind)")
     for c in (cal.pooled, *cal.cases):
         print(f"  {'pooled' if c.case == 'all' else c.case}: {_rate(c)}")
@@ -172,14 +177,7 @@ def _pilot(args, r, last: bool, sink: Optional[list]) -> int:
     """A pilot: per case what it showed, and what the full run would cost; never a verdict."""
     p = r.pilot
     if args.json:
-        payload = {"skill": p.skill, "run_id": p.run_id, "pilot": serde.dump(p),
-                   "files": {k: str(v) for k, v in r.files.items()}, "warnings": r.warnings, "exit": r.code,
-                   "next": r.next_step}
-        if sink is not None:
-            sink.append(payload)
-        else:
-            print(json.dumps(payload, indent=2))
-        return r.code
+        return _emit(r, {"skill": p.skill, "run_id": p.run_id, "pilot": serde.dump(p)}, sink)
     print(f"{p.skill}  pilot {p.run_id}  ({p.shape})")
     print(f"  {p.summary}")
     for line in p.lines:

@@ -7,12 +7,12 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
 from benchcore.harness.confine import sandbox
+from standin.repo import newcomer_venv
 
 
 def tree(root: Path, *files: str, text: str = "") -> None:
@@ -228,23 +228,6 @@ def test_inside_bwrap_ordinary_programs_still_run(session):
         assert p.returncode == 0 and (p.stdout + p.stderr).strip(), (what, p.stderr)
 
 
-def newcomer_venv(repo: Path) -> Path:
-    """The newcomer's setup: a ``.venv`` inside the repository, made by the session's python3, with pytest
-    installed in it (copied from this test run's own site-packages: no network here)."""
-    venv = repo / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = Path(sysconfig.get_paths()["purelib"])
-    target = next((venv / "lib").glob("python3*/site-packages"))
-    for name in ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py"):
-        src = site / name
-        if src.is_dir():
-            shutil.copytree(src, target / name)
-        elif src.exists():
-            shutil.copy2(src, target / name)
-    for info in site.glob("*.dist-info"):  # as pip leaves them: the versions
-        if info.name.split("-")[0].lower() in ("pytest", "pluggy", "iniconfig", "packaging", "pygments"):
-            shutil.copytree(info, target / info.name)
-    return venv
 
 
 @needs_bwrap
