@@ -313,6 +313,7 @@ class _Matcher:
         # Each group's lines as index ids -> place in the group: a result's few candidates are looked up in it,
         # so a result costs its candidates, not the size of the group (the other cases' lines).
         self.places = [{} for _ in groups]
+        self.nones = tuple(None for _ in groups)
         for place, lines in zip(self.places, groups):
             for line in lines:
                 place.setdefault(index.at[line], len(place))
@@ -326,7 +327,7 @@ class _Matcher:
         if hit is None:
             hit = self.index.candidates(shown, grams)
         out = tuple(shown.first_of(self.index, sorted((i for i in hit if i in place), key=place.__getitem__))
-                    if hit else None for place in self.places)
+                    for place in self.places) if hit else self.nones  # most results: no candidate
         if key is not None:
             _remember(key, self.serial, out)
         return out
