@@ -93,3 +93,42 @@ def test_a_result_is_a_candidate_for_the_lines_it_may_show_not_for_every_case():
     assert len(index.candidates(common)) <= 2
     for shown in ("x\ndescription: 123-case for tests\ny", "descri\nption: 123-\ncase for tests"):
         assert 123 in index.candidates(Shown(shown))
+
+
+def _brute(lines, text):
+    """The lines ``text`` shows, searched one by one (as it came, folded, or base64 at any alignment)."""
+    from benchcore.harness.collect.contamination import _bytes, _folded, _needles
+
+    folded = _folded(_bytes(text))
+    return {i for i, line in enumerate(lines) if line in text or any(n in folded for n in _needles(line))}
+
+
+def test_the_index_finds_every_line_a_search_of_each_finds_short_lines_too():
+    # A line too short for a window once folded ("const BOUND = {": 12 bytes) is searched in the folded result
+    # only (a result showing it as it came holds it folded too), not as it came and as each needle: the same
+    # lines are found, as the plain search of every line finds them, however the result is reshaped.
+    import base64
+    import random
+
+    from benchcore.harness.collect.contamination import Shown, _Index
+
+    lines = ("const BOUND = {", '"cells_collected":', "a b c d e f g h i j k", "It names the reader by name.",
+             "description: 007-case for tests", "tests/demo/greet/", "It keeps the greeting under forty words.")
+    index = _Index(lines)
+    assert index.always and all(index.short[i] for i in index.always)
+    rng = random.Random(40)
+    words = ["const", "BOUND", "=", "{", "cells", "_collected", '"', ":", "names", "the", "reader", "a", "b", "c",
+             "tests/", "demo/", "greet/", "description", "007-case", "for", "It", "\n", " ", "\t", "by", "name."]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 60))) for _ in range(3000)]
+    for line in lines:  # each line plainly, folded by a terminal and in base64, inside other text
+        texts += [f"x {line} y", "\n".join(line[k:k + 3] for k in range(0, len(line), 3)),
+                  base64.b64encode(("zz" + line).encode()).decode(), base64.encodebytes(line.encode()).decode()]
+    found = 0
+    for text in texts:
+        shown = Shown(text)
+        want = _brute(lines, text)
+        assert want <= set(index.candidates(shown)), text
+        first = shown.first_of(index, sorted(want))
+        assert (first is None) == (not want)
+        found += bool(want)
+    assert found >= 4 * len(lines)  # at least the planted ones

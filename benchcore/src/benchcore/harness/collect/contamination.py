@@ -173,6 +173,10 @@ class _Index:
         self.needles = [_needles(line) for line in lines]
         self.by_gram: dict[int, set[int]] = {}
         self.always: set[int] = set()
+        # A line in ``always`` -> its needles too short for a window: the line is a candidate when the folded
+        # result holds one of them (one C pass each) or shares a window with one of its other needles (those are
+        # indexed as any line's). Exact: a result that shows the line as it came holds it folded too.
+        self.short: dict[int, list[bytes]] = {}
         strides = {_STRIDES[0]}
         grams = [[_grams(needle) for needle in needles] for needles in self.needles]
         lines_of: dict[int, set[int]] = {}  # window -> the lines whose needles hold it anywhere
@@ -185,6 +189,7 @@ class _Index:
                 stride = next((st for st in _STRIDES if len(needle) >= st + _GRAM - 1), None)
                 if stride is None:
                     self.always.add(i)
+                    self.short.setdefault(i, []).append(needle)
                     continue
                 strides.add(stride)
                 shared = [len(lines_of[g]) for g in gs]
@@ -203,7 +208,8 @@ class _Index:
     def candidates(self, shown: "Shown", grams: Iterable[int] | None = None) -> list[int]:
         """The lines ``shown`` may show; ``grams``: its windows (at ``stride`` or finer) that are keys of
         this index or of another, when the caller looked them up once for several indexes."""
-        hit = set(self.always)
+        folded = shown.folded() if self.always else b""
+        hit = {i for i in self.always if any(needle in folded for needle in self.short[i])}
         if grams is None:
             grams = self.keys.intersection(shown.windows(self.stride))  # each window looked up, no set built
         for gram in grams:
@@ -226,20 +232,21 @@ class Shown:
         self.result = result
         self._data = data  # the result's UTF-8, when the caller has it
         self._folded: bytes | None = None
-        self._windows: dict[int, list[int]] = {}
+        self._windows: dict[int, memoryview] = {}
 
     def folded(self) -> bytes:
         if self._folded is None:
             self._folded = _folded(self._data if self._data is not None else _bytes(self.result))
         return self._folded
 
-    def windows(self, stride: int) -> list[int]:
-        """The folded result's 8-byte windows at every multiple of ``stride``, as integers (one C pass, kept
-        for the next index: looking each up in an index's set costs less than building a set of them)."""
+    def windows(self, stride: int) -> memoryview:
+        """The folded result's 8-byte windows at every multiple of ``stride``, as integers (a view, kept for the
+        next index: looking each up in an index's set costs less than building a set of them, and iterating the
+        view makes each integer as it is looked up, where a list of them all cost a pass more)."""
         if stride not in self._windows:
             folded = self.folded()
-            self._windows[stride] = memoryview(folded[: len(folded) - len(folded) % _GRAM]).cast("Q")[
-                ::stride // _GRAM].tolist()
+            self._windows[stride] = memoryview(folded)[: len(folded) - len(folded) % _GRAM].cast("Q")[
+                ::stride // _GRAM]
         return self._windows[stride]
 
     def first_of(self, index: _Index, found: Iterable[int]) -> str | None:
@@ -306,6 +313,7 @@ class _Matcher:
         # Each group's lines as index ids -> place in the group: a result's few candidates are looked up in it,
         # so a result costs its candidates, not the size of the group (the other cases' lines).
         self.places = [{} for _ in groups]
+        self.nones = tuple(None for _ in groups)
         for place, lines in zip(self.places, groups):
             for line in lines:
                 place.setdefault(index.at[line], len(place))
@@ -319,7 +327,7 @@ class _Matcher:
         if hit is None:
             hit = self.index.candidates(shown, grams)
         out = tuple(shown.first_of(self.index, sorted((i for i in hit if i in place), key=place.__getitem__))
-                    if hit else None for place in self.places)
+                    for place in self.places) if hit else self.nones  # most results: no candidate
         if key is not None:
             _remember(key, self.serial, out)
         return out
