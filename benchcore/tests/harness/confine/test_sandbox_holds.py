@@ -256,3 +256,26 @@ def test_an_old_system_bwrap_gives_way_to_a_newer_one_that_holds_fully(tmp_path,
     monkeypatch.setattr(sandbox, "candidates", lambda environ=None: [str(old), real])
     found = sandbox.prepare(False, [])
     assert found.sandbox.program == real and found.warning == "" and found.tried == (str(old), real)
+
+
+def test_a_toolchain_under_tmp_still_reaches_the_arm_over_its_scratch_tmp(tmp_path):
+    """A virtual environment in /tmp (CI makes its own there) is bound by the fixed part, then hidden by the
+    cell's scratch /tmp bound over it: wrap binds it again, with its masked credential file, after the scratch."""
+    tool = Path(tempfile.mkdtemp(prefix="benchcore-tool-", dir="/tmp"))
+    try:
+        (tool / "bin").mkdir()
+        (tool / "bin" / "hello-tool").write_text("#!/bin/sh\necho hello from the tool\n")
+        (tool / "bin" / "hello-tool").chmod(0o755)
+        (tool / "bin" / ".npmrc").write_text("//registry/:_authToken=SECRET\n")
+        environ = {"HOME": str(tmp_path / "home"), "PATH": f"{tool}/bin:/usr/bin:/bin"}
+        box = _box(environ)
+        assert str(tool / "bin") in box.readonly and str(tool / "bin" / ".npmrc") in box.masked
+        world = make_world(tmp_path / "worlds", "c", 1, None)
+        p = subprocess.run(["/bin/sh", "-c", sandbox.wrap(box, "hello-tool; cat " + str(tool / "bin" / ".npmrc")
+                                                             + "; touch /tmp/mine && echo tmp-ok", str(world), None)],
+                           capture_output=True, text=True, timeout=60)
+        assert "hello from the tool" in p.stdout and "tmp-ok" in p.stdout, p.stdout + p.stderr
+        assert "SECRET" not in p.stdout
+        assert Path(sandbox.scratch_dirs(str(world))[0], "mine").exists()  # /tmp is still the cell's scratch
+    finally:
+        shutil.rmtree(tool, ignore_errors=True)

@@ -493,6 +493,28 @@ def wrap(sandbox: Sandbox, command: str, world: str, copy: Optional[str]) -> str
     return wrapper(sandbox, world, copy)(command)
 
 
+# How many words follow each bwrap option the fixed part uses.
+_ARITY = {"--ro-bind": 2, "--bind": 2, "--ro-bind-try": 2, "--bind-try": 2, "--symlink": 2, "--setenv": 2,
+          "--tmpfs": 1, "--dir": 1, "--proc": 1, "--dev": 1, "--unsetenv": 1, "--cap-drop": 1, "--remount-ro": 1,
+          "--chdir": 1}
+
+
+def _under_tmp(args: Sequence[str]) -> list[str]:
+    """The fixed part's mounts below /tmp (a toolchain there, e.g. a virtual environment in /tmp as CI makes,
+    and its masks), to be made again over the cell's scratch /tmp, which hides them. From the fixed part's words
+    alone, so ``wrap`` stays a function of plan.json."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        n = _ARITY.get(args[i], 0)
+        words = list(args[i:i + 1 + n])
+        if args[i] in ("--ro-bind", "--bind", "--ro-bind-try", "--bind-try", "--symlink", "--tmpfs") and \
+                words[-1] != "/tmp" and _inside(words[-1], "/tmp") and words[-1] != HOME_INSIDE:
+            out += words
+        i += 1 + n
+    return out
+
+
 def wrapper(sandbox: Sandbox, world: str, copy: Optional[str]) -> Callable[[str], str]:
     """``wrap`` for one arm's commands: the part of the command line that is the same for all of them is
     quoted once (collect checks every Bash call of every arm against it)."""
@@ -503,7 +525,7 @@ def wrapper(sandbox: Sandbox, world: str, copy: Optional[str]) -> Callable[[str]
         # Over the fixed part's private /tmp: a cell whose scratch folders are missing (a world plan did not
         # make) still runs, with a /tmp and HOME that last one call, as before.
         tmp, home = scratch_dirs(world)
-        argv += ["--bind-try", tmp, "/tmp", "--bind-try", home, HOME_INSIDE]
+        argv += ["--bind-try", tmp, "/tmp", "--bind-try", home, HOME_INSIDE, *_under_tmp(sandbox.args)]
     if copy:
         argv += ["--ro-bind", copy, copy]
     argv += ["--bind", world, world, *sandbox.tail, "--setenv", "PWD", world, "--chdir", world, "--",
