@@ -140,7 +140,7 @@ def test_a_test_file_the_arm_planted_runs_in_the_sandbox_when_the_gate_imports_i
     before = _digest(PACKAGE), sorted(p.name for p in SITE.iterdir()), _home(rig.home)
 
     started = time.monotonic()
-    with Keeper(rig.tmp / "tmp" / "benchcore", tmp_path / "probes") as kept:
+    with Keeper(rig.tmp / "tmp" / f"benchcore-{os.getuid()}", tmp_path / "probes") as kept:
         res = rig.run(Scenario(arm_steps=steps_for(rig.home), output=output, style=False,
                                prefer=lambda a, b: "TIE"), "/benchmark-skill fix-failing-test")
     took = time.monotonic() - started

@@ -48,7 +48,7 @@ def test_card_reads_what_the_session_shared_with_each_arm(tmp_path):
     assert lines["cli_version"]["value"] == VERSION  # the CLI under test (rig.VERSION), whichever it is
     assert lines["cli_version"]["source"] == "transcripts: 15 of 15 cells"
     assert lines["model"]["value"] == "claude-opus-5-5"
-    assert lines["permission_mode"]["value"] == "bypassPermissions"
+    assert lines["permission_mode"]["value"] == "bypass permissions mode"  # Claude Code's own name for bypassPermissions
     assert lines["permission_mode"]["source"] == "transcripts: 15 of 15 cells"
 
     evidence = json.loads((run / "environment.json").read_text())
@@ -91,7 +91,7 @@ def test_permission_mode_no_arm_records_comes_from_the_session(tmp_path):
     assert [s["permission_modes"] for s in evidence["sessions"]] == [["acceptEdits"]]
     results = json.loads((rig.repo / "tests/.reports/greet.results.json").read_text())
     lines = {l["key"]: l for l in results["environment"]["lines"]}
-    assert lines["permission_mode"]["value"].startswith("acceptEdits (the orchestrating session's")
+    assert lines["permission_mode"]["value"].startswith("accept edits mode (the orchestrating session's")
     assert lines["permission_mode"]["source"] == "session transcripts: 1 of 1"
     # The rig's settings.local.json says includeGitInstructions: false: no arm is shown git status.
     assert lines["git_status"]["value"] == "not in context" and lines["git_status"]["status"] == "sealed"
