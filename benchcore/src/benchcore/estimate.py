@@ -164,8 +164,8 @@ def prior_estimate(prior: Mapping, cells: Mapping[str, int], packets: int, case_
     judges = scale(_prior_cell(prior["judge_packet"], case_t, model, prices), packets)
     parts = [*arms.values(), judges]
     usd = [p.cost_usd for p in parts]
-    return Estimate(basis=PRIOR, source=f"a rough first-run prior per cell (no earlier run of any skill to go by; "
-                                        f"docs/cost.md), on {model or 'the session default model'}",
+    return Estimate(basis=PRIOR, source=f"a rough first-run prior per cell (docs/cost.md), on "
+                                        f"{model or 'the session default model'}",
                     arms=arms, judges=judges, raw_tokens=round(sum(p.raw_tokens for p in parts), 6),
                     cost_equivalent_tokens=round(sum(p.cost_equivalent_tokens for p in parts), 6),
                     cost_usd=round(sum(usd), 6) if all(u is not None for u in usd) else None)

@@ -81,7 +81,7 @@ class Toolset:
         for name in ("python3", "pytest", "node", "npm"):
             path, version = self.paths.get(name, ""), self.versions.get(name, "")
             if name == "pytest" and version:
-                out.append(f"pytest {version} (python3 -m pytest" + (f"; {path})" if path else ")"))
+                out.append(f"pytest {version} (python3 -m pytest)")  # run as a module: no script path needed
             elif path:
                 out.append(f"{name} = {path}" + (f" ({version})" if version else ""))
             else:

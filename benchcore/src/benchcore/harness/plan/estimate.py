@@ -109,19 +109,22 @@ def _usd(x: Optional[float]) -> str:
     return "no price" if x is None else f"${x:,.2f}"
 
 
-def arms_phrase(est: Estimate, d: Decision, p: Plan) -> str:
-    """A run's estimate as printed: each arm's cells and tokens, the judges, and the whole."""
+def arms_phrase(est: Estimate, d: Decision, p: Plan, totals: bool = True) -> str:
+    """A run's estimate as printed: each arm's cells and tokens, the judges, and (``totals``) the whole with its
+    source; without, the plan's one ``estimate:`` line says those (a plan of one run prints each number once)."""
     if est.basis == "none":
         return est.source
     parts = [f"{arm} {a.cells} cells {_tok(a.raw_tokens)}" for arm, a in est.arms.items()]
     if est.judges is not None:
         parts.append(f"judges {est.judges.cells} packets {_tok(est.judges.raw_tokens)}")
+    if not totals:
+        return f"{'; '.join(parts)} raw tokens"
     return (f"{'; '.join(parts)} raw tokens; in all {_tok(est.raw_tokens)} raw, "
             f"{_tok(est.cost_equivalent_tokens)} cost-equivalent, {_usd(est.cost_usd)} (from {est.source})")
 
 
-ROUGH = ("rough: a first run, from a prior per cell (docs/cost.md), not from earlier runs; expect up to 2x either "
-         "way; the next run is estimated from this one")
+ROUGH_TAIL = "up to 2x either way"
+ROUGH = f"rough: a first run's prior, {ROUGH_TAIL}"
 
 
 def estimate_line(runs: list, ests: list, total: Optional[Estimate]) -> str:
@@ -133,6 +136,8 @@ def estimate_line(runs: list, ests: list, total: Optional[Estimate]) -> str:
         why = ests[0].source if ests and ests[0] is not None and not known else "some runs have no earlier usage to go by"
         return f"{cells} arm cells and their judges; cannot estimate the tokens ({why.removeprefix('cannot estimate: ')})"
     rough = any(e is not None and e.basis == PRIOR for e in ests)
+    source = f" (from {ests[0].source})" if len(ests) == 1 and ests[0] is not None and not rough else ""
     return (f"{cells} arm cells and about {packets} judge packets, about {_tok(total.raw_tokens)} raw tokens "
             f"({_tok(total.cost_equivalent_tokens)} cost-equivalent), {_usd(total.cost_usd)}"
-            + (f" ({ROUGH})" if rough else ""))
+            + (f" ({ests[0].source}; {ROUGH_TAIL})" if rough and len(ests) == 1 else f" ({ROUGH})" if rough
+               else source))

@@ -31,7 +31,7 @@ def run_lines(planned, seed: int) -> list[str]:
             out.append(f"  temperature: {d.temperature:g} requested; subagents run at the session default "
                        f"(Claude Code cannot set it; the report says so)")
         if est is not None and not (est.basis == "none" and len(runs) == 1):  # else the estimate: line says why
-            out.append(f"  estimate: {arms_phrase(est, d, p)}")
+            out.append(f"  estimate: {arms_phrase(est, d, p, totals=len(runs) > 1)}")
         if p.judge_model:
             out.append(f"  judges run on {p.judge_model}")
         for m in (p.model, p.judge_model):

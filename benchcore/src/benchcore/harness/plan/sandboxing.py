@@ -84,8 +84,7 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
     lines += [f"note: the repository's PATH entry {why} (the arms do not get it)" for why in chain.dropped
               if why.startswith(str(root))]
     return out, "\n".join([f"sandbox: each arm's commands run in {words(found.sandbox).split(':')[0]} "
-                           "(smoke run passed), and so do each case's setup and, in collect, its hard "
-                           "assertions"] + ([f"warning: {found.warning}"] if found.warning else []) + lines)
+                           "(smoke run passed), as do case setups and hard assertions"] + ([f"warning: {found.warning}"] if found.warning else []) + lines)
 
 
 def keep_out(root: Path) -> list[str]:
@@ -107,7 +106,7 @@ def arms_toolchain(root: Path, decisions: list[Decision], environ: Optional[dict
             seen[d.network] = toolprobe.probe(d.sandbox, environ)
         tools = seen[d.network]
         where = "in the arms' sandbox" if d.sandbox is not None else "on this machine (no sandbox)"
-        line = f"toolchain: arms get {tools.words()} (found {where})"
+        line = f"toolchain: arms get {tools.words()}" + ("" if d.sandbox is not None else f" (found {where})")
         if line not in lines:
             lines.append(line)
         yaml = f"{d.skill.tests_path}/benchmark.yaml"
