@@ -72,7 +72,7 @@ def _collect(bench, script: Script, *plan_args: str) -> tuple[str, Path, str]:
 def test_a_test_file_the_arm_planted_runs_in_the_sandbox_when_the_gate_imports_it(bench, monkeypatch):
     home, script = _setup(bench, monkeypatch)
     out, run_dir, collected = _collect(bench, script)
-    assert "as do case setups and hard assertions" in out
+    assert "(smoke run passed); case setups and hard assertions too" in out
     plan = bench.plan_json(run_dir)
     probes = 0
     for cell in (c for c in plan["cells"] if c["case"] == CASE and c["arm"] == "new"):

@@ -65,7 +65,7 @@ def test_the_first_run_is_estimated_from_the_prior_and_the_second_from_it(bench)
     [line1] = [l for l in out1.splitlines() if l.startswith("estimate: ")]
     assert line1.startswith("estimate: 30 arm cells and about 20 judge packets, about ") and " raw tokens (" in line1
     assert re.search(r"cost-equivalent\), \$[0-9]+\.[0-9]{2} \(a rough first-run prior per cell \(docs/cost\.md\), on .*; up to 2x either way", line1), line1
-    assert "  estimate: new 10 cells " in out1 and out1.count("a rough first-run prior per cell") == 1  # said once
+    assert "  estimate: " not in out1 and out1.count("a rough first-run prior per cell") == 1  # said once
     prior = json.loads((run1 / "run.json").read_text())["estimate"]
     assert prior["basis"] == "prior" and prior["cost_usd"] > 0 and prior["arms"]["baseline"]["cells"] == 10
     assert "cell_costs" not in bench.plan_json(run1)  # a ceiling is never held to the rough prior

@@ -30,7 +30,9 @@ def run_lines(planned, seed: int) -> list[str]:
         if d.temperature != 1.0:
             out.append(f"  temperature: {d.temperature:g} requested; subagents run at the session default "
                        f"(Claude Code cannot set it; the report says so)")
-        if est is not None and not (est.basis == "none" and len(runs) == 1):  # else the estimate: line says why
+        # A plan of one run whose estimate is none or the rough prior: the estimate: line says why, or the one
+        # rough total (a prior's split per arm says nothing more; run.json keeps it).
+        if est is not None and not (est.basis in ("none", PRIOR) and len(runs) == 1):
             out.append(f"  estimate: {arms_phrase(est, d, p, totals=len(runs) > 1)}")
         if p.judge_model:
             out.append(f"  judges run on {p.judge_model}")

@@ -84,7 +84,8 @@ def choose_sandbox(root: Path, temp_base: Path, decisions: list[Decision], opt_o
     lines += [f"note: the repository's PATH entry {why} (the arms do not get it)" for why in chain.dropped
               if why.startswith(str(root))]
     return out, "\n".join([f"sandbox: each arm's commands run in {words(found.sandbox).split(':')[0]} "
-                           "(smoke run passed), as do case setups and hard assertions"] + ([f"warning: {found.warning}"] if found.warning else []) + lines)
+                           "(smoke run passed); case setups and hard assertions too"]
+                          + ([f"warning: {found.warning}"] if found.warning else []) + lines)
 
 
 def keep_out(root: Path) -> list[str]:
