@@ -56,7 +56,7 @@ def plan_output(res) -> str:
 def test_the_estimate_of_a_second_unchanged_run_is_within_10_percent_of_what_it_used(tmp_path):
     rig = Rig(tmp_path, edited=True)
     first = bench(rig)
-    assert "(rough: a first run, from a prior per cell" in plan_output(first)
+    assert "(a rough first-run prior per cell (docs/cost.md), on " in plan_output(first)  # the one rough total
     second = bench(rig)
     out = plan_output(second)
     assert "(from greet's 1 earlier run)" in out
