@@ -80,6 +80,25 @@ NEEDS_REPO = [
     "e2e/test_e2e_pilot.py",  # whole runs with skills/benchmark-skill
     "realcli/test_realcli_cases.py",  # skills/benchmark-skill, installed into the real CLI's project
     "harness/render/test_nosignal_render.py",  # checks/fixtures/benchmark-core
+    # Added this round (issues 37-41): whole runs, or the repository's docs, skills and example cases.
+    "harness/worlds/test_temp_users.py",       # whole plans with skills/benchmark-skill, as two users
+    "harness/worlds/test_case_shell.py",       # tests/python/fix-failing-test's case and fixture
+    "harness/confine/test_sandbox_holds.py",   # a whole plan and clean with skills/benchmark-skill
+    "harness/collect/test_audit_planted.py",   # whole runs with skills/benchmark-skill
+    "harness/plan/test_leftovers.py",          # whole runs with skills/benchmark-skill
+    "harness/plan/test_resume_launcher.py",    # whole runs with skills/benchmark-skill
+    "harness/plan/test_session_root.py",       # whole plans with skills/benchmark-skill
+    "e2e/test_e2e_case_shell.py",      # whole runs with skills/benchmark-skill
+    "e2e/test_e2e_refused.py",         # whole runs with skills/benchmark-skill
+    "e2e/test_e2e_toolchain.py",       # whole runs with skills/benchmark-skill
+    "project/test_doc_files.py",       # README.md and docs/
+    "realcli/test_realcli_assertions.py",  # skills/python/fix-failing-test, installed into the real CLI's project
+    "realcli/test_realcli_automode.py",    # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_holds.py",       # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_race.py",        # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_toolchain.py",   # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_subfolder.py",   # skills/benchmark-skill, installed into the real CLI's project
+    "realcli/test_realcli_resume_closed.py",  # skills/benchmark-skill, installed into the real CLI's project
 ]
 
 collect_ignore = [] if HAS_REPO else list(NEEDS_REPO)
