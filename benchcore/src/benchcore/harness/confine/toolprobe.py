@@ -89,22 +89,30 @@ class Toolset:
         return ", ".join(out)
 
 
-def run(sandbox: Optional[Sandbox], command: str, environ: Optional[dict] = None,
-        timeout: float = REQUIRE_TIMEOUT) -> Ran:
-    """``command`` in ``sandbox`` around a fresh scratch world (removed after), or, with no sandbox
-    (--no-sandbox), by ``/bin/bash -c`` in a scratch folder with the session's environment."""
-    with tempfile.TemporaryDirectory(prefix="benchcore-requires-") as scratch:
+def _in_scratch(sandbox: Optional[Sandbox], command: str, environ: Optional[dict],
+                timeout: float) -> subprocess.CompletedProcess:
+    """``command`` run as an arm's Bash call would be, in a fresh scratch world removed after: in ``sandbox``,
+    or, with none (--no-sandbox), by ``/bin/bash -c`` with the session's environment. Raises
+    subprocess.TimeoutExpired and OSError."""
+    with tempfile.TemporaryDirectory(prefix="benchcore-probe-") as scratch:
         world = os.path.join(scratch, "world")
         os.mkdir(world)
         argv = (["/bin/sh", "-c", wrap(sandbox, command, world, None)] if sandbox is not None
                 else ["/bin/bash", "-c", command])
-        try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=world,
-                                  stdin=subprocess.DEVNULL, env=None if sandbox is not None else environ)
-        except subprocess.TimeoutExpired:
-            return Ran(command, 124, f"did not finish within {timeout:g} s")
-        except OSError as exc:
-            return Ran(command, 126, f"could not start ({exc})")
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=world,
+                              stdin=subprocess.DEVNULL, env=None if sandbox is not None else environ)
+
+
+def run(sandbox: Optional[Sandbox], command: str, environ: Optional[dict] = None,
+        timeout: float = REQUIRE_TIMEOUT) -> Ran:
+    """``command`` in ``sandbox`` around a fresh scratch world (removed after), or, with no sandbox
+    (--no-sandbox), by ``/bin/bash -c`` in a scratch folder with the session's environment."""
+    try:
+        proc = _in_scratch(sandbox, command, environ, timeout)
+    except subprocess.TimeoutExpired:
+        return Ran(command, 124, f"did not finish within {timeout:g} s")
+    except OSError as exc:
+        return Ran(command, 126, f"could not start ({exc})")
     lines = [line.strip() for line in (proc.stdout + "\n" + proc.stderr).splitlines() if line.strip()]
     if proc.returncode != 0:  # the error is what says why
         err = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
@@ -127,16 +135,10 @@ def probe(sandbox: Optional[Sandbox], environ: Optional[dict] = None) -> Toolset
 
 
 def _probe(sandbox: Optional[Sandbox], environ: Optional[dict] = None) -> Toolset:
-    with tempfile.TemporaryDirectory(prefix="benchcore-probe-") as scratch:
-        world = os.path.join(scratch, "world")
-        os.mkdir(world)
-        argv = (["/bin/sh", "-c", wrap(sandbox, PROBE, world, None)] if sandbox is not None
-                else ["/bin/bash", "-c", PROBE])
-        try:
-            out = subprocess.run(argv, capture_output=True, text=True, timeout=REQUIRE_TIMEOUT, cwd=world,
-                                 stdin=subprocess.DEVNULL, env=None if sandbox is not None else environ).stdout
-        except (subprocess.TimeoutExpired, OSError):
-            out = ""
+    try:
+        out = _in_scratch(sandbox, PROBE, environ, REQUIRE_TIMEOUT).stdout
+    except (subprocess.TimeoutExpired, OSError):
+        out = ""
     paths: dict[str, str] = {}
     versions: dict[str, str] = {}
     for line in out.splitlines():
