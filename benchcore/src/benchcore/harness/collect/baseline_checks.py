@@ -11,13 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attrs import evolve
-
-from ... import serde
-from ...model import AssertionResult
-from ..worlds import assertions as hard
-from .state import RunState, file_sha256, write_if_changed
-from ..store.files import read_text
+from .gate import check, kept
+from .state import RunState, file_sha256
 
 ARM = "baseline"
 
@@ -36,19 +31,10 @@ def run_baseline_checks(run: RunState, found: dict) -> int:
         output = cdir / "output.md"
         if not output.is_file():
             continue
-        apath = cdir / "assertions.json"
         sha = file_sha256(output)
-        if apath.is_file():
-            kept = serde.loads(list[AssertionResult], read_text(apath), source=str(apath))
-            if len(kept) == len(case.hard_assertions) and all(r.output_sha256 == sha for r in kept):
-                continue
-        world = Path(cell.world)
-        if not world.is_dir():
+        if kept(cdir / "assertions.json", len(case.hard_assertions), sha) is not None:
             continue
-        ran = hard.run_assertions(case.hard_assertions, output, world, run.assert_timeout,
-                                 sandbox=run.plan.sandbox)  # as the gate: the baseline's world is as untrusted
-        if not world.is_dir():  # gone while they ran: no result stands
+        if check(run, case, cdir, Path(cell.world), sha) is None:  # the world is gone: not counted
             continue
-        write_if_changed(apath, serde.dumps([evolve(r, output_sha256=sha) for r in ran]))
         ran_now += 1
     return ran_now

@@ -8,6 +8,7 @@ unconfined, and collect says so (:func:`checks_where`)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 from attrs import evolve
 
@@ -35,28 +36,43 @@ def run_gate(run: RunState, found: dict) -> tuple[dict[tuple[str, int], bool], s
         apath = cdir / "assertions.json"
         case = run.cases[cell.case]
         sha = file_sha256(cdir / "output.md")
-        results = None
-        if apath.is_file():
-            kept = serde.loads(list[hard.AssertionResult], read_text(apath), source=str(apath))
-            if len(kept) == len(case.hard_assertions) and all(r.output_sha256 == sha for r in kept):
-                results = tuple(kept)
+        results = kept(apath, len(case.hard_assertions), sha)
         if results is None and not case.hard_assertions:
             results = ()
             write_if_changed(apath, serde.dumps([]))
         if results is None:
-            world = Path(cell.world)
-            ran = () if not world.is_dir() else hard.run_assertions(case.hard_assertions, cdir / "output.md",
-                                                                     world, run.assert_timeout,
-                                                                     sandbox=run.plan.sandbox)
-            if not world.is_dir():  # gone before or while they ran: no result stands
+            results = check(run, case, cdir, Path(cell.world), sha)
+            if results is None:  # the world was gone before or while they ran: no result stands
                 unchecked.add(key)
                 if apath.is_file():
                     apath.unlink()  # a result for other bytes must not gate this output
                 continue
-            results = tuple(evolve(r, output_sha256=sha) for r in ran)
-            write_if_changed(apath, serde.dumps(list(results)))
         gated[key] = hard.gated(results)
     return gated, unchecked
+
+
+def kept(apath: Path, n: int, sha: str) -> Optional[tuple]:
+    """The results in ``apath`` when there are ``n`` and all ran against output bytes ``sha``, else None."""
+    if not apath.is_file():
+        return None
+    results = serde.loads(list[hard.AssertionResult], read_text(apath), source=str(apath))
+    if len(results) == n and all(r.output_sha256 == sha for r in results):
+        return tuple(results)
+    return None
+
+
+def check(run: RunState, case, cdir: Path, world: Path, sha: str) -> Optional[tuple]:
+    """Run ``case``'s hard assertions on ``cdir``'s output.md in ``world``, in the run's sandbox, and keep them
+    in ``cdir``/assertions.json keyed to ``sha``; None when the world is gone before or while they run."""
+    if not world.is_dir():
+        return None
+    ran = hard.run_assertions(case.hard_assertions, cdir / "output.md", world, run.assert_timeout,
+                              sandbox=run.plan.sandbox)
+    if not world.is_dir():
+        return None
+    results = tuple(evolve(r, output_sha256=sha) for r in ran)
+    write_if_changed(cdir / "assertions.json", serde.dumps(list(results)))
+    return results
 
 
 def checks_where(run: RunState) -> str:
