@@ -313,3 +313,32 @@ def test_a_collect_with_nothing_new_parses_no_transcript_again(tmp_path, monkeyp
     rc, _, _ = bench.run("collect", str(run_dir))
     assert rc == 0 and len(loads) == 1 and gone.is_file()
     assert {p: b for p, b in files().items() if p != gone} == {p: b for p, b in before.items() if p != gone}
+
+
+def test_each_summary_is_written_once_its_digest_is_known_not_held_to_the_end(tmp_path, monkeypatch):
+    # Issue 40: stage 1 held every cell's summary (about 5 KB a cell) until its last cell, so its memory grew with
+    # the number of cells. With the copy thread done at once (each transcript's digest known when the next cell is
+    # looked at), at most the cell just read waits; every cell's collected.json is written all the same.
+    bench, run_dir = _planned(tmp_path, monkeypatch)
+    from concurrent.futures import Future
+
+    from benchcore.harness.collect import background
+
+    def inline(self, size, fn, *args, holds=None):
+        done = Future()
+        done.set_result(fn(*args))
+        return done
+
+    monkeypatch.setattr(background.Background, "submit", inline)
+    held = []
+    real = C._write_summaries
+    monkeypatch.setattr(C, "_write_summaries", lambda run, summaries, wait: (
+        real(run, summaries, wait), held.append((len(summaries), wait)))[0])
+    rc, out, _ = bench.run("collect", str(run_dir))
+    assert rc == 0 and "30/30 cells collected" in out
+    assert len([h for h in held if not h[1]]) == 30 and max(n for n, _ in held) == 0
+    docs = [json.loads(p.read_text()) for p in sorted(run_dir.glob("cases/*/t*/*/collected.json"))]
+    copies = {p.parent: p.read_bytes() for p in run_dir.glob("cases/*/t*/*/transcript.jsonl")}
+    assert len(docs) == 30 == len(copies)
+    import hashlib
+    assert sorted(d["sha256"] for d in docs) == sorted(hashlib.sha256(b).hexdigest() for b in copies.values())

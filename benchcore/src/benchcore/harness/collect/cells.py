@@ -151,18 +151,31 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
         else:
             found[cell.id] = KeptTranscript.of(t, cdir, audit(cell.id in changed))
             summaries.append((cdir, pick.path, summary(t, pick.path, found[cell.id])))
+            _write_summaries(run, summaries, wait=False)
         run.received[cell.id] = pick.prompt
         for af in ignored:
             ignore(run, cell.id, cell.case, cell.trial, af.path, af.agent_id,
                    f"a second arm this session launched for this cell finished too (a fan-out launched twice?); "
                    f"the first to start counts: {pick.path.name}", get(af).children)
     run.background.wait()  # every copy written before anything below (or a later stage) may read one
-    for cdir, source, doc in summaries:  # keyed by the digest first_read worked out (in the background)
-        sha = run.first_read.digest_of(source)
-        if sha:
-            write_if_changed(cdir / SUMMARY, text(doc, sha, cdir / SUMMARY))
+    _write_summaries(run, summaries, wait=True)
     provenance.write_refusals(run, found)
     return found, changed
+
+
+def _write_summaries(run: RunState, summaries: list[tuple[Path, Path, dict]], wait: bool) -> None:
+    """Write, in order, each summary whose transcript's digest is known (first_read works it out in the
+    background: with ``wait``, every one), and let it go: held until the end of stage 1, the summaries had
+    made collect's memory grow with the number of cells (about 5 KB a cell). A summary is a cache checked
+    against the transcript's own bytes (summary.known), so one written before its copy is safe."""
+    while summaries:
+        cdir, source, doc = summaries[0]
+        sha = run.first_read.digest_of(source) if wait else run.first_read.digest_if_known(source)
+        if sha is None:
+            return
+        summaries.pop(0)
+        if sha:
+            write_if_changed(cdir / SUMMARY, text(doc, sha, cdir / SUMMARY))
 
 
 def _spawned(t, agent_id: str) -> tuple[str, ...]:

@@ -74,6 +74,17 @@ class FirstRead:
         self._settle()
         return (self.seen.get(str(path)) or {}).get("sha256", "")
 
+    def digest_if_known(self, path: Path) -> Optional[str]:
+        """:meth:`digest_of`, or None while the background thread is still working it out (no wait)."""
+        key = str(path)
+        future = self._pending.get(key)
+        if future is not None:
+            if not future.done():
+                return None
+            self.seen[key]["sha256"] = future.result()
+            del self._pending[key]
+        return (self.seen.get(key) or {}).get("sha256", "")
+
     def took(self, path: Path, for_id: str) -> bool:
         """Whether collect already took ``for_id``'s answer from the transcript at ``path``."""
         first = self.seen.get(str(path))
