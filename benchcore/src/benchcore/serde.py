@@ -6,8 +6,9 @@ Models carry no ``to_dict``; everything goes through :func:`dump` and :func:`loa
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import Any, TypeVar
+from typing import Any, Iterator, TypeVar
 
 import attrs
 import cattrs
@@ -206,8 +207,46 @@ def dump(obj: Any) -> Any:
 
 def dumps(obj: Any, *, indent: int | None = 2) -> str:
     """Model -> JSON text (stable key order as declared, trailing newline when indented)."""
-    text = json.dumps(dump(obj), indent=indent, ensure_ascii=False)
-    return text + "\n" if indent is not None else text
+    if indent is None:
+        return json.dumps(dump(obj), ensure_ascii=False)
+    return "".join(dumps_parts(obj, indent=indent))
+
+
+def dumps_parts(obj: Any, *, indent: int = 2) -> Iterator[str]:
+    """:func:`dumps`'s text in parts, made as they are asked for (a large file written part by part is never
+    held whole: files.write_atomic takes them)."""
+    yield from _indented(dump(obj), indent, 0, 2)
+    yield "\n"
+
+
+@functools.lru_cache(maxsize=4)
+def _encoder(indent: int) -> json.JSONEncoder:
+    """One encoder per indent (``json.dumps`` with options makes a new one for each call)."""
+    return json.JSONEncoder(indent=indent, ensure_ascii=False)
+
+
+def _indented(value: Any, indent: int, level: int, depth: int) -> Any:
+    """The parts of ``json.dumps(value, indent=indent, ensure_ascii=False)`` nested ``level`` deep, the same
+    text: the top ``depth`` levels of objects and lists taken apart here, each value below them given to
+    ``json.dumps`` alone. Indented, json's encoder is its Python one, which keeps every piece of the text in a
+    list until the end: for a plan of 3,000 cells about 30 MB of pieces beside the 9 MB text, the peak of a
+    collect at that size. Taken apart, the pieces held at once are one cell's."""
+    inner = "\n" + " " * (indent * (level + 1))
+    if depth and isinstance(value, dict) and value and all(type(k) is str for k in value):  # json words other keys
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield ("," if i else "") + inner + _encoder(indent).encode(key) + ": "
+            yield from _indented(item, indent, level + 1, depth - 1)
+        yield "\n" + " " * (indent * level) + "}"
+    elif depth and isinstance(value, (list, tuple)) and value:
+        yield "["
+        for i, item in enumerate(value):
+            yield ("," if i else "") + inner
+            yield from _indented(item, indent, level + 1, depth - 1)
+        yield "\n" + " " * (indent * level) + "]"
+    else:
+        text = _encoder(indent).encode(value)
+        yield text.replace("\n", "\n" + " " * (indent * level)) if level and "\n" in text else text
 
 
 def _format_problem(exc: BaseException, type_) -> str:

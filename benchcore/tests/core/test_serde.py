@@ -101,3 +101,30 @@ def test_run_json_cases_as_a_string_is_refused():
     data = json.loads((RUN / "run" / "run.json").read_text())
     with pytest.raises(BenchError, match=r"expected a list, got str .* @ \$\.cases"):
         serde.load(m.RunInfo, {**data, "cases": "01-small-diff"}, source="run.json")
+
+
+def test_dumps_writes_what_json_dumps_writes_piece_by_piece():
+    # Issue 40: indented, json's encoder kept every piece of a large file's text in one list (30 MB for a plan of
+    # 3,000 cells, the peak of a collect at that size). serde.dumps takes the top levels apart; the text is the same.
+    import json
+    import tracemalloc
+
+    from benchcore import serde as S
+
+    trees = [{}, [], {"a": {}}, {"a": []}, {"a": [1, {"b": [2, []]}], "c": "é\n\"x"}, [[{}]], "s", 1, None,
+             {"k": None, "l": [None, True, 1.5]}, {"a": {"b": {"c": [1, 2]}}}, [{"x": [1, [2, [3]]]}],
+             {1: 2}, {True: 1, None: 2}, {"a": {1.5: [1]}}]
+    for tree in trees:
+        for depth in range(4):
+            assert "".join(S._indented(tree, 2, 0, depth)) == json.dumps(tree, indent=2, ensure_ascii=False)
+    cells = {"run_id": "r", "cells": [{"id": f"c{i}", "prompt": "Write it.\n" * 40, "tags": ["a", "b"], "n": i}
+                                      for i in range(3000)], "packets": []}
+    want = json.dumps(cells, indent=2, ensure_ascii=False)
+    tracemalloc.start()
+    try:
+        got = "".join(S._indented(cells, 2, 0, 2))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert got == want
+    assert peak < 2.5 * len(want), (peak, len(want))  # the text and its parts, not a list of every piece

@@ -140,8 +140,9 @@ def test_plan_waits_for_claude_code_to_reread_the_settings_and_no_longer(tmp_pat
             started = clock.monotonic()
             waited = settings.await_reread(target, within=5.0, opened=opened)
             reader.join()
-        assert waited is not None and 0.25 <= waited < 2.5, (noatime, waited)
-        assert clock.monotonic() - started < 2.5
+        # Upper bounds well below the 5 s it may wait, wide enough for a loaded machine's timer threads.
+        assert waited is not None and 0.25 <= waited < 4.0, (noatime, waited)
+        assert clock.monotonic() - started < 4.5
     # Nobody reads it: the bound, then on (no fixed wait beyond it).
     target = tmp_path / "unread.json"
     with OpenWatch(target) as opened:
@@ -149,7 +150,7 @@ def test_plan_waits_for_claude_code_to_reread_the_settings_and_no_longer(tmp_pat
         opened.start()
         started = clock.monotonic()
         assert await_reread(target, within=0.5, opened=opened) is None
-        assert 0.5 <= clock.monotonic() - started < 2.0
+        assert 0.5 <= clock.monotonic() - started < 2.9  # the bound, not the 3 s once slept
 
 
 def test_plan_outside_claude_code_waits_for_nothing(tmp_path, monkeypatch):
@@ -162,4 +163,4 @@ def test_plan_outside_claude_code_waits_for_nothing(tmp_path, monkeypatch):
     monkeypatch.delenv("CLAUDECODE", raising=False)
     started = clock.monotonic()
     assert await_reread(target, within=5.0) is None
-    assert clock.monotonic() - started < 0.1
+    assert clock.monotonic() - started < 1.0  # no wait (the bound is 5 s); wide for a loaded machine

@@ -8,7 +8,7 @@ import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Optional
+from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from ...errors import BenchError
 from .regular import NOT_REGULAR_FIX, not_regular, open_regular  # noqa: F401 - the file helpers' one home
@@ -45,7 +45,11 @@ def _stage(path: Path, text: str | bytes, durable: bool = True, source: Path | s
             return tmp
         with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
               os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as fh:
-            fh.write(text)
+            if isinstance(text, (str, bytes)):
+                fh.write(text)
+            else:  # text in parts (serde.dumps_parts): written as they come, never held whole
+                for part in text:
+                    fh.write(part)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -99,9 +103,9 @@ def _unlink(tmp: str) -> None:
         pass
 
 
-def write_atomic(path: Path | str, text: str | bytes, durable: bool = True,
+def write_atomic(path: Path | str, text: str | bytes | Iterable[str], durable: bool = True,
                  source: Path | str | None = None) -> None:
-    """Write ``text`` (UTF-8), or bytes exactly as given, to ``path`` so a reader sees the old file or the new
+    """Write ``text`` (UTF-8; or its parts, in order), or bytes exactly as given, to ``path`` so a reader sees the old file or the new
     one, never half, even if the process is killed. ``durable`` (the default) also has it on disk before it
     replaces the old one, so a power cut cannot leave it empty; a file that can be made again from what
     it was copied or derived from (a transcript's copy, an output) is written with ``durable=False`` and

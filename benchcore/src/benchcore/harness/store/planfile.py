@@ -207,8 +207,12 @@ def write_plan(run_dir: Path, plan: Plan, on_disk: Optional[Plan] = None) -> Non
     read or written (collect reads plan.json once per run)."""
     if on_disk is not None and plan == on_disk:
         return
-    path, text = plan_path(run_dir), serde.dumps(plan)
-    if on_disk is not None or not (path.is_file() and read_text(path) == text):
+    path = plan_path(run_dir)
+    if on_disk is not None:  # known to differ: written part by part (the text of 3,000 cells is never held whole)
+        write_atomic(path, serde.dumps_parts(plan))
+        return
+    text = serde.dumps(plan)
+    if not (path.is_file() and read_text(path) == text):
         write_atomic(path, text)
 
 
