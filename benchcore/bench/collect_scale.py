@@ -688,6 +688,18 @@ def main(argv: list[str] | None = None) -> int:
               + (f", audit {growth(small, large, 'audit_cpu'):.2f}" if small["audit_cpu"] else "")
               + "; wall: " + ", ".join(f"{k} {growth(small, large, k, 0):.2f}" for k in COLLECTS)
               + "; peak memory " + ", ".join(f"{k} {small[k][1]:.0f} -> {large[k][1]:.0f} MB" for k in COLLECTS))
+        if args.mb:
+            # The machine's speed drifts between the two sizes' runs (minutes apart): each figure divided by plain
+            # reading's CPU per MB measured beside it (linear by construction) takes the drift out.
+            speed = {n: results[n]["plain"][2] / results[n]["transcripts_mb"] for n in (sizes[0], sizes[-1])}
+            drift = speed[sizes[-1]] / speed[sizes[0]]
+            fix = lambda k: growth(small, large, k) - math.log(drift) / math.log(large["cells"] / small["cells"])  # noqa: E731
+            print(f"the same, corrected for the machine's drift (plain reading's CPU per MB {drift:.2f}x at "
+                  f"{sizes[-1]} cases what it was at {sizes[0]}): "
+                  + ", ".join(f"{k} {fix(k):.2f}" for k in COLLECTS)
+                  + (f", audit {fix('audit_cpu'):.2f}" if small["audit_cpu"] else "")
+                  + f"; transcripts per cell {small['transcripts_mb'] / small['cells'] * 1000:.0f} KB and "
+                  f"{large['transcripts_mb'] / large['cells'] * 1000:.0f} KB")
     return 0
 
 
