@@ -20,7 +20,8 @@ def _umask() -> int:
     return mask
 
 
-def _stage(path: Path, text: str | bytes, durable: bool = True, source: Path | str | None = None) -> str:
+def _stage(path: Path, text: str | bytes | Iterable[str], durable: bool = True,
+           source: Path | str | None = None) -> str:
     """Write ``text`` (or bytes, as they are) to a temp file beside ``path`` (mode as a plain create would
     give) and return its name; ``durable``: on disk (fsync) before it is renamed into place; ``source``: the
     file the bytes were read from, for the kernel to copy them (see :func:`write_atomic`)."""
@@ -105,11 +106,11 @@ def _unlink(tmp: str) -> None:
 
 def write_atomic(path: Path | str, text: str | bytes | Iterable[str], durable: bool = True,
                  source: Path | str | None = None) -> None:
-    """Write ``text`` (UTF-8; or its parts, in order), or bytes exactly as given, to ``path`` so a reader sees the old file or the new
-    one, never half, even if the process is killed. ``durable`` (the default) also has it on disk before it
-    replaces the old one, so a power cut cannot leave it empty; a file that can be made again from what
-    it was copied or derived from (a transcript's copy, an output) is written with ``durable=False`` and
-    put on disk by one :func:`flush_to_disk` for the whole collect.
+    """Write ``text`` (UTF-8; or its parts, in order), or bytes exactly as given, to ``path`` so a reader sees the
+    old file or the new one, never half, even if the process is killed. ``durable`` (the default) also has it on
+    disk before it replaces the old one, so a power cut cannot leave it empty; a file that can be made again
+    from what it was copied or derived from (a transcript's copy, an output) is written with ``durable=False``
+    and put on disk by one :func:`flush_to_disk` for the whole collect.
 
     ``source``: the file the bytes were read from (a transcript collect keeps a copy of). The kernel copies
     them from there (``os.copy_file_range``: they never pass through this process; on an ext4 disk a
