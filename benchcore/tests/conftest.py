@@ -10,6 +10,7 @@ fixture runs with the built package.
 """
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -127,8 +128,19 @@ def _ram_tmp() -> Path | None:
     return RAM_TMP if st.f_bavail * st.f_frsize >= RAM_TMP_FREE else None
 
 
+def _interruptible() -> None:
+    """Ctrl-C as a terminal delivers it, whoever started pytest. A shell starts a background job (``pytest &``,
+    ``nohup``, some CI runners) with SIGINT ignored, and every process started from it inherits that: a benchcore
+    under test then goes on through the SIGINT a test sends it (test_sigint_during_plan_removes_everything_it_made
+    saw plan exit 0), and no KeyboardInterrupt is raised in a worker (test_setup_stopped). A handler, unlike an
+    ignore, is not inherited through exec: each benchcore a test starts gets the default again."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "realcli: runs the real Claude Code CLI (every test under tests/realcli/)")
+    _interruptible()  # in the controller and in each xdist worker (a worker inherits the ignore from its shell too)
     if hasattr(config, "workerinput"):
         return  # an xdist worker: the controller chose for it (its environment and basetemp come from there)
     if "TMPDIR" not in os.environ and config.option.basetemp is None and (ram := _ram_tmp()) is not None:
