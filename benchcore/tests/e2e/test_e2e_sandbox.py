@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +39,11 @@ def test_a_sandboxed_run_records_its_sandbox_and_checks_every_bash_call(bench):
     assert "sandbox: each arm's commands run in bubblewrap" in out
     plan = bench.plan_json(run_dir)
     assert plan["sandbox"]["kind"] == "bwrap" and plan["unsandboxed"] is False
+    # /etc is the run's own copy, in its temp root, bound once (not each entry of the machine's /etc)
+    args = plan["sandbox"]["args"]
+    view = f"{plan['temp_root']}/etc"
+    assert args[args.index("/etc") - 2:args.index("/etc") + 1] == ["--ro-bind", view, "/etc"]
+    assert "/etc/passwd" not in args and (Path(view) / "passwd").is_file()
     assert json.loads((run_dir / "run.json").read_text())["sandbox"].startswith("bubblewrap (")
     # Every arm's Bash call has the guard's rewrite beside it, but for the one arm the guard missed.
     audit = json.loads((run_dir / f"cases/{CASE1}/t2/audit.json").read_text())

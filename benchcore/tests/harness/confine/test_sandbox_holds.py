@@ -79,6 +79,11 @@ def _box(environ: dict) -> sandbox.Sandbox:
     if not os.path.exists(program):
         pytest.skip("no bwrap on this machine")
     box = sandbox.build("bwrap", program, False, [], environ, sandbox.disables_userns(program))
+    # /etc as a run binds it (its own copy), in a folder any user may read (the attacks run as nobody too)
+    home = tempfile.mkdtemp(prefix="benchcore-holds-etc-")
+    os.chmod(home, 0o755)
+    box = sandbox.with_etc_view(box, os.path.join(home, sandbox.ETC_VIEW))
+    assert "/etc" in box.args
     why = sandbox.smoke(box)
     if why and os.geteuid() != 0:
         pytest.skip(f"bubblewrap does not run for this user here: {why}")

@@ -161,6 +161,83 @@ def test_etc_is_reduced_to_what_programs_read():
         assert "/etc/passwd" in etc and "/etc/ld.so.cache" in etc and "/etc/ssl/certs" in etc
 
 
+def fake_etc(root: Path) -> Path:
+    """An /etc of a few entries, a mask's folder inside one, a link inside and a link as an entry."""
+    etc = root / "etc"
+    tree(etc, "passwd", "hosts", "ssl/certs/ca.pem", "ssl/private/key.pem", "shadow", text="x\n")
+    (etc / "ssl/certs/link.pem").symlink_to("ca.pem")
+    (etc / "real-resolv.conf").write_text("nameserver 10.0.0.1\n")
+    (etc / "resolv.conf").symlink_to(etc / "real-resolv.conf")
+    return etc
+
+
+def ops(args, *etc: str) -> list[tuple]:
+    """bwrap's options as (option, its words), those naming an /etc path or the view left out."""
+    out, i = [], 0
+    while i < len(args):
+        n = sandbox._ARITY.get(args[i], 0)
+        words = tuple(args[i:i + 1 + n])
+        if not any(w == "/etc" or w.startswith("/etc/") or w.startswith(etc) for w in words[1:]):
+            out.append(words)
+        i += 1 + n
+    return out
+
+
+def test_the_etc_view_is_a_copy_of_the_entries_without_masks(tmp_path, monkeypatch):
+    etc = fake_etc(tmp_path)
+    monkeypatch.setattr(sandbox, "ETC", str(etc))
+    assert sandbox.etc_entries() == [str(etc / e) for e in ("passwd", "hosts", "resolv.conf", "ssl/certs")]
+    view = tmp_path / "temp-root" / sandbox.ETC_VIEW
+    view.parent.mkdir()
+    assert sandbox.make_etc_view(str(view))
+    assert sorted(str(p.relative_to(view)) for p in view.rglob("*")) == [
+        "hosts", "passwd", "resolv.conf", "ssl", "ssl/certs", "ssl/certs/ca.pem", "ssl/certs/link.pem"]
+    assert (view / "resolv.conf").read_text() == "nameserver 10.0.0.1\n" and not (view / "resolv.conf").is_symlink()
+    assert os.readlink(view / "ssl/certs/link.pem") == "ca.pem"  # a link inside a folder stays a link, as bound
+    assert all(p.stat().st_mode & 0o777 == 0o555 for p in [view, view / "ssl", view / "ssl/certs"])  # read-only
+    assert not sandbox.make_etc_view(str(view))  # never into a folder that is there already
+    sandbox.release_etc_view(str(view))
+    shutil.rmtree(view)  # removable, as clean removes the temp root
+
+
+def test_a_run_binds_its_view_at_etc_in_place_of_each_entry(tmp_path, monkeypatch):
+    etc = fake_etc(tmp_path)
+    monkeypatch.setattr(sandbox, "ETC", str(etc))
+    environ = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home")}
+    for network in (False, True):
+        box = sandbox.build("bwrap", "/usr/bin/bwrap", network, [], environ)
+        assert ["--ro-bind", str(etc / "passwd"), str(etc / "passwd")] == \
+            list(box.args[box.args.index(str(etc / "passwd")) - 1:][:3])  # as built: each entry on its own
+        view = tmp_path / f"root-{network}" / sandbox.ETC_VIEW
+        view.parent.mkdir()
+        viewed = sandbox.with_etc_view(box, str(view))
+        args = list(viewed.args)
+        assert args[args.index("/etc") - 2:args.index("/etc") + 1] == ["--ro-bind", str(view), "/etc"]
+        assert not any(a.startswith(str(etc)) for a in args if a not in (str(etc / "resolv.conf"), str(etc / "hosts")))
+        live = args[args.index("/etc") + 1:args.index("/etc") + 7]
+        # with the network, name resolution stays live over the copy (another network during the run)
+        assert live == (["--ro-bind", str(etc / "resolv.conf"), "/etc/resolv.conf", "--ro-bind", str(etc / "hosts"),
+                         "/etc/hosts"] if network else live) and (network or str(etc / "hosts") not in args)
+        # everything else as it was, in the same order: only the /etc part differs
+        assert ops(args, str(etc), str(view)) == ops(box.args, str(etc), str(view))
+        assert viewed.readonly == box.readonly and viewed.env == box.env and viewed.tail == box.tail
+        # a second sandbox of the same run (a networked skill in validate) binds the view made already
+        again = sandbox.with_etc_view(box, str(view), make=False)
+        assert again.args == viewed.args
+
+
+def test_a_view_that_cannot_be_made_or_a_sandbox_not_made_here_keeps_each_entry_bound(tmp_path, monkeypatch):
+    etc = fake_etc(tmp_path)
+    monkeypatch.setattr(sandbox, "ETC", str(etc))
+    box = sandbox.build("bwrap", "/usr/bin/bwrap", False, [], {"PATH": "/usr/bin"})
+    assert sandbox.with_etc_view(box, str(tmp_path / "no-such-folder" / "etc")) == box  # the copy failed
+    assert not (tmp_path / "no-such-folder").exists()
+    older = sandbox.Sandbox(kind="bwrap", program="/usr/bin/bwrap", args=("--unshare-all", "--ro-bind", "/usr", "/usr"))
+    assert sandbox.with_etc_view(older, str(tmp_path / "view")) == older and not (tmp_path / "view").exists()
+    mac = sandbox.Sandbox(kind="seatbelt", program="/usr/bin/sandbox-exec")
+    assert sandbox.with_etc_view(mac, str(tmp_path / "view")) == mac and sandbox.with_etc_view(None, "x") is None
+
+
 # ---------------------------------------------------------------------- in the real bubblewrap
 needs_bwrap = pytest.mark.skipif(sys.platform != "linux" or not os.path.exists("/usr/bin/bwrap"),
                                  reason="bubblewrap is Linux's")
@@ -171,8 +248,8 @@ def run_in(box, command: str, world: Path) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
-@pytest.fixture(scope="module")
-def session(tmp_path_factory):
+@pytest.fixture(scope="module", params=["etc-view", "etc-entries"])
+def session(tmp_path_factory, request):
     """A session whose PATH has ~/.cargo/bin (credentials.toml beside it), a tool in ~/opt/tool (credential
     files inside it), this test run's python3 (with pytest) and the system's; the run's sandbox built from it."""
     tmp = tmp_path_factory.mktemp("session")
@@ -187,7 +264,11 @@ def session(tmp_path_factory):
     world.mkdir()
     environ = {"HOME": str(home), "PATH": f"{home}/.cargo/bin:{home}/opt/tool/bin:{Path(sys.executable).parent}:"
                                           f"{os.environ['PATH']}"}
-    return sandbox.build("bwrap", "/usr/bin/bwrap", False, [str(world)], environ), home, world
+    box = sandbox.build("bwrap", "/usr/bin/bwrap", False, [str(world)], environ)
+    if request.param == "etc-view":  # as a run binds /etc: its own copy, one bind
+        box = sandbox.with_etc_view(box, str(tmp / sandbox.ETC_VIEW))
+        assert box.args[box.args.index("/etc") - 1] == str(tmp / sandbox.ETC_VIEW)
+    return box, home, world
 
 
 # One per class: a toolchain's credential file beside its bin, inside a bound prefix (dot file, etc/, a folder),

@@ -287,6 +287,12 @@ def test_the_case_command_line_adds_only_narrowing_to_the_arms_fixed_part():
     env = {rest[i + 1]: rest[i + 2] for i, w in enumerate(rest) if w == "--setenv"}
     assert env == {"WORLD": "/w/my world", "PWD": "/w/my world", "OUTPUT": sandbox.OUTPUT_INSIDE,
                    "EMAIL": sandbox.CASE_EMAIL}
+    # A sandbox whose fixed part ends with the read-only tail (every one planned since) remounts the root once, last
+    tailed = sandbox.Sandbox(kind="bwrap", program="/usr/bin/bwrap", args=fixed, shell="/bin/bash",
+                             env=box.env, tail=sandbox.READ_ONLY_TAIL)
+    argv = sandbox.case_argv(tailed, "true", "/w/world")
+    assert [argv[i + 1] for i, w in enumerate(argv) if w == "--remount-ro"] == ["/dev", "/"]
+    assert argv[argv.index("--bind"):][:3] == ["--bind", "/w/world", "/w/world"]
 
     mac = sandbox.Sandbox(kind="seatbelt", program="/usr/bin/sandbox-exec", readonly=("/opt/tool",),
                           env={"PATH": "/usr/bin:/bin", "HOME": "/tmp/home", "GIT_AUTHOR_NAME": "Benchmark Arm"})

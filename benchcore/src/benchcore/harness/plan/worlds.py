@@ -16,6 +16,7 @@ from ..repo import git
 from ..store.files import write_atomic
 from .decide import Decision
 from ..claude.provenance import with_current
+from ..confine import sandbox as box
 from ..store.planfile import Cell, Plan, agent_tool_model, write_plan
 from ..fanout.prompts import Templates
 from ...environment import NOT_SANDBOXED
@@ -69,6 +70,8 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
     nonce = new_nonce()
     temp_root = make_temp_root(run_id, root, temp_base, nonce)
     created.append(temp_root)
+    # The run's own /etc for its sandboxed commands: one bind, not one per entry (removed with the temp root)
+    sandbox = box.with_etc_view(d.sandbox, str(temp_root / box.ETC_VIEW))
     three = d.shape == "three-arm"
     arms, comparisons = SHAPES[d.shape]
     comparisons = dict(comparisons)
@@ -91,7 +94,7 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
             for arm in arms:
                 world = make_world(world_root, case.id, trial, fixture)
                 if case.setup:
-                    run_setup(world, case.setup, case.path, d.sandbox)
+                    run_setup(world, case.setup, case.path, sandbox)
                 skill_copy = str(copies[arm]) if arm in copies else None
                 cells.append(Cell(id=f"{case.id}/t{trial}/{arm}", case=case.id, trial=trial, arm=arm,
                                   world=str(world), skill_dir=skill_copy,
@@ -118,6 +121,6 @@ def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now
                 skill_copies={k: str(v) for k, v in copies.items()}, baseline_agent_type=baseline_agent,
                 order_rule="outputs", judge_agent_type=judge_agent, planned_at=info.started_at,
                 model=model, judge_model=d.judge_model, budget=d.budget, sessions=with_current(()),
-                sandbox=d.sandbox, unsandboxed=d.sandbox_words == NOT_SANDBOXED, arm_tools=d.tools)
+                sandbox=sandbox, unsandboxed=d.sandbox_words == NOT_SANDBOXED, arm_tools=d.tools)
     write_plan(run_dir, plan)
     return run_dir, plan

@@ -18,6 +18,7 @@ arms and the gate do not have. Where no sandbox runs, they run unconfined and va
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import tempfile
@@ -183,6 +184,18 @@ def tree_sample_problems(root: Path, skills: list[SkillInfo],
     the network when the skill's benchmark.yaml says ``network: true``), or unconfined when it is None.
     ``progress`` hears one line per case as it starts."""
     todo = cases_with_samples(root, skills)
+    if not todo:
+        return []
+    with tempfile.TemporaryDirectory(prefix="benchcore-samples-etc-") as tmp:  # /etc as a run binds it
+        view = os.path.join(tmp, box.ETC_VIEW)
+        try:
+            return _tree_sample_problems(root, todo, progress, box.with_etc_view(sandbox, view), view)
+        finally:
+            box.release_etc_view(view)
+
+
+def _tree_sample_problems(root: Path, todo: list, progress: Optional[Callable[[str], None]],
+                          sandbox: Optional[Sandbox], view: str) -> list[BenchError]:
     problems: list[BenchError] = []
     networked: dict[str, Optional[Sandbox]] = {}
     for k, (skill, d, case) in enumerate(todo, start=1):
@@ -196,7 +209,8 @@ def tree_sample_problems(root: Path, skills: list[SkillInfo],
                     net = bool(load_options(root, skill).get("network"))
                 except BenchError:  # validate names the mistake; the samples run as the default (no network)
                     net = False
-                networked[skill.name] = (box.build(sandbox.kind, sandbox.program, True, _forbidden(root))
+                networked[skill.name] = (box.with_etc_view(box.build(sandbox.kind, sandbox.program, True,
+                                                                     _forbidden(root)), view, make=False)
                                          if net and not sandbox.network else sandbox)
             chosen = networked[skill.name]
         problems += case_sample_problems(root, d, case, chosen)
