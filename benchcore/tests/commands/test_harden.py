@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import until_none_runs
 
 from benchcore.cli import main
 from benchcore.harness.worlds.assertions import run_assertions
@@ -129,29 +130,6 @@ def test_a_check_gets_a_copy_of_the_output_and_no_standard_input(tmp_path):
                               HardAssertion(command="! read -t 1 line", line=1)], output, world, timeout=10)
     assert output.read_text() == "verdict text\n"
     assert [r.exit for r in results] == [0, 0, 0]
-
-
-def until_none_runs(within: float, tag: str = "", under: Path | None = None) -> None:
-    """Return once no live process holds ``tag`` in its command line (the check's shell and every fork of it
-    carry it) or runs in a folder under ``under``, or after ``within`` seconds: a child left running has by then
-    done what it was started to do."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if not any(_runs(proc, tag, under) for proc in Path("/proc").iterdir()
-                   if proc.name.isdigit() and int(proc.name) != os.getpid()):
-            return
-        time.sleep(0.05)
-
-
-def _runs(proc: Path, tag: str, under: Path | None) -> bool:
-    try:
-        if (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-            return False  # ended, not yet reaped
-        if tag and tag.encode() in (proc / "cmdline").read_bytes():
-            return True
-        return under is not None and os.readlink(proc / "cwd").startswith(f"{under}/")
-    except (OSError, IndexError):
-        return False
 
 
 def test_a_check_exiting_0_with_a_background_child_passes_and_the_child_dies(tmp_path):

@@ -11,6 +11,7 @@ import subprocess
 import time
 
 import pytest
+from processes import until_none_runs
 
 from benchcore.harness.worlds import shell, temp
 
@@ -37,5 +38,5 @@ def test_a_stop_while_the_setup_starts_stops_the_setup(tmp_path, monkeypatch, si
             temp.run_setup(world, "sleep 1; touch late", "case.md")
     finally:
         signal.signal(signal.SIGTERM, before)
-    time.sleep(1.5)
+    until_none_runs(1.5, tag="sleep 1; touch late")  # at once when the setup was killed
     assert not (world / "late").exists()  # the setup and its sleep were killed, not left to finish

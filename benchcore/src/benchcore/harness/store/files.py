@@ -284,15 +284,16 @@ RUN_LOCK_WAIT = 10.0  # seconds a second collect waits for the first before it g
 
 
 @contextmanager
-def locked_run(run_dir: Path, wait: float = RUN_LOCK_WAIT) -> Iterator[None]:
+def locked_run(run_dir: Path, wait: Optional[float] = None) -> Iterator[None]:
     """Hold the run folder's collect lock: one collect at a time plans, copies and re-plans a run (three at
     once each re-planned the same cells).
 
     The lock is the folder's flock (:func:`_flock_folder`): a killed collect leaves no lock to take over, and
     no pid can be mistaken for a live one. While it is held, ``<run>/.collect.lock`` names the holder's pid
     for the message a second collect prints; the holder removes it when done (one a killed collect left is
-    overwritten). A live holder makes this wait up to ``wait`` seconds, then it is a BenchError naming the
-    run folder."""
+    overwritten). A live holder makes this wait up to ``wait`` seconds (RUN_LOCK_WAIT, read when called), then it
+    is a BenchError naming the run folder."""
+    wait = RUN_LOCK_WAIT if wait is None else wait
     run_dir = Path(run_dir)
     pid_file = run_dir / RUN_LOCK
 
