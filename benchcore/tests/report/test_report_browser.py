@@ -55,7 +55,7 @@ def test_the_check_fails_on_a_broken_page(tmp_path, capsys, body, expected):
     page = tmp_path / "bad.html"
     page.write_text(f"<!DOCTYPE html><html><head><title>x</title></head><body>{body}"
                     "</body></html>", encoding="utf-8")
-    assert browser_check.main([str(page)]) == 1
+    assert browser_check.main([str(page), "--widths", "900"]) == 1  # one width: an error shows at any (1 s, not 2)
     assert expected in capsys.readouterr().err
 
 
@@ -66,5 +66,5 @@ def test_a_csp_violation_is_a_console_error(tmp_path, capsys):
         "content=\"default-src 'none'\"><title>x</title></head>"
         "<body><p style=\"color:red\">inline style is blocked</p></body></html>",
         encoding="utf-8")
-    assert browser_check.main([str(page)]) == 1
+    assert browser_check.main([str(page), "--widths", "900"]) == 1
     assert "Content Security Policy" in capsys.readouterr().err
