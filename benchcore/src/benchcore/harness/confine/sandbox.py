@@ -166,8 +166,10 @@ def _masked(rel: str) -> bool:
 
 
 def _etc_items(entries: Sequence[str]) -> list[tuple[str, str, str]]:
-    """(source, path inside /etc, kind) of what the view holds: each entry (its link followed, as a bind follows
-    it), and inside a folder entry every folder, file and link as it is; masks, and what is neither, left out."""
+    """(source, path inside /etc, kind) of what the view holds, each folder before what it holds: each entry (its
+    link followed, as a bind follows it), and inside a folder entry every folder, file and link as it is; masks,
+    and what is neither, left out."""
+    masks = tuple(os.path.relpath(m, "/etc") for m in MASKED)
     items: list[tuple[str, str, str]] = []
     for top in entries:
         rel = os.path.relpath(top, ETC)
@@ -178,23 +180,26 @@ def _etc_items(entries: Sequence[str]) -> list[tuple[str, str, str]]:
                 items.append((top, rel, "file"))
             continue
         items.append((top, rel, "dir"))
-        for folder, dirs, files in os.walk(top):
-            dirs.sort()
-            for name in list(dirs) + sorted(files):
-                src = os.path.join(folder, name)
-                inner = os.path.join(rel, os.path.relpath(src, top))
-                if _masked(inner):
-                    if name in dirs:
-                        dirs.remove(name)
+        stack = [(top, rel)]
+        while stack:
+            folder, inner = stack.pop()
+            try:
+                entries_of = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError:  # unreadable to this user: empty inside, as a bind shows it (unlistable)
+                continue
+            below = []
+            for e in entries_of:
+                path = f"{inner}/{e.name}"
+                if path in masks or any(path.startswith(m + "/") for m in masks):
                     continue
-                if os.path.islink(src):
-                    items.append((src, inner, "link"))
-                    if name in dirs:
-                        dirs.remove(name)  # a link to a folder is kept as a link, not walked
-                elif name in dirs:
-                    items.append((src, inner, "dir"))
-                elif os.path.isfile(src):
-                    items.append((src, inner, "file"))
+                if e.is_symlink():
+                    items.append((e.path, path, "link"))  # a link to a folder is kept as a link, not walked
+                elif e.is_dir():
+                    items.append((e.path, path, "dir"))
+                    below.append((e.path, path))
+                elif e.is_file():
+                    items.append((e.path, path, "file"))
+            stack.extend(reversed(below))
     return items
 
 
@@ -206,23 +211,27 @@ def make_etc_view(dest: str) -> bool:
         os.mkdir(dest, 0o700)
     except OSError:
         return False
+    made = {dest}
     try:
         for src, rel, kind in _etc_items(etc_entries()):
             target = os.path.join(dest, rel)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            parent = os.path.dirname(target)
+            if parent not in made:  # an entry below a folder that is not itself an entry (ssl/certs)
+                os.makedirs(parent, exist_ok=True)
+                made.add(parent)
             if kind == "dir":
                 os.makedirs(target, exist_ok=True)
+                made.add(target)
             elif kind == "link":
                 os.symlink(os.readlink(src), target)
             else:
                 try:
-                    shutil.copy2(src, target)
+                    shutil.copyfile(src, target)
+                    os.chmod(target, os.stat(src).st_mode & 0o777)
                 except PermissionError:
                     continue
-        for folder, dirs, _ in os.walk(dest, topdown=False):
-            for name in dirs:
-                os.chmod(os.path.join(folder, name), 0o555)
-        os.chmod(dest, 0o555)
+        for folder in sorted(made, reverse=True):  # read-only, as the binds were
+            os.chmod(folder, 0o555)
         return True
     except OSError:
         release_etc_view(dest)
