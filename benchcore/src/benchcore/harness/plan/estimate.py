@@ -136,8 +136,10 @@ def estimate_line(runs: list, ests: list, total: Optional[Estimate]) -> str:
         why = ests[0].source if ests and ests[0] is not None and not known else "some runs have no earlier usage to go by"
         return f"{cells} arm cells and their judges; cannot estimate the tokens ({why.removeprefix('cannot estimate: ')})"
     rough = any(e is not None and e.basis == PRIOR for e in ests)
-    source = f" (from {ests[0].source})" if len(ests) == 1 and ests[0] is not None and not rough else ""
+    one = ests[0] if len(ests) == 1 else None  # a single run's estimate names where it comes from
+    if rough:
+        tail = f" ({one.source}; {ROUGH_TAIL})" if one is not None else f" ({ROUGH})"
+    else:
+        tail = f" (from {one.source})" if one is not None else ""
     return (f"{cells} arm cells and about {packets} judge packets, about {_tok(total.raw_tokens)} raw tokens "
-            f"({_tok(total.cost_equivalent_tokens)} cost-equivalent), {_usd(total.cost_usd)}"
-            + (f" ({ests[0].source}; {ROUGH_TAIL})" if rough and len(ests) == 1 else f" ({ROUGH})" if rough
-               else source))
+            f"({_tok(total.cost_equivalent_tokens)} cost-equivalent), {_usd(total.cost_usd)}" + tail)

@@ -16,7 +16,6 @@ import secrets
 import shutil
 import stat
 import tempfile
-import threading
 from pathlib import Path
 from typing import Optional
 
