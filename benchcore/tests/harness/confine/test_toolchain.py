@@ -354,3 +354,17 @@ def test_the_smoke_run_checks_the_rest_of_a_repository_whose_venv_is_bound(tmp_p
     assert hidden == [str(repo / d) for d in ("README.md", "bin", "scripts", "skills", "tests")] + [str(config)]
     deep = sandbox.hidden_around([str(repo)], [str(repo / "skills/x/bin")])
     assert str(repo / "skills/x/SKILL.md") in deep and str(repo / "skills") not in deep
+
+
+@needs_bwrap
+def test_with_the_network_name_resolution_is_the_live_file_over_the_runs_copy_of_etc(tmp_path):
+    world = tmp_path / "world"
+    world.mkdir()
+    box = sandbox.build("bwrap", "/usr/bin/bwrap", True, [str(world)], {"PATH": "/usr/bin:/bin", "HOME": "/none"})
+    box = sandbox.with_etc_view(box, str(tmp_path / sandbox.ETC_VIEW))
+    if not os.path.isfile("/etc/resolv.conf"):
+        pytest.skip("this machine has no /etc/resolv.conf")
+    p = run_in(box, "cat /etc/resolv.conf; grep -c ' /etc/resolv.conf ' /proc/self/mountinfo; ls /etc/shadow", world)
+    lines = p.stdout.splitlines()
+    assert lines[:-1] == Path("/etc/resolv.conf").read_text().splitlines() and int(lines[-1]) >= 1, p.stdout + p.stderr
+    assert "No such file" in p.stderr  # the rest is the run's copy: no secret
