@@ -103,6 +103,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             kept = collected(cdir, audit(False))
             if kept is not None:
                 found[cell.id] = kept
+                kept.let_go_of_final()
                 run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
             continue
         t = loaded.get(pick.path) or load(pick.path, pick.agent_id, run.index)
@@ -117,6 +118,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             kept = collected(cdir, audit(True))
             if kept is not None:
                 found[cell.id] = kept
+                kept.let_go_of_final()
                 run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
             continue
         dirty = copy_bytes_if_changed(cdir / "transcript.jsonl", t.raw, run.background, pick.path)
@@ -152,6 +154,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
             found[cell.id] = KeptTranscript.of(t, cdir, audit(cell.id in changed))
             summaries.append((cdir, pick.path, summary(t, pick.path, found[cell.id])))
             _write_summaries(run, summaries, wait=False)
+        found[cell.id].let_go_of_final()  # written (output.md, the summary): not held for every cell
         run.received[cell.id] = pick.prompt
         for af in ignored:
             ignore(run, cell.id, cell.case, cell.trial, af.path, af.agent_id,

@@ -22,6 +22,7 @@ from ..claude import provenance
 from ..claude.transcript import Transcript, load
 
 _LAST: list = [None, None]  # [the copy's folder and version, its Transcript]: the one transcript kept parsed
+_LET_GO = object()  # a final message whose text is no longer held (KeptTranscript.let_go_of_final)
 
 
 def load_copy(cdir: Path, main_id: str) -> Transcript:
@@ -67,7 +68,16 @@ class KeptTranscript:
         return set(self._models)
 
     def final_message(self) -> Optional[str]:
+        if self._final is _LET_GO:  # asked again after stage 1: the copy tells it, exactly
+            return self.read().final_message()
         return self._final
+
+    def let_go_of_final(self) -> None:
+        """Hold only that the transcript has a final message, not its text, once stage 1 has written it (the
+        cell's output.md, its summary): an arm's answer is kilobytes, and held for every cell until collect ends
+        it made collect's memory grow with the number of cells. Asked again, it is read from the copy."""
+        if self._final is not None:
+            self._final = _LET_GO
 
     def refused_whys(self) -> tuple[str, ...]:
         """Why each call Claude Code refused counts (provenance.refused_whys): kept when the transcript was
