@@ -35,6 +35,11 @@ ATTACKS = {
     "write-root": "touch /benchcore-attack",
     "write-dev": "touch /dev/benchcore-attack",
     "write-copy": "touch {copy}/benchcore-attack",
+    # /etc is the run's one copy, shared by every cell: no arm may change what the next one reads there
+    "write-etc": "touch /etc/benchcore-attack",
+    "edit-etc": "echo 10.0.0.1 attacker >> /etc/hosts",
+    "remount-etc": "mount -o remount,rw /etc",
+    "umount-etc": "umount /etc",
 }
 
 
@@ -91,7 +96,17 @@ def _box(environ: dict) -> sandbox.Sandbox:
     return box
 
 
-def _check(status: dict, said: str, base: Path, copy: str) -> None:
+def _view(box: sandbox.Sandbox) -> str:
+    """The run's /etc copy the sandbox binds."""
+    return box.args[box.args.index("/etc") - 1]
+
+
+def _drop_view(box: sandbox.Sandbox) -> None:
+    sandbox.release_etc_view(_view(box))
+    shutil.rmtree(Path(_view(box)).parent)
+
+
+def _check(status: dict, said: str, base: Path, copy: str, box: sandbox.Sandbox) -> None:
     for name in ATTACKS:
         assert status.get(name) not in (None, "0"), f"{name} succeeded inside the sandbox:\n{said}"
     assert all(status.get(k) == "0" for k in ("world", "tmp", "dev", "shm")), said
@@ -99,6 +114,8 @@ def _check(status: dict, said: str, base: Path, copy: str) -> None:
     assert "Read-only file system" in said  # the arm is told its write outside failed
     assert not Path("/usr/benchcore-attack").exists() and not Path("/benchcore-attack").exists()
     assert sorted(os.listdir(copy)) == ["SKILL.md"] and Path(copy, "SKILL.md").read_text() == "skill\n"
+    view = Path(_view(box))
+    assert not (view / "benchcore-attack").exists() and "attacker" not in (view / "hosts").read_text()
     assert Path(sandbox.scratch_dirs(str(base / "worlds/w0rld"))[0], "in-tmp").exists()
 
 
@@ -108,12 +125,13 @@ def test_as_root_every_remount_mount_unmount_userns_and_outside_write_fails():
     base, world, copy = _place()
     try:
         status, said = _attack(box, world, copy, [])
-        _check(status, said, base, copy)
+        _check(status, said, base, copy, box)
         # bwrap's arguments say why: no capability, no user namespace of the command's own, the root read-only
         line = sandbox.wrap(box, "true", world, copy)
         assert "--cap-drop ALL" in line and "--disable-userns" in line and "--remount-ro / " in line
     finally:
         shutil.rmtree(base)
+        _drop_view(box)
 
 
 def test_as_an_unprivileged_user_every_attack_fails_the_same_way():
@@ -130,9 +148,10 @@ def test_as_an_unprivileged_user_every_attack_fails_the_same_way():
     base, world, copy = _place(owner)
     try:
         status, said = _attack(box, world, copy, prefix)
-        _check(status, said, base, copy)
+        _check(status, said, base, copy, box)
     finally:
         shutil.rmtree(base)
+        _drop_view(box)
 
 
 def test_an_old_bubblewrap_without_disable_userns_runs_hardened_otherwise_and_plan_is_told(tmp_path):
@@ -267,6 +286,7 @@ def test_a_toolchain_under_tmp_still_reaches_the_arm_over_its_scratch_tmp(tmp_pa
     """A virtual environment in /tmp (CI makes its own there) is bound by the fixed part, then hidden by the
     cell's scratch /tmp bound over it: wrap binds it again, with its masked credential file, after the scratch."""
     tool = Path(tempfile.mkdtemp(prefix="benchcore-tool-", dir="/tmp"))
+    box = None
     try:
         (tool / "bin").mkdir()
         (tool / "bin" / "hello-tool").write_text("#!/bin/sh\necho hello from the tool\n")
@@ -284,3 +304,5 @@ def test_a_toolchain_under_tmp_still_reaches_the_arm_over_its_scratch_tmp(tmp_pa
         assert Path(sandbox.scratch_dirs(str(world))[0], "mine").exists()  # /tmp is still the cell's scratch
     finally:
         shutil.rmtree(tool, ignore_errors=True)
+        if box is not None:
+            _drop_view(box)
