@@ -160,20 +160,19 @@ ETC_VIEW = "etc"  # its name in the run's temp root
 ETC_LIVE = ("/etc/resolv.conf", "/etc/hosts")
 
 
-def _masked(rel: str) -> bool:
-    """``rel`` (a path inside /etc) is a mask's, or inside one."""
-    return any(_inside(os.path.join("/etc", rel), m) for m in MASKED)
-
-
 def _etc_items(entries: Sequence[str]) -> list[tuple[str, str, str]]:
     """(source, path inside /etc, kind) of what the view holds, each folder before what it holds: each entry (its
     link followed, as a bind follows it), and inside a folder entry every folder, file and link as it is; masks,
     and what is neither, left out."""
     masks = tuple(os.path.relpath(m, "/etc") for m in MASKED)
+
+    def masked(rel: str) -> bool:  # a mask's path inside /etc, or one inside it
+        return rel in masks or any(rel.startswith(m + "/") for m in masks)
+
     items: list[tuple[str, str, str]] = []
     for top in entries:
         rel = os.path.relpath(top, ETC)
-        if _masked(rel):
+        if masked(rel):
             continue
         if not os.path.isdir(top):
             if os.path.isfile(top):
@@ -190,7 +189,7 @@ def _etc_items(entries: Sequence[str]) -> list[tuple[str, str, str]]:
             below = []
             for e in entries_of:
                 path = f"{inner}/{e.name}"
-                if path in masks or any(path.startswith(m + "/") for m in masks):
+                if masked(path):
                     continue
                 if e.is_symlink():
                     items.append((e.path, path, "link"))  # a link to a folder is kept as a link, not walked
