@@ -100,13 +100,20 @@ def test_secret_folders_the_home_folder_and_forbidden_folders_are_left_out_with_
 # ---------------------------------------------------------------------- credentials inside what is bound
 @pytest.mark.parametrize("name", ["credentials", "credentials.toml", ".npmrc", "etc/npmrc", ".pypirc", ".netrc",
                                   ".git-credentials", ".docker/config.json", ".yarnrc", ".yarnrc.yml", "auth.json",
-                                  ".env", "id_ed25519", "lib/.aws/credentials"])
+                                  ".env", "id_ed25519", "lib/.aws/credentials", ".credentials.json",
+                                  ".env.production", "id_rsa.pub", "lib/login.keychain", ".yarnrc.yaml"])
 def test_a_credential_file_in_a_bound_toolchain_is_masked(tmp_path, name):
     prefix = tmp_path / "opt/node-v20"
     tree(prefix, "bin/node", "lib/node_modules/npm/index.js", name)
     chain = sandbox.toolchain(str(prefix / "bin"), str(tmp_path / "home"), [])
     assert chain.binds == (str(prefix),)
     assert not bound(chain, prefix / name) and bound(chain, prefix / "bin/node")
+
+
+def test_names_that_only_resemble_a_credential_file_are_not_masked(tmp_path):
+    prefix = tmp_path / "opt/node-v20"
+    tree(prefix, "bin/node", "credentials.txt", "my.env", "keychain", "lib/xcredentials", "lib/netrc.md")
+    assert sandbox.toolchain(str(prefix / "bin"), str(tmp_path / "home"), []).masked == ()
 
 
 def test_pip_conf_is_masked_when_it_holds_a_password_only(tmp_path):
