@@ -83,12 +83,12 @@ def _samples(case_dir: Path) -> dict[str, Path]:
     return {d.name: d for d in sorted(sdir.iterdir()) if d.is_dir()}
 
 
-def _run_sample(case_dir: Path, case: Case, sample: Path, tmp: Path) -> list[int]:
+def _run_sample(case_dir: Path, case: Case, sample: Path, tmp: Path, sh: bool = True) -> list[int]:
     """Exit code of each hard assertion against one sample, in case order.
 
-    The predicates run through the harness (as collect runs them) and again
-    under plain POSIX ``sh``: a predicate must mean the same in both, because
-    users write and debug them in whatever shell they have.
+    The predicates run through the harness (as collect runs them) and, with
+    ``sh``, again under plain POSIX ``sh``: a predicate must mean the same in
+    both, because users write and debug them in whatever shell they have.
     """
     world = _build_world(case_dir, case, tmp)
     if (sample / "world").is_dir():
@@ -101,6 +101,8 @@ def _run_sample(case_dir: Path, case: Case, sample: Path, tmp: Path) -> list[int
     results = run_assertions(case.hard_assertions, output, world, timeout=ASSERTION_TIMEOUT)
     assert not any(r.timed_out for r in results), f"{sample}: a predicate timed out"
     codes = [r.exit for r in results]
+    if not sh:
+        return codes
     env = dict(os.environ, OUTPUT=str(output), WORLD=str(world))
     for a, code in zip(case.hard_assertions, codes):
         done = subprocess.run(["sh", "-c", a.command], cwd=world, env=env, capture_output=True, text=True,
@@ -392,6 +394,7 @@ def test_hard_assertions_pass_on_good_samples_and_each_fails_on_a_bad_one(skill,
         monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
     case = _load(case_dir)
     samples = _samples(case_dir)
+    sh = git_config == "no-git-config"  # bash against sh is a question of the shell, not of git's config: asked once
     good = {n: p for n, p in samples.items() if n == "good" or n.startswith("good-")}
     bad = {n: p for n, p in samples.items() if n.startswith("bad-")}
     assert set(samples) == set(good) | set(bad), f"sample names must be good, good-* or bad-*: {sorted(samples)}"
@@ -399,13 +402,13 @@ def test_hard_assertions_pass_on_good_samples_and_each_fails_on_a_bad_one(skill,
     assert bad, f"{case_dir}: no samples/bad-*/ to show the assertions can fail"
 
     for n, p in good.items():
-        codes = _run_sample(case_dir, case, p, tmp_path / n)
+        codes = _run_sample(case_dir, case, p, tmp_path / n, sh=sh)
         failing = [case.hard_assertions[i].command for i, c in enumerate(codes) if c != 0]
         assert failing == [], f"good sample {n} fails: {failing}"
 
     failed_somewhere = [False] * len(case.hard_assertions)
     for n, p in bad.items():
-        codes = _run_sample(case_dir, case, p, tmp_path / n)
+        codes = _run_sample(case_dir, case, p, tmp_path / n, sh=sh)
         assert any(c != 0 for c in codes), f"bad sample {n} passes every assertion"
         failed_somewhere = [f or c != 0 for f, c in zip(failed_somewhere, codes)]
     never = [a.command for a, f in zip(case.hard_assertions, failed_somewhere) if not f]
