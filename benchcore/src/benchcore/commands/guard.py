@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from ..harness.confine.guard import hook
-from ..harness.worlds.temp import default_temp_base
 
 
 def add_arguments(p) -> None:
@@ -23,7 +22,12 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    out = hook(sys.stdin.read(), args.base or default_temp_base())
+    base = args.base
+    if base is None:  # the hook always names it: the worlds' modules are imported only without it
+        from ..harness.worlds.temp import default_temp_base
+
+        base = default_temp_base()
+    out = hook(sys.stdin.read(), base)
     if out:
         print(out)
     return 0

@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -266,6 +267,51 @@ def test_a_broken_registry_refuses_arms_and_leaves_everyone_else_alone(tmp_path,
                                    wait=0))
     assert unread["hookSpecificOutput"]["permissionDecision"] == DENY
     assert guard.hook(json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}}), base, wait=0) == ""
+
+
+def test_the_guard_command_imports_none_of_the_models(tmp_path):
+    # Claude Code starts `benchcore guard` for every tool call of every arm: importing benchcore's models and
+    # cattrs (to read plan.json's sandbox entry) took 138 ms of CPU a call to 79 ms on a 2-core machine.
+    payload = json.dumps({"agent_id": "a1", "tool_name": "Bash", "tool_input": {"command": "ls"}})
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "benchcore", "guard", str(tmp_path)],
+                       input=payload, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout == ""
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+    assert "benchcore.harness.confine.guard" in loaded
+    assert not {"benchcore.serde", "benchcore.model", "cattrs", "benchcore.harness.store.planfile"} & loaded
+
+
+SANDBOX_ENTRIES = [
+    {"kind": "bwrap", "program": "/usr/bin/bwrap"},
+    {"kind": "bwrap", "program": "/usr/bin/bwrap", "args": ["--ro-bind", "/usr", "/usr"], "readonly": [],
+     "env": {"PATH": "/usr/bin"}, "network": True, "shell": "/bin/sh", "tail": ["--remount-ro", "/"],
+     "scratch": True, "masked": ["/opt/x/.npmrc"], "a later extension": 1},
+    {"kind": "seatbelt", "program": "/usr/bin/sandbox-exec", "readonly": ["/opt/homebrew"]},
+    {"kind": "bwrap"}, {"program": "b"}, {"kind": 3, "program": "b"}, {"kind": "bwrap", "program": "b", "args": "x"},
+    {"kind": "bwrap", "program": "b", "args": ["a", 1]}, {"kind": "bwrap", "program": "b", "args": None},
+    {"kind": "bwrap", "program": "b", "network": 1}, {"kind": "bwrap", "program": "b", "scratch": "yes"},
+    {"kind": "bwrap", "program": "b", "env": {"A": 1}}, {"kind": "bwrap", "program": "b", "env": ["A"]},
+    {"kind": "bwrap", "program": "b", "shell": None, "masked": [None]}, [], "bwrap", None,
+]
+
+
+@pytest.mark.parametrize("raw", SANDBOX_ENTRIES, ids=range(len(SANDBOX_ENTRIES)))
+def test_the_guards_reader_of_the_sandbox_entry_is_serdes(raw):
+    # The guard reads plan.json's sandbox entry without serde (above); it must read and refuse what serde does.
+    from benchcore import serde
+    from benchcore.errors import BenchError
+    from benchcore.harness.store.planfile import Sandbox
+    from benchcore.harness.store.sandboxentry import load_sandbox
+
+    def read(load):
+        try:
+            return load(raw, source="plan.json sandbox")
+        except BenchError as err:
+            return str(err)
+
+    expected = read(lambda r, source: serde.load(Sandbox, r, source=source))
+    assert read(load_sandbox) == expected
+    assert isinstance(expected, Sandbox) == (SANDBOX_ENTRIES.index(raw) < 3)
 
 
 def test_a_malformed_sandbox_entry_or_any_error_refuses_the_arm(tmp_path, fs, active):

@@ -58,8 +58,7 @@ from typing import Optional
 from .registry import plans as _plans
 from .rules import ALLOW, DENY, FILE_TOOLS, NO_TOOLS, Confinement, Decision, Rules, inside
 from .sandbox import wrap
-from ... import serde
-from ..store.planfile import Sandbox
+from ..store.sandboxentry import Sandbox, load_sandbox
 
 LOG = "guard.jsonl"
 ARM_TYPES = ("bench-arm", "bench-baseline")
@@ -225,7 +224,7 @@ def sandbox_of(plan: dict) -> Optional[Sandbox]:
     """The plan's sandbox (None for an unsandboxed run, or one planned before the sandbox); a malformed entry
     raises, so the guard refuses rather than guess."""
     raw = plan.get("sandbox")
-    return None if raw is None else serde.load(Sandbox, raw, source=f"{plan.get('_run_dir')}/plan.json sandbox")
+    return None if raw is None else load_sandbox(raw, source=f"{plan.get('_run_dir')}/plan.json sandbox")
 
 
 def decide_arm(tool: str, data: dict, plan: dict, cell: dict) -> tuple[Optional[Decision], Optional[dict]]:

@@ -51,7 +51,7 @@ from typing import Callable, Optional, Sequence
 
 from attrs import evolve, field, frozen
 
-from ..store.planfile import Sandbox
+from ..store.sandboxentry import Sandbox
 
 # Set to a program path to try only that one as bwrap (tests simulate a machine where none works).
 PROGRAM_KNOB = "BENCHCORE_BWRAP"

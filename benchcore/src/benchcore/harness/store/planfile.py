@@ -15,6 +15,7 @@ from ... import serde
 from ...model import ARMS, COMPARISONS, Budget, CellCost
 from ...errors import BenchError
 from .files import read_text, write_atomic
+from .sandboxentry import Sandbox  # noqa: F401 (a field of Plan; its own module, which the guard imports)
 
 PLAN_FILE = "plan.json"
 
@@ -63,34 +64,6 @@ class Packet:
     agent_type: Optional[str] = None  # the judge's agent type (None: the default type)
     # Extension (issue 18): the transcripts whose answer was invalid, so far; at MAX_JUDGE_ASKS it is given up.
     invalid_answers: tuple[str, ...] = ()
-
-
-@frozen
-class Sandbox:
-    """How every Bash call of an arm is wrapped (``harness/confine/sandbox.py``), fixed when plan runs so the
-    guard and collect build the same command line from plan.json alone; a case's setup and its hard assertions
-    run in it too (``confine/sandbox.case_argv``, ``harness/worlds/shell.py``).
-
-    ``kind``: "bwrap" (Linux) or "seatbelt" (macOS); ``program``: the bwrap or sandbox-exec that passed plan's
-    smoke run; ``args``: the part of the command line that is the same for every arm (system folders and the
-    toolchain read-only, no network, ...); ``readonly``: the toolchain folders (for the Seatbelt profile);
-    ``env``: the fixed environment inside; ``network``: benchmark.yaml ``network: true``; ``tail``: the
-    arguments after the arm's own binds (``--remount-ro /``: the root read-only once everything is mounted);
-    ``scratch``: bind the cell's scratch folders (``<world>/../.scratch-<world name>/tmp`` and ``home``) as
-    /tmp and HOME, so they last across the arm's calls. Plans written before these two existed have neither,
-    and collect recomputes their command lines as they were."""
-
-    kind: str
-    program: str
-    args: tuple[str, ...] = ()
-    readonly: tuple[str, ...] = ()
-    env: dict[str, str] = field(factory=dict)
-    network: bool = False
-    shell: str = "/bin/bash"
-    tail: tuple[str, ...] = ()
-    scratch: bool = False
-    # Extension (issue 37): credential files and folders inside the toolchain folders, hidden inside.
-    masked: tuple[str, ...] = ()
 
 
 @frozen

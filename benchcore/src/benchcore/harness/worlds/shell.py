@@ -37,7 +37,7 @@ from typing import Mapping, Optional
 from attrs import frozen
 
 from ..confine import sandbox as box
-from ..store.planfile import Sandbox
+from ..store.sandboxentry import Sandbox
 
 TAIL = 8000
 _STOPS = (signal.SIGINT, signal.SIGTERM)

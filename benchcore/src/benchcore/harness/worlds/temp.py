@@ -21,7 +21,7 @@ from typing import Optional
 
 from ...errors import BenchError
 from ..confine.sandbox import make_scratch, scratch_dirs
-from ..store.planfile import Sandbox
+from ..store.sandboxentry import Sandbox
 from .shell import run_shell
 
 TEMP_PREFIX = "benchcore-"
