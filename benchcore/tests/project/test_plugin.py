@@ -338,7 +338,7 @@ def test_a_killed_installs_lock_is_taken_over_and_a_running_one_is_waited_for(tm
         (lock / "pid").write_text(f"{holder.pid}\n")
         waiting = call(root, tmp_path, "--version", wait=False, path=fast)
         said = waiting.stderr.readline()  # its first word: it found the lock held (observed, not slept on)
-        time.sleep(2.5)  # two more of its one-second looks at the lock: still waiting, nothing built
+        time.sleep(1.5)  # at least one more of its one-second looks at the lock: still waiting, nothing built
         assert waiting.poll() is None, waiting.communicate()
         assert not env.exists()
     finally:
