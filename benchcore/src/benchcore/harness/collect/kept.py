@@ -23,6 +23,22 @@ from ..claude.transcript import Transcript, load
 
 _LAST: list = [None, None]  # [the copy's folder and version, its Transcript]: the one transcript kept parsed
 _LET_GO = object()  # a final message whose text is no longer held (KeptTranscript.let_go_of_final)
+# Equal values kept for many cells, one object each: every arm of a run names the same models, versions, modes,
+# hooks and session, and each cell's own copies (strings parsed from its transcript) are let go. Bounded: when
+# full it starts again (what it held stays with the cells holding it).
+_SHARED: dict = {}
+_SHARED_MAX = 4096
+_EVIDENCE_FIELDS = ("versions", "models", "efforts", "permission_modes", "claude_md", "hooks", "mcp_tools",
+                    "git_status", "skills", "session")
+
+
+def _shared(value):
+    """``value``, or the equal one already kept for another cell."""
+    if value is None:
+        return None
+    if len(_SHARED) >= _SHARED_MAX:
+        _SHARED.clear()
+    return _SHARED.setdefault(value, value)
 
 
 def load_copy(cdir: Path, main_id: str) -> Transcript:
@@ -43,9 +59,11 @@ class KeptTranscript:
         self.cdir = cdir
         self.main_id = main_id
         self.children = children
-        self._models = frozenset(models)
+        self._models = _shared(frozenset(models))
         self._final = final
-        self._refused = refused
+        self._refused = _shared(refused)
+        if evidence is not None:
+            evidence = _shared(evolve(evidence, **{k: _shared(getattr(evidence, k)) for k in _EVIDENCE_FIELDS}))
         self._evidence = evidence
         self.audited = audited  # the audit's findings in this transcript (audit.cell_problems), if asked
 
