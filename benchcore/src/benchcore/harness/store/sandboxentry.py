@@ -2,9 +2,10 @@
 
 Claude Code runs the benchmark's PreToolUse hook for every tool call of every arm, so ``benchcore guard``
 starts a fresh interpreter each time. This module imports nothing of benchcore's models or of cattrs: the
-guard that read the entry through :mod:`benchcore.serde` spent about 70 ms of each call importing them (122 ms
-in all on a 2-core machine, against about 50 ms without). :func:`load_sandbox` reads the entry exactly as
-``serde.load(Sandbox, ...)`` does, the same values and the same refusals (a test holds the two together).
+guard that read the entry through :mod:`benchcore.serde` imported them all for each call (138 ms of CPU a call
+on a 2-core machine, 79 ms without them). :func:`load_sandbox` reads the entry exactly as
+``serde.load(Sandbox, ...)`` does, the same values and the same refusals, word for word (a test holds the two
+together).
 """
 
 from __future__ import annotations
