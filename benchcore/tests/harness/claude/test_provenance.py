@@ -211,3 +211,51 @@ def test_auto_modes_classifier_note_before_a_journal_result_is_not_part_of_the_a
     assert _without_notes("Note: the answer itself starts so\n\nand goes on") == "Note: the answer itself starts so\n\nand goes on"
     assert _without_notes(note) == note  # nothing after it: the note is all there is, kept as it is
     assert _without_notes({"verdict": "A"}) == {"verdict": "A"}
+
+
+def _agent_call(n: int, prompt: str) -> list[dict]:
+    """A session's Agent call and its completed result, as Claude Code writes them."""
+    aid = f"a{n:05d}"
+    return [{"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": f"toolu_{n}", "name": "Agent", "input": {"prompt": prompt}}]}},
+            {"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": [{"type": "text", "text": "done"}]}]},
+             "toolUseResult": {"status": "completed", "agentId": aid,
+                               "content": [{"type": "text", "text": f"answer {n}"}]}}]
+
+
+def test_the_sessions_transcript_is_read_without_holding_its_records(tmp_path):
+    # Bug (issue 40, a 200-case run): Launched.read held every record of the session's main transcript, an
+    # Agent call with its prompt per cell, so collect's peak memory grew with the cells beyond the plan.
+    import tracemalloc
+    from benchcore.harness.claude.provenance import Launched
+
+    sid = "s-long"
+    (tmp_path / "-repo").mkdir()
+    lines = [json.dumps(r) for n in range(1000) for r in _agent_call(n, f"cell {n} " + "x" * 8000)]
+    (tmp_path / "-repo" / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+    size = (tmp_path / "-repo" / f"{sid}.jsonl").stat().st_size
+    assert size > 6_000_000
+    tracemalloc.start()
+    try:
+        launched = Launched.read(tmp_path, [sid])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(launched.agents) == 1000 and launched.answer_differs("a00999", "answer 999") is None
+    assert peak < size / 5, f"{peak} bytes traced reading a {size}-byte session transcript"
+
+
+def test_an_agent_result_before_its_call_and_a_malformed_call_id_are_read_as_before(tmp_path):
+    from benchcore.harness.claude.transcript import _child_ids
+
+    call, result = _agent_call(1, "p")
+    late_call, early_result = _agent_call(2, "q")
+    text_named = {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "Launched.\nagentId: b7 (use it)"}]}}
+    odd = {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": ["toolu_1"], "content": "agentId: nope"}]}}
+    # A result is counted wherever its call is in the file (order is the results'), a list where a call id
+    # goes matches no call (it stopped collect with a TypeError before), and an id is named once.
+    assert _child_ids([early_result, odd, call, result, text_named, late_call, result]) == ["a00002", "a00001", "b7"]
+    assert _child_ids([odd, early_result]) == []

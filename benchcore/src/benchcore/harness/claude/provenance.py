@@ -29,7 +29,7 @@ from attrs import Factory, evolve, field, frozen
 from ..store.files import locked_run, not_regular, write_atomic
 from ...judging import same_prompt
 from ..store.planfile import read_plan, write_plan
-from .transcript import _child_ids, read_records
+from .transcript import ChildIds, read_records
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 # How far a transcript's first timestamp may run ahead of collect's clock (clocks of one machine, rounding).
@@ -84,11 +84,15 @@ class Launched:
                 sdir = project / sid
                 main = project / f"{sid}.jsonl"
                 if not_regular(main) is None:
-                    records = list(read_records(main))
-                    for aid in _child_ids(records):
+                    # One record at a time: at thousands of cells the session's transcript, held whole, took
+                    # more memory than the run's plan.
+                    spawns, where = ChildIds(), f"the Agent tool's result in {main}"
+                    for record in read_records(main):
+                        spawns.add(record)
+                        if (done := _agent_result(record)) is not None:
+                            answers[done[0]] = (where, done[1])
+                    for aid in spawns.ids():
                         agents.setdefault(aid, (sid, sdir / "subagents" / f"agent-{aid}.jsonl"))
-                    for aid, text in _agent_results(records):
-                        answers[aid] = (f"the Agent tool's result in {main}", text)
                 wf = sdir / "subagents" / "workflows"
                 for journal in sorted(wf.glob("*/journal.jsonl")) if wf.is_dir() else ():
                     for rec in read_records(journal):
@@ -159,21 +163,19 @@ def _without_notes(result):
     return result
 
 
-def _agent_results(records: list[dict]) -> list[tuple[str, str]]:
-    """(agent id, final text) of every Agent tool call that ended in this transcript: ``toolUseResult`` of a
+def _agent_result(r: dict) -> Optional[tuple[str, str]]:
+    """(agent id, final text) when ``r`` ends an Agent tool call in this transcript: ``toolUseResult`` of a
     completed synchronous spawn holds the agent's id and its final text (``content``)."""
-    out = []
-    for r in records:
-        tur = r.get("toolUseResult")
-        if r.get("type") != "user" or not isinstance(tur, dict) or tur.get("status") != "completed":
-            continue
-        aid, content = tur.get("agentId"), tur.get("content")
-        if isinstance(aid, str) and isinstance(content, list):
-            texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-            if len(texts) > 1 and _TOOLS_NOTE.fullmatch(texts[0]):
-                texts = texts[1:]  # Claude Code's own note before the answer, not the agent's text
-            out.append((aid, "\n".join(t for t in texts if t)))
-    return out
+    tur = r.get("toolUseResult")
+    if r.get("type") != "user" or not isinstance(tur, dict) or tur.get("status") != "completed":
+        return None
+    aid, content = tur.get("agentId"), tur.get("content")
+    if not (isinstance(aid, str) and isinstance(content, list)):
+        return None
+    texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    if len(texts) > 1 and _TOOLS_NOTE.fullmatch(texts[0]):
+        texts = texts[1:]  # Claude Code's own note before the answer, not the agent's text
+    return aid, "\n".join(t for t in texts if t)
 
 
 def record_session(run_dir: Path, plan=None):

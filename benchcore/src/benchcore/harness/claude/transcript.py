@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Iterator, Mapping, Optional, Protocol
+from typing import Iterable, Iterator, Mapping, Optional, Protocol
 
 from attrs import field, frozen
 
@@ -328,36 +328,75 @@ def journal_result(path: Path, agent_id: str):
     return _journal_results(journal).get(agent_id)
 
 
-def _child_ids(records: list[dict]) -> list[str]:
+def _child_ids(records: Iterable[dict]) -> list[str]:
     """Agent ids of subagents launched through Task/Agent tool calls, from their tool results."""
-    spawn_ids = set()
+    spawns = ChildIds()
     for r in records:
+        spawns.add(r)
+    return spawns.ids()
+
+
+class ChildIds:
+    """:func:`_child_ids` over records given one at a time, so a long transcript (a session's main one, with an
+    Agent call and result per cell) is read without holding its records: of each record only its tool results'
+    parts that name an agent are kept, and only until it is known whether their call launched one."""
+
+    def __init__(self) -> None:
+        self._spawns: set = set()  # the ids of the Task/Agent tool calls seen so far
+        # In record order: the agent ids of a result whose call was seen (a list), or a result whose call was
+        # not seen yet (its call id, toolUseResult, content), decided once every call is seen.
+        self._results: list = []
+
+    def add(self, r: dict) -> None:
         msg = r.get("message")
-        if r.get("type") == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
+        if not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+            return
+        kind = r.get("type")
+        if kind == "assistant":
             for b in msg["content"]:
                 if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in ("Task", "Agent"):
-                    spawn_ids.add(b.get("id"))
-    out: list[str] = []
-    if not spawn_ids:  # launched none (most arms): no results to read
-        return out
-    for r in records:
-        msg = r.get("message")
-        if r.get("type") != "user" or not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
-            continue
-        for b in msg["content"]:
-            if not (isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in spawn_ids):
-                continue
-            result = r.get("toolUseResult")
-            ids = []
-            if isinstance(result, dict) and isinstance(result.get("agentId"), str):
-                ids.append(result["agentId"])
-            content = b.get("content")
-            text = content if isinstance(content, str) else text_of(content)
-            ids.extend(_AGENT_ID_LINE.findall(text))
-            for i in ids:
+                    self._spawns.add(b.get("id"))
+        elif kind == "user":
+            for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    call = b.get("tool_use_id")
+                    if _launched(call, self._spawns):
+                        self._results.append(_named(r.get("toolUseResult"), b.get("content")))
+                    else:
+                        self._results.append((call, r.get("toolUseResult"), b.get("content")))
+
+    def ids(self) -> list[str]:
+        out: list[str] = []
+        if not self._spawns:  # launched none (most arms): no results to read
+            return out
+        for kept in self._results:
+            if type(kept) is tuple:
+                call, result, content = kept
+                if not _launched(call, self._spawns):
+                    continue
+                kept = _named(result, content)
+            for i in kept:
                 if i not in out:
                     out.append(i)
-    return out
+        return out
+
+
+def _launched(call, spawns: set) -> bool:
+    """The result's call id is one of a Task/Agent call (an id that is not a string matches none)."""
+    try:
+        return call in spawns
+    except TypeError:  # a list or an object where the id goes: not a call Claude Code made
+        return False
+
+
+def _named(result, content) -> list[str]:
+    """The agent ids a Task/Agent call's result names: toolUseResult's agentId, then ``agentId:`` lines."""
+    ids = []
+    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        ids.append(result["agentId"])
+    text = content if isinstance(content, str) else text_of(content)
+    ids.extend(_AGENT_ID_LINE.findall(text))
+    return ids
 
 
 def load(path: Path, agent_id: str, index: AgentPaths) -> Transcript:
