@@ -330,9 +330,12 @@ def journal_result(path: Path, agent_id: str):
 
 def _child_ids(records: Iterable[dict]) -> list[str]:
     """Agent ids of subagents launched through Task/Agent tool calls, from their tool results."""
+    records = records if isinstance(records, (list, tuple)) else list(records)
     spawns = ChildIds()
-    for r in records:
-        spawns.add(r)
+    spawns.extend(r for r in records if r.get("type") == "assistant")  # the calls first: the same ids, in order
+    if not spawns.launched:  # launched none (most arms): no results to read
+        return []
+    spawns.extend(r for r in records if r.get("type") == "user")
     return spawns.ids()
 
 
@@ -347,23 +350,33 @@ class ChildIds:
         # not seen yet (its call id, toolUseResult, content), decided once every call is seen.
         self._results: list = []
 
+    @property
+    def launched(self) -> bool:
+        """Whether a Task/Agent call was seen."""
+        return bool(self._spawns)
+
     def add(self, r: dict) -> None:
-        msg = r.get("message")
-        if not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
-            return
-        kind = r.get("type")
-        if kind == "assistant":
-            for b in msg["content"]:
-                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in ("Task", "Agent"):
-                    self._spawns.add(b.get("id"))
-        elif kind == "user":
-            for b in msg["content"]:
-                if isinstance(b, dict) and b.get("type") == "tool_result":
-                    call = b.get("tool_use_id")
-                    if _launched(call, self._spawns):
-                        self._results.append(_named(r.get("toolUseResult"), b.get("content")))
-                    else:
-                        self._results.append((call, r.get("toolUseResult"), b.get("content")))
+        self.extend((r,))
+
+    def extend(self, records: Iterable[dict]) -> None:
+        spawns, results = self._spawns, self._results
+        for r in records:
+            msg = r.get("message")
+            if not isinstance(msg, dict) or not isinstance(content := msg.get("content"), list):
+                continue
+            kind = r.get("type")
+            if kind == "assistant":
+                for b in content:
+                    if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in ("Task", "Agent"):
+                        spawns.add(b.get("id"))
+            elif kind == "user":
+                for b in content:
+                    if isinstance(b, dict) and b.get("type") == "tool_result":
+                        call = b.get("tool_use_id")
+                        if spawns and _launched(call, spawns):
+                            results.append(_named(r.get("toolUseResult"), b.get("content")))
+                        else:
+                            results.append((call, r.get("toolUseResult"), b.get("content")))
 
     def ids(self) -> list[str]:
         out: list[str] = []
