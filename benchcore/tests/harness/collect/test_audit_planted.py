@@ -158,3 +158,13 @@ def test_the_index_finds_every_line_a_search_of_each_finds_short_lines_too(engin
         assert (first is None) == (not want)
         found += bool(want)
     assert found >= 4 * len(lines)  # at least the planted ones
+
+
+def test_a_line_with_an_empty_needle_is_a_candidate_everywhere_with_either_engine(engine):
+    # No fingerprint line is empty (they are 20 characters or more, stripped), but an empty needle must not stop
+    # collect (the automaton refuses one): both engines take it as found in every result.
+    from benchcore.harness.collect.contamination import Shown, _Index
+
+    index = _Index(("", "It names the reader by name, warmly."))
+    assert index.candidates(Shown("anything at all")) == [0]
+    assert index.candidates(Shown("so: It names the reader by name, warmly.")) == [0, 1]

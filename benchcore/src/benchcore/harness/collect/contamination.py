@@ -190,9 +190,11 @@ class _Index:
         self.automaton = None
         self.exact = _Automaton is not None  # how candidates() finds them: the automaton, or the windows
         if self.exact:
-            flat = [(needle, i) for i, needles in enumerate(self.needles) for needle in needles]
+            flat = [(needle, i) for i, needles in enumerate(self.needles) for needle in needles if needle]
             self.owner = [i for _, i in flat]
             self.automaton = _Automaton([needle for needle, _ in flat]) if flat else None
+            # An empty needle (no line the fingerprints give has one) is in every result, as the windows find it.
+            self.always = {i for i, needles in enumerate(self.needles) if not all(needles)}
             return  # no windows to index
         strides = {_STRIDES[0]}
         grams = [[_grams(needle) for needle in needles] for needles in self.needles]
@@ -226,11 +228,12 @@ class _Index:
         """The lines ``shown`` may show; ``grams``: its windows (at ``stride`` or finer) that are keys of
         this index or of another, when the caller looked them up once for several indexes."""
         if self.exact:  # the lines whose needles the folded result holds
-            if self.automaton is None:  # no lines
-                return []
-            owner = self.owner
-            return sorted({owner[k] for k, _, _ in self.automaton.find_matches_as_indexes(shown.folded(),
-                                                                                          overlapping=True)})
+            found = set(self.always)
+            if self.automaton is not None:
+                owner = self.owner
+                found.update(owner[k] for k, _, _ in self.automaton.find_matches_as_indexes(shown.folded(),
+                                                                                             overlapping=True))
+            return sorted(found)
         folded = shown.folded() if self.always else b""
         hit = {i for i in self.always if any(needle in folded for needle in self.short[i])}
         if grams is None:
