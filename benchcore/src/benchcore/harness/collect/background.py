@@ -38,9 +38,10 @@ class Background:
             self._held -= before[1]
             before[1] = 0
         while self._pending and self._held + size > PENDING_BYTES:
-            done, held, other = self._pending.popleft()
+            entry = self._pending.popleft()
+            done, held, other = entry
             self._held -= held
-            if held and self._counting.get(other) is not None and self._counting[other][0] is done:
+            if self._counting.get(other) is entry:  # let go: a later task on its buffer counts the bytes afresh
                 del self._counting[other]
             done.result()
         future = self._pool.submit(fn, *args)
