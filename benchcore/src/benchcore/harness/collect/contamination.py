@@ -161,7 +161,9 @@ def _grams(needle: bytes) -> list[int]:
 
 class _Index:
     """Fingerprint lines prepared once for many results: each line's needles, and an Aho-Corasick automaton of
-    them (ahocorasick_rs, a dependency) or, where it is not installed, a prefilter of 8-byte windows. A needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
+    them (ahocorasick_rs, a dependency) or, where it is not installed, a prefilter of 8-byte windows.
+
+    The windows: a needle of ``stride + 7`` bytes or more holds, wherever it occurs, the result's window that
     starts at a multiple of ``stride`` (a multiple of a finer stride too), so a result sharing no such window
     with a line cannot show it; needles too short for the smallest stride are always searched. The result's
     windows are taken at the finest stride any needle needs, and looked up once for every needle.
