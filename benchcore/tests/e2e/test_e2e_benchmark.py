@@ -90,14 +90,20 @@ def next_scripts(out: str) -> list[Path]:
     return found
 
 
-def greet_repo(tmp: Path, branch: str = "trunk", remote: bool = True) -> Path:
-    """A repo whose default branch is not main: greet is released there, then edited in the working tree."""
+SETUP = "git init -q . && echo built > built.txt"
+
+
+def greet_repo(tmp: Path, branch: str = "trunk", remote: bool = True, setup: bool = False) -> Path:
+    """A repo whose default branch is not main: greet is released there, then edited in the working tree.
+
+    ``setup``: CASE2 has a ``setup:`` (SETUP), run in each of its worlds. Off unless a test is about setups: each
+    run starts a sandbox (a bwrap, a bash and a git) per world, 15 worlds a plan, over a hundred plans a loop."""
     repo = tmp / "repo"
     R.init(repo, branch)
     R.skill(repo, GREET, "Greet the reader by name.")
     R.write(repo / "skills" / GREET / "notes.md", "released notes\n")
     R.case(repo, GREET, CASE1)
-    R.case(repo, GREET, CASE2, fixture=False, hard=None, setup="git init -q . && echo built > built.txt",
+    R.case(repo, GREET, CASE2, fixture=False, hard=None, setup=SETUP if setup else None,
            seed="**User:** Hi, I am Ada.\n**Assistant:** Hello Ada, what can I do?")
     R.skill(repo, "docs/untested")
     R.commit_all(repo, "release greet")
@@ -117,6 +123,14 @@ def greet_files() -> dict:
 def bench(tmp_path, monkeypatch):
     b = Bench(tmp_path, monkeypatch)
     greet_repo(tmp_path)
+    return b
+
+
+@pytest.fixture
+def bench_setup(tmp_path, monkeypatch):
+    """``bench`` whose CASE2 worlds are built by a setup (greet_repo's ``setup``)."""
+    b = Bench(tmp_path, monkeypatch)
+    greet_repo(tmp_path, setup=True)
     return b
 
 
@@ -191,7 +205,8 @@ def test_new_and_unchanged_skills_give_two_arms_and_say_why(tmp_path, monkeypatc
         assert "previous" not in plan["skill_copies"]
 
 
-def test_worlds_are_fresh_per_cell_and_outside_the_repo(bench):
+def test_worlds_are_fresh_per_cell_and_outside_the_repo(bench_setup):
+    bench = bench_setup
     bench.plan("greet", "--seed", "5")
     plan = bench.plan_json(bench.runs()[0])
     worlds = [Path(c["world"]) for c in plan["cells"]]
@@ -571,7 +586,8 @@ def test_a_trial_still_invalid_after_two_reruns_is_given_up_and_the_protocol_goe
     assert sorted(p.name for p in (run_dir / "cases" / CASE1 / "t3").glob(".invalid-*")) == [".invalid-1", ".invalid-2"]
 
 
-def test_a_failing_setup_during_rerun_changes_nothing(bench):
+def test_a_failing_setup_during_rerun_changes_nothing(bench_setup):
+    bench = bench_setup
     # Bug: --rerun moved a trial's files aside before building its new worlds, so a failing setup
     # left the run half re-planned (files moved, plan.json unchanged). Planned --no-sandbox: the setup below
     # counts its runs in a file outside its world, which a sandboxed setup cannot write.
@@ -583,7 +599,7 @@ def test_a_failing_setup_during_rerun_changes_nothing(bench):
     count = bench.tmp / "setups"
     case_md = run_dir / "cases" / CASE2 / "case.md"
     case_md.write_text(case_md.read_text().replace(
-        "setup: git init -q . && echo built > built.txt",
+        f"setup: {SETUP}",
         f"setup: n=$(cat {count} 2>/dev/null || echo 0); echo $((n + 1)) > {count}; [ $n -lt 1 ] || exit 4"))
     before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file() and p.name != "collect.json"}
     worlds = set(Path(bench.plan_json(run_dir)["world_root"]).iterdir())
@@ -748,9 +764,10 @@ def test_a_missing_fixture_stops_planning(bench):
     _nothing_created(bench)
 
 
-def test_a_failing_setup_removes_what_was_half_made(bench):
+def test_a_failing_setup_removes_what_was_half_made(bench_setup):
+    bench = bench_setup
     path = bench.repo / "tests" / GREET / CASE2 / "case.md"
-    path.write_text(path.read_text().replace("setup: git init -q . && echo built > built.txt", "setup: exit 3"))
+    path.write_text(path.read_text().replace(f"setup: {SETUP}", "setup: exit 3"))
     rc, _, err = bench.plan("greet")
     assert rc == 2 and "the setup command failed (exit 3)" in err and f"{CASE2}/case.md" in err
     _nothing_created(bench)
