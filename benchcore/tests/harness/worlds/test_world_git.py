@@ -167,3 +167,35 @@ def test_a_config_changed_between_checks_is_listed_again_before_the_next(world, 
     assert not marker.exists(), marker.read_text()
     listings = [c for c in log.read_text().splitlines() if c.startswith("config ")]
     assert len(listings) == 4, listings  # two before the first check, two again before the second
+
+
+def test_worlds_without_git_share_one_listing_of_the_users_config_until_it_changes(tmp_path, monkeypatch):
+    # Most worlds have no .git: there git reads only the user's config, the same from every world, so collect
+    # lists it once for all of them (not once a trial). An alias naming a program, added to the user's config
+    # between two trials, is listed again before the second and overridden there.
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    (home / ".gitconfig").write_text("[user]\n\tname = someone\n")
+    log = _logging_git(tmp_path, monkeypatch)
+    check = [HardAssertion(command='test -z "$(git config alias.evil)"', line=1)]
+    worlds = [tmp_path / "worlds" / f"w{i}" for i in range(4)]
+    for w in worlds:
+        w.mkdir(parents=True)
+    for w in worlds[:3]:
+        assert [r.exit for r in run_assertions(check, tmp_path / "none.md", w, timeout=20)] == [0]
+    def listings() -> list[str]:  # collect's listings of the user's config (the checks' own git calls aside)
+        return [c for c in log.read_text().splitlines() if c.startswith("config --includes ")]
+    assert listings() == ["config --includes --name-only --list"]
+    with open(home / ".gitconfig", "a") as fh:
+        fh.write("[alias]\n\tevil = !touch PWNED\n")
+    results = run_assertions(check + [HardAssertion(command="git evil; test ! -e PWNED", line=2)],
+                             tmp_path / "none.md", worlds[3], timeout=20)
+    assert [r.exit for r in results] == [0, 0], results
+    assert len(listings()) == 2
+    # A world with a .git of its own is listed on its own (the user's includeIf can match by where it is).
+    _git(worlds[0], "init", "-q")
+    run_assertions(check, tmp_path / "none.md", worlds[0], timeout=20)
+    assert len(listings()) == 3

@@ -26,7 +26,9 @@ unconfined the one that keeps ``collect`` from running an arm's program through 
 That listing runs two git processes (outside the sandbox: they only read configuration
 and run no program); a trial's checks share it, and it is taken again before a check whenever a file it
 came from (the world's ``.git/config``, the user's git config) has changed since, so
-a check sees the configuration as it is when it starts. Each predicate runs in a
+a check sees the configuration as it is when it starts. A world with no ``.git`` has no configuration of its
+own: git reads only the user's there, wherever the world is, so one listing serves every such world until
+the user's git config files or the environment git reads them by (``HOME``, ``PATH``, ``GIT_*``) change. Each predicate runs in a
 bash of its own, in its own session, killed whole at the limit (one process a
 check: its own time limit, exit and stderr); only the tail of its stderr is kept.
 """
@@ -73,13 +75,43 @@ _COMMAND_KEY = re.compile(
 
 def _git_config_names(args: list[str], cwd: Path) -> list[str]:
     """Config key names git lists for ``args`` (reading configuration runs no program)."""
+    names = _listed(args, cwd)
+    return [] if names is None else names
+
+
+def _listed(args: list[str], cwd: Path) -> Optional[list[str]]:
+    """:func:`_git_config_names`, None when git could not be run or did not answer in time."""
     try:
         out = subprocess.run(["git", *args, "--name-only", "--list"], cwd=cwd, capture_output=True, text=True,
                              timeout=10, stdin=subprocess.DEVNULL,
                              env=dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CEILING_DIRECTORIES=str(cwd.parent)))
     except (OSError, subprocess.TimeoutExpired):
-        return []
+        return None
     return out.stdout.split()
+
+
+# The last listing of the user's own git config, from a world with no .git: (what it read, its names).
+_USERS_LISTING: list = [None, []]
+
+
+def _users_names(world: Path) -> list[str]:
+    """The key names git lists from inside the world with ``--includes``.
+
+    A world with a ``.git`` is listed on its own (its config, and the user's ``includeIf "gitdir:"`` sections
+    match by where it is). Without one, git finds no repository there (the ceiling is the world's parent) and
+    reads only the user's config, the same from every such world: the listing is kept and used again while
+    the user's config files (path, size, mtime, inode) and the environment git reads them by are the same."""
+    if os.path.lexists(world / ".git"):
+        return _git_config_names(["config", "--includes"], world)
+    read = (_config_stamp(world, os.environ)[1:],
+            tuple(sorted((k, v) for k, v in os.environ.items()
+                         if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME", "PATH"))))
+    if _USERS_LISTING[0] != read:
+        names = _listed(["config", "--includes"], world)
+        if names is None:  # not kept: the next world asks git again
+            return []
+        _USERS_LISTING[:] = [read, names]
+    return list(_USERS_LISTING[1])
 
 
 def _file_names(world: Path) -> list[str]:
@@ -122,7 +154,7 @@ def world_git_problem(world: Path, names: Optional[list[str]] = None) -> Optiona
 def _world_command_keys(world: Path, file_names: Optional[list[str]] = None) -> list[str]:
     """The per-name command keys git sees from inside the world (its own config and the user's), as git lists
     them; ``file_names``: the world's own config's names when already listed (:func:`_file_names`)."""
-    keys = {k for k in _git_config_names(["config", "--includes"], world) if _COMMAND_KEY.match(k)}
+    keys = {k for k in _users_names(world) if _COMMAND_KEY.match(k)}
     keys.update(k for k in (_file_names(world) if file_names is None else file_names) if _COMMAND_KEY.match(k))
     return sorted(keys)
 
