@@ -83,14 +83,22 @@ def _samples(case_dir: Path) -> dict[str, Path]:
     return {d.name: d for d in sorted(sdir.iterdir()) if d.is_dir()}
 
 
-def _run_sample(case_dir: Path, case: Case, sample: Path, tmp: Path, sh: bool = True) -> list[int]:
+def _run_sample(case_dir: Path, case: Case, sample: Path, tmp: Path, sh: bool = True,
+                built: Path | None = None) -> list[int]:
     """Exit code of each hard assertion against one sample, in case order.
 
     The predicates run through the harness (as collect runs them) and, with
     ``sh``, again under plain POSIX ``sh``: a predicate must mean the same in
     both, because users write and debug them in whatever shell they have.
+    ``built``: a world of this case just built by ``_build_world``, copied for the sample instead of running the
+    setup again (the example setups write nothing that depends on the world's path; `benchcore validate`, which
+    test_benchcore_validate_exits_0_from_the_repo_root runs, builds each sample's world with the setup).
     """
-    world = _build_world(case_dir, case, tmp)
+    if built is None:
+        world = _build_world(case_dir, case, tmp)
+    else:
+        world = tmp / "world"
+        shutil.copytree(built, world, symlinks=True)
     if (sample / "world").is_dir():
         shutil.copytree(sample / "world", world, dirs_exist_ok=True)
     if (sample / "act.sh").is_file():
@@ -401,14 +409,15 @@ def test_hard_assertions_pass_on_good_samples_and_each_fails_on_a_bad_one(skill,
     assert good, f"{case_dir}: no samples/good/ to show the assertions can pass"
     assert bad, f"{case_dir}: no samples/bad-*/ to show the assertions can fail"
 
+    built = _build_world(case_dir, case, tmp_path / "built")  # the setup once (under the user's config too)
     for n, p in good.items():
-        codes = _run_sample(case_dir, case, p, tmp_path / n, sh=sh)
+        codes = _run_sample(case_dir, case, p, tmp_path / n, sh=sh, built=built)
         failing = [case.hard_assertions[i].command for i, c in enumerate(codes) if c != 0]
         assert failing == [], f"good sample {n} fails: {failing}"
 
     failed_somewhere = [False] * len(case.hard_assertions)
     for n, p in bad.items():
-        codes = _run_sample(case_dir, case, p, tmp_path / n, sh=sh)
+        codes = _run_sample(case_dir, case, p, tmp_path / n, sh=sh, built=built)
         assert any(c != 0 for c in codes), f"bad sample {n} passes every assertion"
         failed_somewhere = [f or c != 0 for f, c in zip(failed_somewhere, codes)]
     never = [a.command for a, f in zip(case.hard_assertions, failed_somewhere) if not f]
