@@ -55,6 +55,20 @@ def pythons() -> dict[str, Path]:
 PYTHONS = pythons()
 
 
+_REFUSALS: dict[str, str] = {}
+
+
+def _pip_refuses(python: str) -> str:
+    """"" when the pip of the Python ``python`` links to refuses to install outside a venv (PEP 668), else what it
+    said; asked once per interpreter (0.4 s of pip each time)."""
+    key = os.path.realpath(python)
+    if key not in _REFUSALS:
+        r = subprocess.run([python, "-m", "pip", "install", "--no-index", "benchdep"], capture_output=True, text=True)
+        ok = r.returncode != 0 and "externally-managed-environment" in (r.stdout + r.stderr)
+        _REFUSALS[key] = "" if ok else f"exit {r.returncode}: {(r.stdout + r.stderr)[-500:]}"
+    return _REFUSALS[key]
+
+
 def python_on(tmp: Path, variant: str, venv_path=None) -> str:
     """A PATH whose python3 is the variant's, then the clean system folders; with the ``venv_path`` fixture, that
     python3's ``-m venv`` copies the environment it made once (conftest.py)."""
@@ -65,9 +79,7 @@ def python_on(tmp: Path, variant: str, venv_path=None) -> str:
     (bin_dir / "python3").symlink_to(PYTHONS[variant])
     if variant == "pep668":
         # What the user's system pip does: it refuses (so no fix line may send them there).
-        r = subprocess.run([str(bin_dir / "python3"), "-m", "pip", "install", "--no-index", "benchdep"],
-                           capture_output=True, text=True)
-        assert r.returncode != 0 and "externally-managed-environment" in (r.stdout + r.stderr), r.stderr[-500:]
+        assert _pip_refuses(str(bin_dir / "python3")) == ""
     path = f"{bin_dir}:{CLEAN_PATH}"
     return venv_path(PYTHONS[variant], path) if venv_path else path
 
