@@ -8,11 +8,13 @@ on-disk format into a temp ``CLAUDE_CONFIG_DIR``.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import json
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -97,7 +99,32 @@ def greet_repo(tmp: Path, branch: str = "trunk", remote: bool = True, setup: boo
     """A repo whose default branch is not main: greet is released there, then edited in the working tree.
 
     ``setup``: CASE2 has a ``setup:`` (SETUP), run in each of its worlds. Off unless a test is about setups: each
-    run starts a sandbox (a bwrap, a bash and a git) per world, 15 worlds a plan, over a hundred plans a loop."""
+    run starts a sandbox (a bwrap, a bash and a git) per world, 15 worlds a plan, over a hundred plans a loop.
+
+    Built once per worker and shape with git (about 15 git processes), then copied for each test, its origin's
+    path in .git/config changed to the copy's (the only absolute path the repository holds)."""
+    key = (branch, remote, setup)
+    if key not in _GREET_REPOS:
+        top = Path(tempfile.mkdtemp(prefix="greet-repo-"))
+        atexit.register(shutil.rmtree, top, True)
+        _build_greet_repo(top, branch, remote, setup)
+        _GREET_REPOS[key] = top
+    top = _GREET_REPOS[key]
+    repo = tmp / "repo"
+    shutil.copytree(top / "repo", repo, symlinks=True, dirs_exist_ok=True)  # Bench made it (the cwd)
+    if remote:
+        shutil.copytree(top / "origin.git", tmp / "origin.git", symlinks=True)
+        config = repo / ".git" / "config"
+        text = config.read_text()
+        assert str(top / "origin.git") in text, text
+        config.write_text(text.replace(str(top / "origin.git"), str(tmp / "origin.git")))
+    return repo
+
+
+_GREET_REPOS: dict[tuple, Path] = {}
+
+
+def _build_greet_repo(tmp: Path, branch: str, remote: bool, setup: bool) -> Path:
     repo = tmp / "repo"
     R.init(repo, branch)
     R.skill(repo, GREET, "Greet the reader by name.")
