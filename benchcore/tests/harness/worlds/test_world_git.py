@@ -180,14 +180,16 @@ def test_worlds_without_git_share_one_listing_of_the_users_config_until_it_chang
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     (home / ".gitconfig").write_text("[user]\n\tname = someone\n")
     log = _logging_git(tmp_path, monkeypatch)
+
+    def listings() -> list[str]:  # collect's listings of the user's config (the checks' own git calls aside)
+        return [c for c in log.read_text().splitlines() if c.startswith("config --includes ")]
+
     check = [HardAssertion(command='test -z "$(git config alias.evil)"', line=1)]
     worlds = [tmp_path / "worlds" / f"w{i}" for i in range(4)]
     for w in worlds:
         w.mkdir(parents=True)
     for w in worlds[:3]:
         assert [r.exit for r in run_assertions(check, tmp_path / "none.md", w, timeout=20)] == [0]
-    def listings() -> list[str]:  # collect's listings of the user's config (the checks' own git calls aside)
-        return [c for c in log.read_text().splitlines() if c.startswith("config --includes ")]
     assert listings() == ["config --includes --name-only --list"]
     with open(home / ".gitconfig", "a") as fh:
         fh.write("[alias]\n\tevil = !touch PWNED\n")
