@@ -156,8 +156,8 @@ def pytest_configure(config):
 
 # The longest tests first (measured with --durations=0): a test file, or one test of it (``file::name``, every
 # parametrization of it). pytest-xdist's default scheduler hands tests out in collection order, so with these
-# first the two workers of ``-n 2`` share the long ones and end together on short ones, instead of one waiting
-# while the other finishes a long test.
+# first the workers (``-n 2`` for the suite, ``-n 3`` for the loop) share the long ones and end together on
+# short ones, instead of one waiting while another finishes a long test.
 SLOW_FIRST = [
     "harness/repo/test_example_cases.py::test_plan_builds_every_world_of_the_example_skills",
     "harness/repo/test_example_cases.py::test_benchcore_validate_exits_0_from_the_repo_root",
