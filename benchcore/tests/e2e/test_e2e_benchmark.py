@@ -12,10 +12,12 @@ import atexit
 import contextlib
 import io
 import json
+import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -93,6 +95,7 @@ def next_scripts(out: str) -> list[Path]:
 
 
 SETUP = "git init -q . && echo built > built.txt"
+_GREET_REPOS: dict[tuple, Path] = {}  # (branch, remote, setup) -> the folder holding repo/ and origin.git/
 
 
 def greet_repo(tmp: Path, branch: str = "trunk", remote: bool = True, setup: bool = False) -> Path:
@@ -107,7 +110,9 @@ def greet_repo(tmp: Path, branch: str = "trunk", remote: bool = True, setup: boo
     if key not in _GREET_REPOS:
         top = Path(tempfile.mkdtemp(prefix="greet-repo-"))
         atexit.register(shutil.rmtree, top, True)
-        _build_greet_repo(top, branch, remote, setup)
+        # git's own isolated config and identity, whichever test (with whatever environment) builds it first
+        with mock.patch.dict(os.environ, R.isolate_git(top / "home")):
+            _build_greet_repo(top, branch, remote, setup)
         _GREET_REPOS[key] = top
     top = _GREET_REPOS[key]
     repo = tmp / "repo"
@@ -119,9 +124,6 @@ def greet_repo(tmp: Path, branch: str = "trunk", remote: bool = True, setup: boo
         assert str(top / "origin.git") in text, text
         config.write_text(text.replace(str(top / "origin.git"), str(tmp / "origin.git")))
     return repo
-
-
-_GREET_REPOS: dict[tuple, Path] = {}
 
 
 def _build_greet_repo(tmp: Path, branch: str, remote: bool, setup: bool) -> Path:
