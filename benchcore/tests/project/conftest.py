@@ -4,7 +4,7 @@ The wrapper makes its environment with ``<python3 on PATH> -m venv <env>``; ensu
 about 2.5 s of CPU per environment, and these tests make about twenty. ``venv_path`` gives a PATH whose
 ``python3`` is the real one for everything but ``-m venv <folder>``, which copies an environment that same Python
 made once per session with ``-m venv`` (what it would have made again: the copy's ``pyvenv.cfg`` names the same
-``home``, and its python is the same link). Everything after (the lock, pip's hash-checked install from the local
+``home``, and its python links to the same interpreter, by its resolved path). Everything after (the lock, pip's hash-checked install from the local
 wheel folder, the build, the checks, the stamps) runs for real. The test of a first use as a user meets it
 (test_first_use_installs_the_locked_wheel_runs_benchcore_once_says_so_and_is_reused) and the clone's own fix line
 keep the real ``-m venv``.

@@ -59,8 +59,8 @@ _REFUSALS: dict[str, str] = {}
 
 
 def _pip_refuses(python: str) -> str:
-    """"" when the pip of the Python ``python`` links to refuses to install outside a venv (PEP 668), else what it
-    said; asked once per interpreter (0.4 s of pip each time)."""
+    """The empty string when the pip of the Python ``python`` links to refuses to install outside a venv (PEP
+    668), else what it said; asked once per interpreter (0.4 s of pip each time)."""
     key = os.path.realpath(python)
     if key not in _REFUSALS:
         r = subprocess.run([python, "-m", "pip", "install", "--no-index", "benchdep"], capture_output=True, text=True)

@@ -26,9 +26,10 @@ unconfined the one that keeps ``collect`` from running an arm's program through 
 That listing runs two git processes (outside the sandbox: they only read configuration
 and run no program); a trial's checks share it, and it is taken again before a check whenever a file it
 came from (the world's ``.git/config``, the user's git config) has changed since, so
-a check sees the configuration as it is when it starts. A world with no ``.git`` has no configuration of its
-own: git reads only the user's there, wherever the world is, so one listing serves every such world until
-the user's git config files or the environment git reads them by (``HOME``, ``PATH``, ``GIT_*``) change. Each predicate runs in a
+a check sees the configuration as it is when it starts. A world with no ``.git`` has no
+configuration of its own: git reads only the user's there, wherever the world is, so one
+listing serves every such world until the user's git config files or the environment git
+reads them by (``HOME``, ``PATH``, ``GIT_*``) change. Each predicate runs in a
 bash of its own, in its own session, killed whole at the limit (one process a
 check: its own time limit, exit and stderr); only the tail of its stderr is kept.
 """
