@@ -201,3 +201,25 @@ def test_worlds_without_git_share_one_listing_of_the_users_config_until_it_chang
     _git(worlds[0], "init", "-q")
     run_assertions(check, tmp_path / "none.md", worlds[0], timeout=20)
     assert len(listings()) == 3
+
+
+def test_a_git_file_made_between_two_checks_of_a_world_without_git_is_refused_before_the_next(tmp_path):
+    # A check can run the arm's code (unittest discover imports its test files); in a world that had no .git,
+    # that code makes a .git file pointing at a folder whose config names a filter. .git/config cannot be read
+    # before or after, so only .git's own type tells: the next check is refused, and the filter never runs.
+    w = tmp_path / "worlds" / "w1"
+    w.mkdir(parents=True)
+    (w / "a.txt").write_text("a\n")
+    marker = tmp_path / "PWNED"
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f"#!/bin/sh\necho ran >> {marker}\ncat\n")
+    evil.chmod(0o755)
+    plant = ("git init -q .hidden && mv .hidden/.git .hidden.git && rmdir .hidden && "
+             "printf 'gitdir: .hidden.git\\n' > .git && "
+             f"printf '[filter \"x\"]\\n\\tclean = {evil}\\n' >> .hidden.git/config && "
+             "echo '* filter=x' > .gitattributes")
+    results = run_assertions([HardAssertion(command=plant, line=1),
+                              HardAssertion(command="git add -A; true", line=2)], tmp_path / "none.md", w, timeout=20)
+    assert results[0].exit == 0, results
+    assert not marker.exists(), marker.read_text()
+    assert results[1].exit is None and "refused before this check" in results[1].stderr, results

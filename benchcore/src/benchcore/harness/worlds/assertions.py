@@ -25,8 +25,9 @@ keys listed by git itself from inside the world): in the sandbox a second wall, 
 unconfined the one that keeps ``collect`` from running an arm's program through git.
 That listing runs two git processes (outside the sandbox: they only read configuration
 and run no program); a trial's checks share it, and it is taken again before a check whenever a file it
-came from (the world's ``.git/config``, the user's git config) has changed since, so
-a check sees the configuration as it is when it starts. A world with no ``.git`` has no
+came from (the world's ``.git/config``, the user's git config) has changed since, or ``.git``
+itself was made or replaced (a ``.git`` file an arm's code wrote between two checks is
+refused before the next), so a check sees the configuration as it is when it starts. A world with no ``.git`` has no
 configuration of its own: git reads only the user's there, wherever the world is, so one
 listing serves every such world until the user's git config files or the environment git
 reads them by (``HOME``, ``PATH``, ``GIT_*``) change. Each predicate runs in a
@@ -39,6 +40,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -104,7 +106,7 @@ def _users_names(world: Path) -> list[str]:
     the user's config files (path, size, mtime, inode) and the environment git reads them by are the same."""
     if os.path.lexists(world / ".git"):
         return _git_config_names(["config", "--includes"], world)
-    read = (_config_stamp(world, os.environ)[1:],
+    read = (_config_stamp(world, os.environ)[2:],  # the user's files only
             tuple(sorted((k, v) for k, v in os.environ.items()
                          if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME", "PATH"))))
     if _USERS_LISTING[0] != read:
@@ -161,13 +163,20 @@ def _world_command_keys(world: Path, file_names: Optional[list[str]] = None) -> 
 
 
 def _config_stamp(world: Path, env: dict) -> tuple:
-    """What the git configuration a check's git reads depends on, as (path, size, mtime, inode) of each file:
-    the world's ``.git/config`` and the user's (global and XDG) git config."""
+    """What the git configuration a check's git reads depends on: the world's ``.git`` as (path, kind, inode),
+    so that one made, replaced or turned into a file or a link between two checks is seen even where
+    ``.git/config`` cannot be read before or after; then (path, size, mtime, inode) of the world's
+    ``.git/config`` and of the user's (global and XDG) git config. The first two are the world's own."""
+    try:
+        st = os.lstat(world / ".git")
+        dot = (str(world / ".git"), stat.S_IFMT(st.st_mode), st.st_ino)
+    except OSError:
+        dot = (str(world / ".git"), None)
     home = env.get("HOME", "")
     xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     paths = [world / ".git" / "config", Path(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig")),
              Path(xdg, "git", "config")]
-    stamp = []
+    stamp = [dot]
     for path in paths:
         try:
             st = os.lstat(path)
