@@ -177,3 +177,35 @@ def test_a_line_with_an_empty_needle_is_a_candidate_everywhere_with_either_engin
     index = _Index(("", "It names the reader by name, warmly."))
     assert index.candidates(Shown("anything at all")) == [0]
     assert index.candidates(Shown("so: It names the reader by name, warmly.")) == [0, 1]
+
+
+@pytest.mark.parametrize("table", [True, False], ids=["table", "compact"])
+def test_lines_that_share_the_automatons_key_are_told_apart_in_either_form(table, monkeypatch):
+    # The automaton holds each needle's first KEY bytes: lines that begin alike share one key, and each place it
+    # matches is checked for every needle it starts. A result showing one of them finds that one only, whether the
+    # automaton is a full table (a DFA) or, past DFA_KEY_BYTES, the library's compact form; a line no longer than
+    # the key is its own key.
+    import base64
+
+    from benchcore.harness.collect import contamination
+    from benchcore.harness.collect.contamination import KEY, Shown, _Index
+
+    if contamination._Automaton is None:
+        pytest.skip("benchcore does not install ahocorasick-rs on this Python or platform")
+    if not table:
+        monkeypatch.setattr(contamination, "DFA_KEY_BYTES", 0)
+    lines = ("It keeps the greeting under forty words.", "It keeps the greeting under fifty words.",
+             "It keeps the greeting warm and short.", "x" * KEY, "It keeps the")
+    index = _Index(lines)
+    assert len({k for needles in index.needles for k in (n[:KEY] for n in needles)}) < sum(map(len, index.needles))
+    cases = {
+        "so: It keeps the greeting under fifty words. Said the case.": {1, 4},
+        "It keeps the greeting\nunder forty\nwords.": {0, 4},  # folded by a terminal
+        base64.b64encode(b"It keeps the greeting warm and short.").decode(): {2, 4},  # its start is line 4
+        "It keeps the greeting under forty": {4},  # the shared start, not any longer line
+        "xxxxxxxxxxx": set(),  # one byte short of the line that is its own key
+        "x" * (3 * KEY): {3},
+    }
+    for text, want in cases.items():
+        assert set(index.candidates(Shown(text))) == want, text
+        assert _brute(lines, text) == want, text
