@@ -128,6 +128,21 @@ def _standin():
     return agent, repo
 
 
+# The skill under test has a real skill's text: the body and references of this repository's commit-message skill
+# (180 lines), as a user's skill has, not one sentence. The audit looks for every distinctive line of the skill
+# copies in every tool result, so the size of the skill is part of what a collect costs.
+REAL_SKILL = Path(__file__).resolve().parents[2] / "skills" / "git" / "commit-message"
+
+
+def _real_skill(R, repo: Path, edit: str) -> None:
+    """The bench's skill: the real skill's body and references, then ``edit`` (the released and edited versions)."""
+    text = (REAL_SKILL / "SKILL.md").read_text(encoding="utf-8")
+    body = text.split("\n---\n", 1)[1] if text.startswith("---\n") else text
+    R.skill(repo, SKILL, body.rstrip("\n") + "\n\n" + edit)
+    for ref in sorted((REAL_SKILL / "references").glob("*.md")):
+        R.write(repo / "skills" / SKILL / "references" / ref.name, ref.read_text(encoding="utf-8"))
+
+
 def build_repo(root: Path, cases: int) -> dict:
     """A git repository whose skill is released on main and edited since, with ``cases`` cases; the env to run in."""
     _, R = _standin()
@@ -135,11 +150,11 @@ def build_repo(root: Path, cases: int) -> dict:
     os.environ.update(R.env_for(root))
     repo = root / "repo"
     R.init(repo, "main")
-    R.skill(repo, SKILL, "Greet the reader by name.")
+    _real_skill(R, repo, "Greet the reader by name.")
     for n in range(1, cases + 1):
         R.case(repo, SKILL, f"{n:03d}-case")
     R.commit_all(repo, "release")
-    R.skill(repo, SKILL, "Greet the reader by name, warmly.")
+    _real_skill(R, repo, "Greet the reader by name, warmly.")
     return env
 
 
