@@ -180,11 +180,11 @@ def test_a_line_with_an_empty_needle_is_a_candidate_everywhere_with_either_engin
 
 
 @pytest.mark.parametrize("table", [True, False], ids=["table", "compact"])
-def test_lines_that_share_the_automatons_key_are_told_apart_in_either_form(table, monkeypatch):
-    # The automaton holds each needle's first KEY bytes: lines that begin alike share one key, and each place it
-    # matches is checked for every needle it starts. A result showing one of them finds that one only, whether the
-    # automaton is a full table (a DFA) or, past DFA_KEY_BYTES, the library's compact form; a line no longer than
-    # the key is its own key.
+def test_lines_that_begin_alike_are_told_apart_in_either_form_of_the_automaton(table, monkeypatch):
+    # The automaton holds each needle's first KEY bytes, and each place a key matches is checked for the needles it
+    # starts; when many lines begin alike, only for those that go on as the result does. A result showing one finds
+    # that one only, whether the automaton is a full table (a DFA) or, past DFA_KEY_BYTES, the library's compact
+    # form; a line no longer than a key is its own key.
     import base64
 
     from benchcore.harness.collect import contamination
@@ -195,9 +195,14 @@ def test_lines_that_share_the_automatons_key_are_told_apart_in_either_form(table
     if not table:
         monkeypatch.setattr(contamination, "DFA_KEY_BYTES", 0)
     lines = ("It keeps the greeting under forty words.", "It keeps the greeting under fifty words.",
-             "It keeps the greeting warm and short.", "x" * KEY, "It keeps the")
+             "It keeps the greeting warm and short.", "x" * KEY, "It keeps the",
+             *(f"description: {n:03d}-case for tests" for n in range(1, 41)))
     index = _Index(lines)
-    assert len({k for needles in index.needles for k in (n[:KEY] for n in needles)}) < sum(map(len, index.needles))
+    starts = {n[:KEY] for needles in index.needles[:3] for n in needles}
+    assert len(starts) < sum(map(len, index.needles[:3]))  # they begin alike
+    # The 40 case lines share their keys; the bytes after a key tell them apart (at most one line each).
+    assert any(more for _, more in index.keyed)
+    assert all(len({i for _, i in held}) <= 1 for _, more in index.keyed if more for held in more.values())
     cases = {
         "so: It keeps the greeting under fifty words. Said the case.": {1, 4},
         "It keeps the greeting\nunder forty\nwords.": {0, 4},  # folded by a terminal
@@ -205,6 +210,9 @@ def test_lines_that_share_the_automatons_key_are_told_apart_in_either_form(table
         "It keeps the greeting under forty": {4},  # the shared start, not any longer line
         "xxxxxxxxxxx": set(),  # one byte short of the line that is its own key
         "x" * (3 * KEY): {3},
+        "description: for tests\n" * 100: set(),  # what every case's line holds, and none of them
+        "name: a\ndescription: 017-case for tests\n": {5 + 16},
+        base64.encodebytes(b"description: 033-case for tests").decode(): {5 + 32},
     }
     for text, want in cases.items():
         assert set(index.candidates(Shown(text))) == want, text

@@ -135,6 +135,7 @@ def _path_pattern(rel: str) -> re.Pattern:
 _SPACE = re.compile(r"\s+")
 _WHITE = b" \t\n\r\x0b\x0c"
 KEY = 12  # bytes of each needle the automaton holds (see _Index)
+FAN = 8  # needles a key may start before the bytes after it sort them (_keyed)
 DFA_KEY_BYTES = 32_000  # the automaton is a full table up to this many bytes of keys (about 10 MB), else compact
 _GRAM = 8  # bytes: the window the prefilter compares, as one 64-bit integer
 _STRIDES = (32, 8)  # a result's windows every 32 bytes for long needles, every 8 for shorter ones
@@ -162,6 +163,28 @@ def _needles(line: str) -> tuple[bytes, ...]:
         if len(body) >= 6:
             out.append(base64.b64encode(body))
     return tuple(out)
+
+
+def _keyed(needles: list[tuple[bytes, int]]) -> dict[bytes, tuple[list, dict | None]]:
+    """The automaton's keys: each needle's first KEY bytes (a needle of KEY bytes or fewer whole) -> the (needle,
+    line) pairs it starts, as ``(few, more)``. When more than FAN needles begin with a key ("description:
+    001-case ...", "description: 002-case ...": a line per case), those of two keys' length or more are in
+    ``more`` by the KEY bytes after the key, so a match is checked for the needles that go on as the result
+    does, not for every case's line; ``few`` holds the rest (all of them, when FAN or fewer share the key)."""
+    shared: dict[bytes, list[tuple[bytes, int]]] = {}
+    for needle, i in needles:
+        shared.setdefault(needle[:KEY], []).append((needle, i))
+    out: dict[bytes, tuple[list, dict | None]] = {}
+    for key, held in shared.items():
+        if len(held) <= FAN:
+            out[key] = (held, None)
+            continue
+        more: dict[bytes, list[tuple[bytes, int]]] = {}
+        for needle, i in held:
+            if len(needle) >= 2 * KEY:
+                more.setdefault(needle[KEY:2 * KEY], []).append((needle, i))
+        out[key] = ([(needle, i) for needle, i in held if len(needle) < 2 * KEY], more)
+    return out
 
 
 def _grams(needle: bytes) -> list[int]:
@@ -200,20 +223,18 @@ class _Index:
         # superset for first_of to sift; both end in first_of, so the findings are the same. On the 226 MB of tool
         # results of the bench's realistic corpus it took 0.33 s of CPU where the windows took 1.41 s.
         #
-        # The automaton holds each needle's first KEY bytes, not the whole needle, and each place one matches is
-        # checked for the needles it starts (a C comparison): a needle shows where its first bytes do, so the lines
-        # found are the same. Short keys keep the automaton small enough to run as a full table (a DFA): on 239 MB
-        # of folded tool results, the lines of a 109-line skill took 0.36 s as a table of 12-byte keys (2 MB)
-        # against 1.10 s in the library's default form; a run whose keys pass DFA_KEY_BYTES (about 650 lines)
-        # keeps the default form, whose memory does not grow as the table's (about 330 bytes per byte of keys).
+        # The automaton holds each needle's first KEY bytes, not the whole needle, and each place a key matches is
+        # checked for the needles it starts (a C comparison): a needle shows only where its first bytes do, so the
+        # lines found are the same. Short keys keep the automaton small enough to run as a full table (a DFA):
+        # on 239 MB of folded tool results, the lines of a 109-line skill took 0.36 s as a table of 12-byte keys
+        # (2 MB) against 1.10 s in the library's default form; a run whose keys pass DFA_KEY_BYTES (about 650
+        # lines) keeps the default form, whose memory does not grow as the table's (about 330 bytes a key byte).
+        # Keys many lines begin with are followed by the bytes after them (_keyed): a result naming "description:"
+        # a hundred times is not checked for every case's line at each.
         self.automaton = None
         self.exact = _Automaton is not None  # how candidates() finds them: the automaton, or the windows
         if self.exact:
-            keyed: dict[bytes, list[tuple[bytes, int]]] = {}  # a key -> (needle, line) of the needles it starts
-            for i, needles in enumerate(self.needles):
-                for needle in needles:
-                    if needle:
-                        keyed.setdefault(needle[:KEY], []).append((needle, i))
+            keyed = _keyed([(needle, i) for i, needles in enumerate(self.needles) for needle in needles if needle])
             self.keyed = list(keyed.values())
             if keyed:
                 table = _DFA is not None and sum(map(len, keyed)) <= DFA_KEY_BYTES
@@ -257,7 +278,10 @@ class _Index:
             if self.automaton is not None:
                 keyed, folded = self.keyed, shown.folded()
                 for k, start, end in self.automaton.find_matches_as_indexes(folded, overlapping=True):
-                    for needle, i in keyed[k]:  # most keys start one needle, whole when it is KEY bytes or fewer
+                    held, more = keyed[k]  # most keys start one needle; a needle of KEY bytes or fewer is its key
+                    if more is not None:
+                        held = held + more.get(folded[end:end + KEY], [])
+                    for needle, i in held:
                         if i not in found and (len(needle) == end - start or folded.startswith(needle, start)):
                             found.add(i)
             return sorted(found)
