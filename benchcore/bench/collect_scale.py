@@ -5,7 +5,9 @@
     python benchcore/bench/collect_scale.py --pairs --cases 4 --mb 6.5 [--rounds 7]
 
 For each case count it builds a temp repository with one edited, released
-skill (a three-arm run of 5 trials), plans it, plays the arms with the stand-in
+skill (a three-arm run of 5 trials) whose text is a real skill's (this
+repository's commit-message skill and its references, ``REAL_SKILL``: the
+audit looks for each of its lines in every tool result), plans it, plays the arms with the stand-in
 (tests/standin), then times three collects, each in a fresh process:
 ``first`` (every transcript new), ``again`` (nothing new) and ``judged``
 (after the stand-in judges answered). ``--mb`` pads every arm transcript to
