@@ -217,3 +217,39 @@ def test_lines_that_begin_alike_are_told_apart_in_either_form_of_the_automaton(t
     for text, want in cases.items():
         assert set(index.candidates(Shown(text))) == want, text
         assert _brute(lines, text) == want, text
+
+
+@pytest.mark.parametrize("batch", [1 << 20, 200], ids=["one-pass", "many-passes"])
+def test_results_searched_together_find_what_each_searched_alone_finds(engine, batch, monkeypatch):
+    # The audit searches a transcript's results together (their folded forms joined, one pass of the automaton per
+    # BATCH_BYTES): no match may span two results, each match is its own result's, and what each result shows is
+    # what it shows searched alone, remembered or not; a line split across two results is in neither.
+    import base64
+    import random
+
+    from benchcore.harness.collect import contamination as C
+
+    monkeypatch.setattr(C, "BATCH_BYTES", batch)
+    lines = ("const BOUND = {", '"cells_collected":', "a b c d e f g h i j k", "It names the reader by name.",
+             "description: 007-case for tests", "tests/demo/greet/", "It keeps the greeting under forty words.",
+             "the greeting under forty words. And in one sentence")
+    matchers = (C._matcher((lines[:3], lines[3:6])), C._matcher((lines[6:], lines[:1])))
+    rng = random.Random(41)
+    words = ["const", "BOUND", "=", "{", "names", "the", "reader", "a", "b", "c", "tests/", "demo/", "greet/",
+             "description", "007-case", "for", "It", "\n", " ", "by", "name.", "words."]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 60))) for _ in range(1500)]
+    for line in lines:  # plainly, folded, in base64, and long enough to be remembered
+        texts += [f"x {line} y", "\n".join(line[k:k + 3] for k in range(0, len(line), 3)),
+                  base64.encodebytes(("z" + line).encode()).decode(), "p" * 1100 + line, "p" * 1100 + line]
+    rng.shuffle(texts)
+    texts[700:700] = ["x" * 1100 + " It names the reader", "by name. " + "y" * 1100]  # a line split across two
+    alone = []
+    for text in texts:
+        C._MEMO.clear()
+        alone.append(C._checked(text, matchers))
+    assert sum(1 for a in alone if any(a)) >= 4 * len(lines)
+    assert not any(alone[texts.index(t)] != (None,) * 4 for t in texts if t.endswith("It names the reader"))
+    C._MEMO.clear()
+    assert C._checked_all(texts, matchers) == alone
+    assert C._checked_all(texts, matchers) == alone  # the long ones remembered now
+    C._MEMO.clear()

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import base64
 import re
+from bisect import bisect_right
 import sys
 from functools import lru_cache
 from typing import Iterable
@@ -361,6 +362,11 @@ def _remembered(text: str) -> dict[int, tuple[str | None, ...]]:
 
 
 def _remember(text: str, serial: int, out: tuple[str | None, ...]) -> None:
+    _remember_all(text, [(serial, out)])
+
+
+def _remember_all(text: str, outs: list[tuple[int, tuple[str | None, ...]]]) -> None:
+    """Remember what each matcher (by serial) found in ``text``."""
     key = _memo_key(text)
     kept = _MEMO.get(key)
     if kept is None or not (kept[0] is text or kept[0] == text):  # new (or another text under its key: replaced)
@@ -369,7 +375,7 @@ def _remember(text: str, serial: int, out: tuple[str | None, ...]) -> None:
             _MEMO_HELD[0] = 0
         kept = _MEMO[key] = (text, {})
         _MEMO_HELD[0] += len(text)
-    kept[1][serial] = out
+    kept[1].update(outs)
 
 
 class _Matcher:
@@ -435,6 +441,69 @@ def _checked(result: str, matchers: tuple[_Matcher, ...]) -> tuple[str | None, .
     return tuple(out)
 
 
+BATCH_BYTES = 1 << 20  # folded bytes of results searched in one pass of an automaton (_checked_all)
+
+
+def _checked_all(results: list[str], matchers: tuple[_Matcher, ...]) -> list[tuple[str | None, ...]]:
+    """:func:`_checked` of each of ``results`` (one transcript's), in order, with one pass of each automaton over
+    many results at once: their folded forms joined by a line break, which no needle holds (a needle is a
+    folded line or base64), so no match spans two results, and each match is the result's that holds its
+    start. The same findings as one result at a time; a result remembered (or too small to remember) is
+    handled as there. Where a matcher's index has no automaton, or lines in every result, one at a time."""
+    if not all(m.index.automaton is not None and not m.index.always for m in matchers):
+        return [_checked(r, matchers) for r in results]
+    nones = tuple(None for m in matchers for _ in m.groups)
+    out: list = [nones] * len(results)
+    todo: list[int] = []
+    for n, result in enumerate(results):
+        if not result:
+            continue
+        if len(result) >= MEMO_FROM:
+            seen = _remembered(result)
+            if seen:
+                kept = [seen.get(m.serial) for m in matchers]
+                if all(k is not None for k in kept):
+                    out[n] = tuple(hit for k in kept for hit in k)
+                    continue
+        todo.append(n)
+    indexes = list({id(m.index): m.index for m in matchers}.values())
+    at = 0
+    while at < len(todo):
+        batch, folds, starts, size = [], [], [], 0
+        while at < len(todo) and size < BATCH_BYTES:
+            n = todo[at]
+            folded = _folded(_bytes(results[n]))
+            batch.append(n)
+            folds.append(folded)
+            starts.append(size)
+            size += len(folded) + 1
+            at += 1
+        joined = b"\n".join(folds)
+        del folds  # the joined bytes hold them (a result with a candidate is folded again: few are)
+        found: dict[int, dict[int, set[int]]] = {}  # place in the batch -> index id -> its candidate lines
+        for index in indexes:
+            keyed = index.keyed
+            for k, start, end in index.automaton.find_matches_as_indexes(joined, overlapping=True):
+                held, more = keyed[k]
+                if more is not None:
+                    held = held + more.get(joined[end:end + KEY], [])
+                for needle, i in held:
+                    if len(needle) == end - start or joined.startswith(needle, start):
+                        found.setdefault(bisect_right(starts, start) - 1, {}).setdefault(id(index), set()).add(i)
+        for place, n in enumerate(batch):
+            result = results[n]
+            key = result if len(result) >= MEMO_FROM else None
+            hits = found.get(place)
+            if hits is None:
+                if key is not None:
+                    _remember_all(key, [(m.serial, m.nones) for m in matchers])
+                continue
+            shown = Shown(result)
+            out[n] = tuple(hit for m in matchers
+                           for hit in m.shown(shown, key, hit=sorted(hits.get(id(m.index), ()))))
+    return out
+
+
 @lru_cache(maxsize=64)
 def _matcher(groups: tuple[tuple[str, ...], ...], universe: tuple[str, ...] = ()) -> _Matcher:
     return _Matcher(groups, _universe(universe) if universe else None)
@@ -498,7 +567,8 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
                 _matcher((skill_lines, own_md[:3]), fingerprints.universe))
     read_own = False
 
-    for use in t.tool_calls():
+    calls = t.tool_calls()
+    for use, seen in zip(calls, _checked_all([use.result for use in calls], matchers)):
         blob = _blob(use)
         in_world = bool(world) and world in blob
         where = _where(use, t.main_id)
@@ -507,7 +577,7 @@ def audit_cell(arm: str, t: Transcript, *, repo: str, run_dir: str, skill_copies
             problems.append(f"Claude Code refused its tool call {said()}: {_short(use.result, 400)}")
         # What the result showed, whatever the call looked like (an error's output may still show a file).
         result = use.result
-        run_hit, case_hit, tests_hit, skill_hit, own_hit = _checked(result, matchers)
+        run_hit, case_hit, tests_hit, skill_hit, own_hit = seen
         if use.name != "StructuredOutput" and result:
             if (hit := run_hit) is not None:
                 problems.append(f"saw the run folder's files (the result of {said()} holds {_short(hit, 60)!r})")
