@@ -18,12 +18,17 @@ from ..store.files import read_text
 from ..repo.tree import fixture_path, tests_path_of
 
 
+CASES_KEPT = 4  # cases whose fingerprints collect keeps at once (it meets the cells case by case, in plan order)
+
+
 def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
     """What an arm of this case must not see in a tool result (see harness/collect/contamination.py), from the skill
     copies (the repository's skill when a copy is gone), the case, the skill's other cases and the run
     folder; lines the arm may see (its prompt, its case's fixture) are left out."""
-    if case_id in run.fingerprint_cache:
-        return run.fingerprint_cache[case_id]
+    kept = run.fingerprint_cache
+    if case_id in kept:
+        kept[case_id] = kept.pop(case_id)  # the most recent last
+        return kept[case_id]
     repo = Path(run.plan.repo) if run.plan.repo else None
     case = run.cases[case_id]
     tests_dir = repo / tests_path_of(run.info.skill) if repo else None
@@ -66,7 +71,9 @@ def case_fingerprints(run: RunState, case_id: str) -> Fingerprints:
                  f".reports/runs/{run.plan.run_id}")
     fp = Fingerprints(skill=skill, skill_md=skill_md, case=case_lines, tests=tuple(dict.fromkeys(tests)), run=run_lines,
                       universe=_universe(run, run_lines, tests[:2], others))
-    run.fingerprint_cache[case_id] = fp
+    kept[case_id] = fp
+    while len(kept) > CASES_KEPT:  # each case's tests hold every other case's lines: kept for all, they grew as cases^2
+        del kept[next(iter(kept))]
     return fp
 
 

@@ -504,7 +504,7 @@ def _checked_all(results: list[str], matchers: tuple[_Matcher, ...]) -> list[tup
     return out
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)  # a cell asks for two (its case's, its arm's skill lines): collect meets them case by case
 def _matcher(groups: tuple[tuple[str, ...], ...], universe: tuple[str, ...] = ()) -> _Matcher:
     return _Matcher(groups, _universe(universe) if universe else None)
 
