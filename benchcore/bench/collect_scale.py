@@ -34,6 +34,12 @@ Each benchcore source run is compiled to bytecode first, as installing
 does (``compiled``): with PYTHONDONTWRITEBYTECODE set and an editable
 install, a collect would otherwise compile changed modules on every run.
 
+``--pairs`` adds ``floor``: in a fresh process, only the passes over the
+bytes that a first collect cannot skip, each done in C: read, SHA-256, the
+kernel's copy with its comparison, msgspec's parse of every line, and every
+tool result encoded, folded and searched by the automaton of the skill's
+lines. What a collect costs above the floor is its Python.
+
 ``--ab SRC [SRC ...]`` times only the first collect, of each src folder in
 turns on the same files, ``--rounds`` times (plain reading once each round),
 and prints medians and ratios to plain reading: paired runs for telling one
@@ -120,6 +126,34 @@ _COPY = ("import os, sys, tempfile, time\nfrom pathlib import Path\n"
          "    os.replace(tmp, out / f'{n}.jsonl')\n"
          "print('maxrss 0 0', file=sys.stderr)\n"
          "print('cpu', time.process_time() - t, file=sys.stderr)\n")
+
+# The floor: the passes over the bytes a first collect cannot skip, each in C, and nothing else: every transcript
+# read, its SHA-256 (transcripts-read.json), its copy (the kernel's, compared, as collect keeps it), every line parsed
+# with msgspec, and every tool result encoded, folded and searched by the automaton of the skill's lines (the
+# audit's passes, results joined as the audit joins them). What is left of a collect above it is Python's.
+_FLOOR = ("import hashlib, sys, time\nfrom pathlib import Path\nfrom msgspec.json import decode\n"
+          "from benchcore.harness.store.files import write_atomic\n"
+          "from benchcore.harness.collect.contamination import _Index, _bytes, _folded, distinctive_lines\n"
+          "lines = [l for p in sorted(Path(sys.argv[3]).rglob('*.md')) for l in distinctive_lines(p.read_text())]\n"
+          "index = _Index(tuple(dict.fromkeys(lines)))\n"
+          "out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)\n"
+          "for n, p in enumerate(sorted(Path(sys.argv[1]).rglob('*.jsonl'))):\n"
+          "    data = p.read_bytes()\n"
+          "    hashlib.sha256(data).hexdigest()\n"
+          "    write_atomic(out / f'{n}.jsonl', data, durable=False, source=p)\n"
+          "    folds = []\n"
+          "    for line in data.splitlines():\n"
+          "        rec = decode(line) if line.strip() else None\n"
+          "        content = (rec.get('message') or {}).get('content') if isinstance(rec, dict) else None\n"
+          "        for block in content if isinstance(content, list) else ():\n"
+          "            if isinstance(block, dict) and block.get('type') == 'tool_result':\n"
+          "                c = block.get('content')\n"
+          "                text = c if isinstance(c, str) else '\\n'.join(\n"
+          "                    b.get('text', '') for b in (c or ()) if isinstance(b, dict))\n"
+          "                folds.append(_folded(_bytes(text)))\n"
+          "    if folds:\n"
+          "        index.automaton.find_matches_as_indexes(b'\\n'.join(folds), overlapping=True)\n"
+          "print('maxrss 0 0', file=sys.stderr)\n")
 
 
 def _standin():
@@ -552,11 +586,11 @@ def paired(cases: int, mb: float, rounds: int) -> int:
             raise SystemExit(f"the corpus repeats more than {REPEAT_AT_MOST:.0%} of its results: use fewer MB")
         keep = root / "run-before-collect"
         shutil.copytree(run_dir, keep, symlinks=True)
-        steps = ("collect", "json", "msgspec")
+        steps = ("collect", "json", "msgspec", "floor")
         rows = []
         for n in range(rounds):
             row = {}
-            for step in steps[n % 3:] + steps[:n % 3]:
+            for step in steps[n % len(steps):] + steps[:n % len(steps)]:
                 if step == "collect":
                     shutil.rmtree(run_dir)
                     shutil.copytree(keep, run_dir, symlinks=True)
@@ -566,6 +600,11 @@ def paired(cases: int, mb: float, rounds: int) -> int:
                     row["audit"] = (extra.get("audit", 0.0), 0.0, 0.0)
                     sec, rss, _, extra = _run(env, repo, "collect", str(run_dir))
                     row["again"] = (extra["cpu"], sec, rss)
+                elif step == "floor":
+                    shutil.rmtree(root / "floor-copies", ignore_errors=True)
+                    sec, rss, _, extra = _run(env, repo, str(root / "claude"), str(root / "floor-copies"),
+                                              str(repo / "skills"), code=_FLOOR)
+                    row[step] = (extra["cpu"], sec, rss)
                 else:
                     sec, rss, _, extra = _run(env, repo, str(root / "claude"),
                                               code=_PLAIN if step == "json" else _PLAIN_FAST)
@@ -576,14 +615,16 @@ def paired(cases: int, mb: float, rounds: int) -> int:
                   + f"; audit {row['audit'][0]:.2f} s CPU; {packets} packets, every trial valid; {_load()}", flush=True)
         med = lambda f: statistics.median(f(r) for r in rows)  # noqa: E731
         print(f"medians of {rounds} rounds ({read_mb:.0f} MB, {cases} cases):")
-        for k in ("collect", "again", "json", "msgspec"):
+        for k in ("collect", "again", "json", "msgspec", "floor"):
             print(f"  {k:8} {med(lambda r: r[k][0]):.2f} s CPU, {med(lambda r: r[k][1]):.2f} s wall, "
                   f"peak {med(lambda r: r[k][2]):.0f} MB" if k in ("collect", "again") else
                   f"  {k:8} {med(lambda r: r[k][0]):.2f} s CPU, {med(lambda r: r[k][1]):.2f} s wall")
         print(f"  audit    {med(lambda r: r['audit'][0]):.2f} s CPU ({read_mb / med(lambda r: r['audit'][0]):.0f} MB/s)")
-        for anchor in ("json", "msgspec"):
-            print(f"  first collect / plain reading with {anchor}: {med(lambda r: r['collect'][0] / r[anchor][0]):.2f}x CPU, "
+        for anchor in ("json", "msgspec", "floor"):
+            print(f"  first collect / {'the floor' if anchor == 'floor' else 'plain reading with ' + anchor}: {med(lambda r: r['collect'][0] / r[anchor][0]):.2f}x CPU, "
                   f"{med(lambda r: r['collect'][1] / r[anchor][1]):.2f}x wall (median of the rounds' ratios)")
+        print(f"  the floor (the C passes a first collect cannot skip) / plain reading with json: "
+              f"{med(lambda r: r['floor'][0] / r['json'][0]):.2f}x CPU, {med(lambda r: r['floor'][1] / r['json'][1]):.2f}x wall")
         print(f"  collect with nothing new / plain reading with json: {med(lambda r: r['again'][0] / r['json'][0]):.2f}x CPU")
         print(_load())
     return 0
@@ -628,7 +669,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=9, help="rounds of --ab and --pairs")
     parser.add_argument("--pairs", action="store_true",
                         help="the realistic corpus (--tools), first collect paired and interleaved with plain reading "
-                             "(json.loads, msgspec), --rounds rounds, load average printed")
+                             "(json.loads, msgspec) and with the floor (the C passes a collect cannot skip), --rounds rounds, "
+                             "load average printed")
     parser.add_argument("--no-memo", action="store_true", dest="no_memo",
                         help="the audit searches every tool result, even one identical to a result already checked "
                              "(the rate on output that never repeats)")

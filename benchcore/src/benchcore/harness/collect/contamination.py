@@ -341,7 +341,12 @@ class Shown:
         return None
 
 
-MEMO_BYTES = 8_000_000  # the results remembered, in all (their text is kept), before the memory starts again
+# The results remembered, in all (their text is kept), before the memory starts again. Each text it keeps holds on
+# to a parsed transcript's string past that transcript, and collect's peak grew with it: at 8 million characters,
+# stage 1's peak was 46.9 MB at 300 cells and 77.9 MB at 3,000; at 2 million, 41.1 and 67.1 MB (1 million: 39.9
+# and 65.6). Two million characters still hold the recent cells' results, which an arm's rereads and the other
+# arms of its trial (the cells before it) repeat.
+MEMO_BYTES = 2_000_000
 MEMO_FROM = 1024  # shorter results are searched again rather than remembered
 MEMO_ENDS = 32  # characters of each end of a result in its key
 # (a result's length, its first and last MEMO_ENDS characters) -> (the result's text, matcher -> what it showed)
