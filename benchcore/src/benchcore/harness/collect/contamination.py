@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import base64
 import re
-from bisect import bisect_right
 import sys
+from bisect import bisect_right
 from functools import lru_cache
 from typing import Iterable
 
