@@ -10,7 +10,10 @@ repository's commit-message skill and its references, ``REAL_SKILL``: the
 audit looks for each of its lines in every tool result), plans it, plays the arms with the stand-in
 (tests/standin), then times three collects, each in a fresh process:
 ``first`` (every transcript new), ``again`` (nothing new) and ``judged``
-(after the stand-in judges answered). ``--mb`` pads every arm transcript to
+(after the stand-in judges answered), then measures the plan alone: a fresh
+process that imports collect and reads plan.json as they left it, whose peak
+is what the memory target lets a collect's grow with the cells (printed
+beside each peak, and subtracted from it). ``--mb`` pads every arm transcript to
 about that many MB with a tool result, to measure memory against transcript
 size. ``--tools`` pads instead with what a coding agent's tool calls bring
 back: Bash calls whose output is this repository's ``git log --stat``,
@@ -154,6 +157,14 @@ _FLOOR = ("import hashlib, sys, time\nfrom pathlib import Path\nfrom msgspec.jso
           "    if folds:\n"
           "        index.automaton.find_matches_as_indexes(b'\\n'.join(folds), overlapping=True)\n"
           "print('maxrss 0 0', file=sys.stderr)\n")
+
+# The plan alone: a fresh process that imports collect and reads the run's plan.json as the collects left it (the
+# judges' packets in it), nothing else. The memory target lets a collect's peak grow with the cells as much as this.
+_PLAN_ALONE = ("import sys\nfrom pathlib import Path\nimport benchcore.harness.collect.run\n"
+               "from benchcore.harness.store.planfile import read_plan\n"
+               "plan = read_plan(Path(sys.argv[1]))\n"
+               "kb = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+               "print('maxrss', kb, 0, file=sys.stderr)\n")
 
 
 def _standin():
@@ -548,6 +559,7 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
                 figures["invalid"] = len(json.loads((run_dir / "collect.json").read_text()).get("invalid_trials", []))
                 if tools:
                     valid_run(run_dir)
+        figures["plan_alone"] = _run(env, repo, str(run_dir), code=_PLAN_ALONE)[1]
         return figures
 
 
@@ -707,14 +719,17 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         runs = [one_size(n, args.mb, args.tools) for _ in range(args.repeat)]
         med = {"cells": runs[0]["cells"], "transcripts_mb": runs[0]["transcripts_mb"],
-               "audit_cpu": statistics.median(r["audit_cpu"] for r in runs)}
+               "audit_cpu": statistics.median(r["audit_cpu"] for r in runs),
+               "plan_alone": statistics.median(r["plan_alone"] for r in runs)}
         for key in COLLECTS + (("plain", "copy") if args.mb else ()):
             med[key] = tuple(statistics.median(r[key][i] for r in runs) for i in range(3))
         results[n] = med
         print(f"{n} cases ({med['cells']} cells"
               + (f", {med['transcripts_mb']:.0f} MB of transcripts" if args.mb else "") + "): "
               + "; ".join(f"{k} {med[k][0]:.2f} s, {med[k][2]:.2f} s CPU ({med[k][0] / med['cells'] * 1000:.1f} "
-                          f"ms/cell, peak {med[k][1]:.0f} MB)" for k in COLLECTS), flush=True)
+                          f"ms/cell, peak {med[k][1]:.0f} MB)" for k in COLLECTS)
+              + f"; the plan alone (imports and plan.json read, judges' packets in) peak {med['plan_alone']:.0f} MB",
+              flush=True)
         if args.mb:
             audit = statistics.median(r["audit_cpu"] for r in runs)
             print(f"  plain reading + json.loads {med['plain'][2]:.2f} s CPU, {med['plain'][0]:.2f} s; first collect / "
@@ -746,7 +761,10 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(f"{k} {growth(small, large, k):.2f}" for k in COLLECTS)
               + (f", audit {growth(small, large, 'audit_cpu'):.2f}" if small["audit_cpu"] else "")
               + "; wall: " + ", ".join(f"{k} {growth(small, large, k, 0):.2f}" for k in COLLECTS)
-              + "; peak memory " + ", ".join(f"{k} {small[k][1]:.0f} -> {large[k][1]:.0f} MB" for k in COLLECTS))
+              + "; peak memory " + ", ".join(f"{k} {small[k][1]:.0f} -> {large[k][1]:.0f} MB" for k in COLLECTS)
+              + "; beyond the plan alone " + ", ".join(
+                  f"{k} {small[k][1] - small['plan_alone']:.0f} -> {large[k][1] - large['plan_alone']:.0f} MB"
+                  for k in COLLECTS))
         if args.mb:
             # The machine's speed drifts between the two sizes' runs (minutes apart): each figure divided by plain
             # reading's CPU per MB measured beside it (linear by construction) takes the drift out.
