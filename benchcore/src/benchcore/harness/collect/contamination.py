@@ -38,7 +38,7 @@ import re
 import sys
 from bisect import bisect_right
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from attrs import field, frozen
 
@@ -271,20 +271,25 @@ class _Index:
         self.stride = min(strides)
         self.keys = frozenset(self.by_gram)
 
+    def matches(self, folded: bytes) -> Iterator[tuple[int, int]]:
+        """(where, line) of each needle the automaton finds in ``folded`` bytes, the overlapping ones too: each place
+        a key matches, checked for the needles it starts (and, for a shared key, that go on as ``folded`` does)."""
+        keyed = self.keyed
+        for k, start, end in self.automaton.find_matches_as_indexes(folded, overlapping=True):
+            held, more = keyed[k]  # most keys start one needle; a needle of KEY bytes or fewer is its key
+            if more is not None:
+                held = held + more.get(folded[end:end + KEY], [])
+            for needle, i in held:
+                if len(needle) == end - start or folded.startswith(needle, start):
+                    yield start, i
+
     def candidates(self, shown: "Shown", grams: Iterable[int] | None = None) -> list[int]:
         """The lines ``shown`` may show; ``grams``: its windows (at ``stride`` or finer) that are keys of
         this index or of another, when the caller looked them up once for several indexes."""
         if self.exact:  # the lines whose needles the folded result holds
             found = set(self.always)
             if self.automaton is not None:
-                keyed, folded = self.keyed, shown.folded()
-                for k, start, end in self.automaton.find_matches_as_indexes(folded, overlapping=True):
-                    held, more = keyed[k]  # most keys start one needle; a needle of KEY bytes or fewer is its key
-                    if more is not None:
-                        held = held + more.get(folded[end:end + KEY], [])
-                    for needle, i in held:
-                        if i not in found and (len(needle) == end - start or folded.startswith(needle, start)):
-                            found.add(i)
+                found.update(i for _, i in self.matches(shown.folded()))
             return sorted(found)
         folded = shown.folded() if self.always else b""
         hit = {i for i in self.always if any(needle in folded for needle in self.short[i])}
@@ -487,14 +492,8 @@ def _checked_all(results: list[str], matchers: tuple[_Matcher, ...]) -> list[tup
         del folds  # the joined bytes hold them (a result with a candidate is folded again: few are)
         found: dict[int, dict[int, set[int]]] = {}  # place in the batch -> index id -> its candidate lines
         for index in indexes:
-            keyed = index.keyed
-            for k, start, end in index.automaton.find_matches_as_indexes(joined, overlapping=True):
-                held, more = keyed[k]
-                if more is not None:
-                    held = held + more.get(joined[end:end + KEY], [])
-                for needle, i in held:
-                    if len(needle) == end - start or joined.startswith(needle, start):
-                        found.setdefault(bisect_right(starts, start) - 1, {}).setdefault(id(index), set()).add(i)
+            for start, i in index.matches(joined):
+                found.setdefault(bisect_right(starts, start) - 1, {}).setdefault(id(index), set()).add(i)
         for place, n in enumerate(batch):
             result = results[n]
             key = result if len(result) >= MEMO_FROM else None
