@@ -18,7 +18,7 @@ from .state import RunState, write_bytes_if_changed, write_if_changed
 from ..store.files import read_text, write_atomic
 from ...judging import AnswerError, parse_text, same_prompt, to_judgment
 from ..store.planfile import Packet
-from ..runs.folder import read_run
+from ..runs.folder import read_run_by_case
 
 
 class _Unfinished(Exception):
@@ -214,9 +214,10 @@ def confirm(run: RunState, packets: dict[str, Packet], answers: dict[str, Judgme
 def escalate(run: RunState, packets: dict[str, Packet]) -> list[str]:
     from ...results import escalations
 
-    data = read_run(run.run_dir, usage_too=False)  # the verdicts only: what the transcripts spent is not asked
     named = []
-    for esc in escalations(data):
+    # Case by case (the rule is per case), the verdicts only: what the transcripts spent is not asked.
+    escs = [esc for part in read_run_by_case(run.run_dir, usage_too=False) for esc in escalations(part)]
+    for esc in escs:
         named.append(f"{esc.case}/{esc.comparison}")
         for trial in esc.trials:
             for round_ in (2, 3):
