@@ -6,16 +6,15 @@ Models carry no ``to_dict``; everything goes through :func:`dump` and :func:`loa
 
 from __future__ import annotations
 
-import functools
 import json
-from typing import Any, Iterator, TypeVar
+from typing import Any, Iterable, Iterator, Optional, TypeVar
 
 import attrs
 import cattrs
 from cattrs import cols
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from . import model as m
+from . import jsontext, model as m
 from .errors import BenchError
 
 T = TypeVar("T")
@@ -212,30 +211,45 @@ def dumps(obj: Any, *, indent: int | None = 2) -> str:
     return "".join(dumps_parts(obj, indent=indent))
 
 
-def dumps_parts(obj: Any, *, indent: int = 2) -> Iterator[str]:
+def dumps_parts(obj: Any, *, indent: int = 2, streamed: Optional[dict[str, Iterable]] = None) -> Iterator[str]:
     """:func:`dumps`'s text in parts, made as they are asked for (a large file written part by part is never
-    held whole: files.write_atomic takes them)."""
-    yield from _indented(dump(obj), indent, 0, 2)
+    held whole: files.write_atomic takes them). ``streamed``: top-level fields whose value is a list of models
+    given here instead, one at a time (``obj`` holds none of them): each is made into data, written and let go
+    when its turn comes, so the list is never held either; the text is that of ``obj`` holding them all."""
+    value = dump(obj)
+    if streamed:
+        value = {k: _Streamed(streamed[k]) if k in streamed else v for k, v in value.items()}
+    yield from _indented(value, indent, 0, 2)
     yield "\n"
 
 
-@functools.lru_cache(maxsize=4)
-def _encoder(indent: int) -> json.JSONEncoder:
-    """One encoder per indent (``json.dumps`` with options makes a new one for each call)."""
-    return json.JSONEncoder(indent=indent, ensure_ascii=False)
+class _Streamed:
+    """A list of models handed to :func:`_indented` one at a time (see :func:`dumps_parts`)."""
+
+    def __init__(self, items: Iterable):
+        self.items = items
 
 
 def _indented(value: Any, indent: int, level: int, depth: int) -> Any:
     """The parts of ``json.dumps(value, indent=indent, ensure_ascii=False)`` nested ``level`` deep, the same
-    text: the top ``depth`` levels of objects and lists taken apart here, each value below them given to
-    ``json.dumps`` alone. Indented, json's encoder is its Python one, which keeps every piece of the text in a
-    list until the end: for a plan of 3,000 cells about 30 MB of pieces beside the 9 MB text, the peak of a
-    collect at that size. Taken apart, the pieces held at once are one cell's."""
+    text: the top ``depth`` levels of objects and lists taken apart here, each value below them written alone
+    by :mod:`benchcore.jsontext`. Indented, json's encoder is its Python one, which keeps every piece of the
+    text in a list until the end (for a plan of 3,000 cells about 30 MB of pieces beside the 9 MB text, the
+    peak of a collect at that size) and leaves a reference cycle per call. Taken apart, the pieces held at
+    once are one cell's."""
     inner = "\n" + " " * (indent * (level + 1))
+    if isinstance(value, _Streamed):
+        first = True
+        for item in value.items:
+            yield ("[" if first else ",") + inner
+            yield from _indented(dump(item), indent, level + 1, depth - 1)
+            first = False
+        yield "[]" if first else "\n" + " " * (indent * level) + "]"
+        return
     if depth and isinstance(value, dict) and value and all(type(k) is str for k in value):  # json words other keys
         yield "{"
         for i, (key, item) in enumerate(value.items()):
-            yield ("," if i else "") + inner + _encoder(indent).encode(key) + ": "
+            yield ("," if i else "") + inner + jsontext.dumps(key) + ": "
             yield from _indented(item, indent, level + 1, depth - 1)
         yield "\n" + " " * (indent * level) + "}"
     elif depth and isinstance(value, (list, tuple)) and value:
@@ -245,8 +259,7 @@ def _indented(value: Any, indent: int, level: int, depth: int) -> Any:
             yield from _indented(item, indent, level + 1, depth - 1)
         yield "\n" + " " * (indent * level) + "]"
     else:
-        text = _encoder(indent).encode(value)
-        yield text.replace("\n", "\n" + " " * (indent * level)) if level and "\n" in text else text
+        yield jsontext.dumps(value, indent, level)
 
 
 def _format_problem(exc: BaseException, type_) -> str:

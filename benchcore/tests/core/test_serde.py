@@ -128,3 +128,63 @@ def test_dumps_writes_what_json_dumps_writes_piece_by_piece():
         tracemalloc.stop()
     assert got == want
     assert peak < 2.5 * len(want), (peak, len(want))  # the text and its parts, not a list of every piece
+
+
+@pytest.mark.parametrize("cells", [0, 1, 3])
+def test_fields_streamed_one_model_at_a_time_write_the_text_of_the_whole(cells):
+    # Issue 40: collect writes environment.json's cells as it makes them (held all at once, they and the file's
+    # text had added 5 MB to its peak at 3,000 cells); the file is the one serde.dumps writes of the whole.
+    from benchcore.environment import CellEvidence, EnvironmentEvidence, SessionEvidence, SettingsFile
+
+    evidence = [CellEvidence(cell=f"c/t1/{n}", arm="new", agent_type=None, versions=("2.1.328",),
+                             models=("m",), hooks=(f"é \"{n}\"\n",), session="s") for n in range(cells)]
+    sessions = [SessionEvidence(session="s", permission_modes=("default",))] * min(cells, 1)
+    settings = (SettingsFile(path="~/.claude/settings.json"),)
+    made = []
+
+    def one_at_a_time(items):
+        for item in items:
+            made.append(item)
+            yield item
+
+    whole = serde.dumps(EnvironmentEvidence(cells=tuple(evidence), settings=settings, sessions=tuple(sessions)))
+    parts = serde.dumps_parts(EnvironmentEvidence(settings=settings),
+                              streamed={"cells": one_at_a_time(evidence), "sessions": iter(sessions)})
+    assert next(parts) == "{" and made == []  # nothing made before it is asked for
+    assert "{" + "".join(parts) == whole
+    assert made == evidence
+
+
+def test_indented_text_is_jsons_and_leaves_no_garbage_for_the_cycle_collector():
+    # Issue 40: json's indented encoder leaves a reference cycle per call, which collect (running the cycle
+    # collector rarely) piled up: 2 to 7 MB of its peak at 3,000 cells. jsontext writes json's text, freed at once.
+    import gc
+    import json
+
+    from benchcore import jsontext
+
+    values = [None, True, 0, -7, 10 ** 40, 1.5, -0.0, 1e300, float("nan"), float("inf"), -float("inf"), "é\n\"\\\x00",
+              [], {}, [[]], {"a": {}}, {"a": [1, {"b": [2, [], {}]}], "c": "x"}, (1, (2,)),
+              {1: "int", 1.5: "float", True: "bool", False: "no", None: "none", "s": "str"}]
+    for value in values:
+        for indent in (0, 1, 2, 4):
+            assert jsontext.dumps(value, indent) == json.dumps(value, indent=indent, ensure_ascii=False)
+            nested = json.dumps(value, indent=indent, ensure_ascii=False).replace("\n", "\n" + " " * indent * 3)
+            assert jsontext.dumps(value, indent, level=3) == nested
+    for bad in ({(1, 2): 1}, {"a": object()}, b"x"):
+        with pytest.raises(TypeError):
+            jsontext.dumps(bad)
+
+    doc = {"cell": "c/t1/new", "models": ["m"], "audited": [], "evidence": {"hooks": ["h"], "session": "s"}}
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(50):
+            json.dumps(doc, indent=1)
+        left_by_json = gc.collect()
+        for _ in range(50):
+            jsontext.dumps(doc, 1)
+        left_here = gc.collect()
+    finally:
+        gc.enable()
+    assert left_by_json > 0 and left_here == 0, (left_by_json, left_here)

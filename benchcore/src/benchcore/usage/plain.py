@@ -171,42 +171,6 @@ def sum_figures(items: Iterable[dict]) -> dict:
 
 def dumps(doc: dict) -> str:
     """``json.dumps(doc, indent=2, ensure_ascii=False)`` without importing json (which imports re)."""
-    try:
-        from _json import encode_basestring
-    except ImportError:  # a Python without json's C speed-ups
-        import json
+    from ..jsontext import dumps
 
-        return json.dumps(doc, indent=2, ensure_ascii=False)
-    out: list[str] = []
-    _dump(doc, "\n", out, encode_basestring)
-    return "".join(out)
-
-
-def _dump(value, newline: str, out: list, quote) -> None:
-    """One value as json.dumps writes it at ``indent=2`` (``newline``: a line break and the value's indent)."""
-    if value is None:
-        out.append("null")
-    elif value is True or value is False:
-        out.append("true" if value else "false")
-    elif isinstance(value, str):
-        out.append(quote(value))
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
-        out.append(float.__repr__(value) if value == value and value not in (float("inf"), float("-inf")) else
-                   "NaN" if value != value else "Infinity" if value > 0 else "-Infinity")
-    elif isinstance(value, (list, tuple, dict)):
-        if not value:
-            out.append("{}" if isinstance(value, dict) else "[]")
-            return
-        inner = newline + "  "
-        out.append("{" if isinstance(value, dict) else "[")
-        for i, item in enumerate(value.items() if isinstance(value, dict) else value):
-            out.append(inner if i == 0 else "," + inner)
-            if isinstance(value, dict):
-                out.append(quote(str(item[0])) + ": ")
-                item = item[1]
-            _dump(item, inner, out, quote)
-        out.append(newline + ("}" if isinstance(value, dict) else "]"))
-    else:
-        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return dumps(doc, 2)

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from ... import serde
+from ... import jsontext, serde
 from ...environment import CellEvidence
 from ...errors import BenchError
 from ..claude.transcript import _child_ids
@@ -108,4 +108,4 @@ def text(doc: dict, sha256: str, before: Optional[Path] = None) -> str:
                 doc = dict(doc, audited=old.get("audited"))
         except (OSError, ValueError, AttributeError):
             pass
-    return json.dumps(dict(doc, sha256=sha256), indent=1, ensure_ascii=False) + "\n"
+    return jsontext.dumps(dict(doc, sha256=sha256), 1) + "\n"  # json.dumps's text, no cycle left (jsontext)
