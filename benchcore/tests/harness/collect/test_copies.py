@@ -104,3 +104,18 @@ def test_starting_a_files_writeback_is_a_hint_that_never_fails(tmp_path):
         assert start_writeback(path) is None
     flush_to_disk(tmp_path)
     assert kept.read_bytes() == b"x" * 100_000
+
+
+@pytest.mark.parametrize("before", [None, "", "ab", "abc", "abcd", "abX", "é"])
+def test_a_text_in_parts_is_written_only_when_the_file_holds_other_bytes(tmp_path, before):
+    # Issue 40: collect writes environment.json part by part, compared with the file as it goes (neither held
+    # whole); a collect that finds the same text leaves the file as it was, its time too.
+    path = tmp_path / "environment.json"
+    if before is not None:
+        path.write_text(before, encoding="utf-8")
+        os.utime(path, ns=(1, 1))
+    wrote = files.write_parts_if_changed(path, iter(["a", "", "b", "c"]))
+    assert path.read_text(encoding="utf-8") == "abc"
+    assert wrote is (before != "abc")
+    assert (path.stat().st_mtime_ns == 1) is (before == "abc")
+    assert [p.name for p in tmp_path.iterdir()] == ["environment.json"]  # no staged file left behind

@@ -4,50 +4,73 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
+
+import msgspec
 
 from ... import serde
 from ...environment import CellEvidence, EnvironmentEvidence, SessionEvidence, SettingsFile, cell_evidence, session_evidence
 from ..claude.agents import _read_json, config_dir
 from .kept import KeptTranscript
-from .state import RunState, write_if_changed
+from .state import RunState, write_parts_if_changed
 from ..claude.transcript import agent_type, read_records
 from ..claude.projects import projects_dir
 
 ENVIRONMENT_FILE = "environment.json"
 
 
-def record_environment(run: RunState, found: dict) -> EnvironmentEvidence:
+def record_environment(run: RunState, found: dict) -> bool:
     """Every collected cell's evidence (kept when collect read its transcript, else its copy streamed once),
-    the settings Claude Code loads for the project, written to the run's environment.json."""
-    cells: list[CellEvidence] = []
-    for cell in run.plan.cells:
-        if cell.id not in found:
-            continue
-        cdir = run.tdir(cell.case, cell.trial) / cell.arm
-        kind = agent_type(cdir / "meta.json")
-        t = found[cell.id]
-        kept = t.evidence(cell.id, cell.arm, kind) if isinstance(t, KeptTranscript) else None
-        cells.append(kept or cell_evidence(cell.id, cell.arm, kind, read_records(cdir / "transcript.jsonl")))
+    the settings Claude Code loads for the project, written to the run's environment.json; whether it changed.
+    The cells' evidence is made, written and let go one cell at a time (for 3,000 cells the file and its
+    pieces, held whole, had added 5 MB to collect's peak)."""
+    sessions_named: set[str] = set()
+
+    def cells() -> Iterator[CellEvidence]:
+        for cell in run.plan.cells:
+            if cell.id not in found:
+                continue
+            cdir = run.tdir(cell.case, cell.trial) / cell.arm
+            kind = agent_type(cdir / "meta.json")
+            t = found[cell.id]
+            kept = t.evidence(cell.id, cell.arm, kind) if isinstance(t, KeptTranscript) else None
+            evidence = kept or cell_evidence(cell.id, cell.arm, kind, read_records(cdir / "transcript.jsonl"))
+            if evidence.session:
+                sessions_named.add(evidence.session)
+            yield evidence
+
     repo = Path(run.plan.repo) if run.plan.repo else None
-    before = _previous(run.run_dir / ENVIRONMENT_FILE)
+    path = run.run_dir / ENVIRONMENT_FILE
+    before_settings, before_sessions = _previous(path)
     # The settings as the first collect after the arms found them (closest to the run; clean later takes the
     # guard out), and a session whose transcript Claude Code has since removed keeps what was read of it.
-    settings = before.settings if before is not None and before.settings else read_settings(repo, config_dir())
-    found_sessions = {s.session: s for s in read_sessions(sorted({c.session for c in cells if c.session}))}
-    kept = {s.session: s for s in (before.sessions if before is not None else ())}
-    sessions = tuple(found_sessions.get(sid) or kept[sid] for sid in sorted(set(found_sessions) | set(kept)))
-    evidence = EnvironmentEvidence(cells=tuple(cells), settings=settings, sessions=sessions)
-    write_if_changed(run.run_dir / ENVIRONMENT_FILE, serde.dumps(evidence))
-    return evidence
+    settings = before_settings or read_settings(repo, config_dir())
+
+    def sessions() -> Iterator[SessionEvidence]:  # asked for after the cells: the sessions they name
+        found_sessions = {s.session: s for s in read_sessions(sorted(sessions_named))}
+        kept = {s.session: s for s in before_sessions}
+        yield from (found_sessions.get(sid) or kept[sid] for sid in sorted(set(found_sessions) | set(kept)))
+
+    parts = serde.dumps_parts(EnvironmentEvidence(settings=settings), streamed={"cells": cells(),
+                                                                                "sessions": sessions()})
+    return write_parts_if_changed(path, parts)
 
 
-def _previous(path: Path) -> Optional[EnvironmentEvidence]:
-    """What an earlier collect wrote, or None (missing or unreadable: read afresh)."""
+class _Previous(msgspec.Struct):
+    """What collect takes from the environment.json an earlier collect wrote: its cells are skipped unread."""
+
+    settings: list = []
+    sessions: list = []
+
+
+def _previous(path: Path) -> tuple[tuple[SettingsFile, ...], tuple[SessionEvidence, ...]]:
+    """The settings and sessions an earlier collect wrote, or none (missing or unreadable: read afresh)."""
     try:
-        return serde.loads(EnvironmentEvidence, path.read_text(encoding="utf-8"))
+        before = msgspec.json.decode(path.read_bytes(), type=_Previous)
+        return (serde.load(tuple[SettingsFile, ...], before.settings),
+                serde.load(tuple[SessionEvidence, ...], before.sessions))
     except Exception:  # noqa: BLE001 - a damaged file is rewritten from what is read now
-        return None
+        return (), ()
 
 
 def read_sessions(sessions: list[str]) -> tuple[SessionEvidence, ...]:

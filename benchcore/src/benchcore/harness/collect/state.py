@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 from ...casefile import parse_case
 from ...errors import BenchError
 from ...model import Case, RunInfo
 from ..claude import projects
 from .contamination import Fingerprints
+from ..store import files
 from ..store.files import holds, read_text, start_writeback, write_atomic
 from ..claude.provenance import Launched
 from .background import Background
@@ -113,6 +114,16 @@ def write_if_changed(path: Path, text: str) -> bool:
         pass
     _write_run_file(path, text)
     return True
+
+
+def write_parts_if_changed(path: Path, parts: Iterable[str]) -> bool:
+    """:func:`write_if_changed` for a text made in parts (serde.dumps_parts), neither it nor the file held whole."""
+    try:
+        return files.write_parts_if_changed(path, parts, durable=False)
+    except OSError as exc:
+        raise BenchError(str(path), f"collect cannot write this file of the run folder: {exc.strerror or exc}",
+                         fix="free space on that disk or make the run folder writable, then run collect again "
+                             "(nothing collected is lost: collect makes its copies again)") from None
 
 
 def write_bytes_if_changed(path: Path, data: bytes) -> bool:

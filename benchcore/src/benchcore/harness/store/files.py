@@ -127,6 +127,41 @@ def write_atomic(path: Path | str, text: str | bytes | Iterable[str], durable: b
         raise
 
 
+def write_parts_if_changed(path: Path | str, parts: Iterable[str], durable: bool = True) -> bool:
+    """:func:`write_atomic` of a text given in parts, unless ``path`` holds that text already (then the file is
+    left as it was: its time too); whether it was written. Each part is compared with the file's bytes as it
+    is staged, so neither the new text nor the old file is ever held whole."""
+    path = Path(path)
+    try:
+        old = open(path, "rb")
+    except OSError:
+        old = None
+    same = old is not None
+
+    def compared() -> Iterator[str]:
+        nonlocal same
+        for part in parts:
+            if same:
+                data = part.encode("utf-8")
+                same = old.read(len(data)) == data
+            yield part
+
+    try:
+        tmp = _stage(path, compared(), durable)
+        if same and old.read(1) == b"":
+            _unlink(tmp)
+            return False
+    finally:
+        if old is not None:
+            old.close()
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return True
+
+
 _WRITEBACK: list = []  # [the queue of the thread that starts each file's writeback], once one is asked for
 
 
