@@ -34,6 +34,9 @@ BOUND_LINE = "const BOUND = null"
 # A workflow runs at most 1,000 agents over its lifetime: larger fan-outs are split into several bound
 # scripts, launched one after another; so is one whose script the approval dialog could not show in full.
 MAX_AGENTS = 1000
+# The tasks fitted_chunks encodes first: the figures of a few predict how many fit, where encoding MAX_AGENTS
+# first (most of them never fitting) held their whole encoding at once: 8 MB of collect's peak for 2,000 judges.
+FIRST_GUESS = 64
 # Beside a fan-out's first script: the same launches as Agent-tool calls, one JSON object a line, for a
 # session without the Workflow tool. Only what an Agent call takes, so the orchestrator reads no more than
 # it writes (plan.json holds worlds, costs and ids besides: about twice the bytes).
@@ -181,7 +184,7 @@ def fitted_chunks(template: str, phase: str, tasks: list[dict], schema: Optional
         return max(lo, 1)
 
     out: list[list[dict]] = []
-    start, guess = 0, MAX_AGENTS
+    start, guess = 0, FIRST_GUESS
     while start < len(tasks):
         k = longest(start, guess)
         out.append(tasks[start:start + k])
