@@ -12,25 +12,25 @@ no import of json, which ``benchcore usage`` avoids), and its text is json's.
 from __future__ import annotations
 
 try:
-    from _json import encode_basestring as _quote
+    from _json import encode_basestring as _quote, encode_basestring_ascii as _quote_ascii
 except ImportError:  # a Python without json's C speed-ups: json's own
-    _quote = None
+    _quote = _quote_ascii = None
 
 _INF = float("inf")
 
 
-def dumps(value, indent: int = 2, level: int = 0) -> str:
-    """``json.dumps(value, indent=indent, ensure_ascii=False)``; ``level``: as it stands ``level`` deep in an
+def dumps(value, indent: int = 2, level: int = 0, ascii: bool = False) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=ascii)``; ``level``: as it stands ``level`` deep in an
     indented document (each line after the first indented by ``level`` indents). Keys as json takes them (str,
     int, float, bool, None); anything else that json refuses is a TypeError here too."""
     unit = " " * indent
     if _quote is None:
         import json
 
-        text = json.dumps(value, indent=indent, ensure_ascii=False)
+        text = json.dumps(value, indent=indent, ensure_ascii=ascii)
         return text.replace("\n", "\n" + unit * level) if level else text
     out: list[str] = []
-    _dump(value, "\n" + unit * level, unit, out)
+    _dump(value, "\n" + unit * level, unit, out, _quote_ascii if ascii else _quote)
     return "".join(out)
 
 
@@ -49,9 +49,9 @@ def _number(value) -> str | None:
     return None
 
 
-def _key(key) -> str:
+def _key(key, quote) -> str:
     if isinstance(key, str):
-        return _quote(key)
+        return quote(key)
     # json's order: a float (not an int) first, then the constants, then an int (a bool is one)
     text = _number(key)
     if text is None:
@@ -59,10 +59,10 @@ def _key(key) -> str:
     return '"' + text + '"'
 
 
-def _dump(value, newline: str, unit: str, out: list) -> None:
-    """One value (``newline``: a line break and the value's own indent)."""
+def _dump(value, newline: str, unit: str, out: list, quote) -> None:
+    """One value (``newline``: a line break and the value's own indent; ``quote``: json's C string writer)."""
     if isinstance(value, str):
-        out.append(_quote(value))
+        out.append(quote(value))
     elif isinstance(value, (list, tuple)):
         if not value:
             out.append("[]")
@@ -71,7 +71,7 @@ def _dump(value, newline: str, unit: str, out: list) -> None:
         out.append("[")
         for i, item in enumerate(value):
             out.append(inner if i == 0 else "," + inner)
-            _dump(item, inner, unit, out)
+            _dump(item, inner, unit, out, quote)
         out.append(newline + "]")
     elif isinstance(value, dict):
         if not value:
@@ -80,8 +80,8 @@ def _dump(value, newline: str, unit: str, out: list) -> None:
         inner = newline + unit
         out.append("{")
         for i, (key, item) in enumerate(value.items()):
-            out.append((inner if i == 0 else "," + inner) + _key(key) + ": ")
-            _dump(item, inner, unit, out)
+            out.append((inner if i == 0 else "," + inner) + _key(key, quote) + ": ")
+            _dump(item, inner, unit, out, quote)
         out.append(newline + "}")
     else:
         text = _number(value)

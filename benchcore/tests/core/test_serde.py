@@ -169,6 +169,7 @@ def test_indented_text_is_jsons_and_leaves_no_garbage_for_the_cycle_collector():
     for value in values:
         for indent in (0, 1, 2, 4):
             assert jsontext.dumps(value, indent) == json.dumps(value, indent=indent, ensure_ascii=False)
+            assert jsontext.dumps(value, indent, ascii=True) == json.dumps(value, indent=indent)
             nested = json.dumps(value, indent=indent, ensure_ascii=False).replace("\n", "\n" + " " * indent * 3)
             assert jsontext.dumps(value, indent, level=3) == nested
     for bad in ({(1, 2): 1}, {"a": object()}, b"x"):
