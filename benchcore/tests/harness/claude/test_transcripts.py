@@ -56,6 +56,19 @@ def test_scan_finds_both_layouts_and_nothing_else(tmp_path):
     assert list(index.packet_refs()) == ["R:01-a/t1/efficacy"]
 
 
+def test_a_planned_prompt_is_held_once_the_plans_string(tmp_path):
+    # Issue 40: every transcript's prompt, held by the scan beside the plan's own (the same text), was 8 MB of
+    # collect's memory at 3,000 cells and 2,000 judges. A prompt the plan holds is now the plan's string.
+    proj = tmp_path / "projects" / "-repo"
+    planned = "".join(["Work in ", WORLD, " (x)."])  # made, not a literal: another object than the file's
+    write(proj / "s1/subagents/agent-aaa.jsonl", [user("aaa", 0, planned)])
+    write(proj / "s1/subagents/agent-bbb.jsonl", [user("bbb", 0, f"Work in {WORLD} (y).")])
+    files = {f.agent_id: f for f in T.scan(tmp_path / "projects", planned={planned: planned})}
+    assert files["aaa"].prompt is planned
+    assert files["bbb"].prompt == f"Work in {WORLD} (y)."  # not planned: its own text, as before
+    assert T.Index.build(files.values()).with_marker(WORLD) == [files["aaa"], files["bbb"]]
+
+
 def test_a_marker_never_matches_a_longer_path(tmp_path):
     proj = tmp_path / "projects" / "-repo"
     write(proj / "s/subagents/agent-x.jsonl", [user("x", 0, f"cd {WORLD}9 && ls")])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from attrs import field, frozen
 
@@ -104,14 +104,18 @@ def first_agent_id(path: Path) -> str:
 
 
 def scan(root: Optional[Path] = None, since: Optional[float] = None,
-         refused: Optional[list] = None) -> list[AgentFile]:
+         refused: Optional[list] = None, planned: Optional[Mapping[str, str]] = None) -> list[AgentFile]:
     """Every subagent transcript under ``root`` (both layouts), skipping files last written before ``since``.
 
     A transcript name on anything but a regular file (a named pipe, a link, a device; found by lstat, never
     opened, as opening a pipe waits for a writer forever) is skipped, and ``refused`` receives
-    (path, what it is)."""
+    (path, what it is). ``planned``: the prompts the runs planned (each mapped to itself); a transcript whose
+    prompt is one of them holds the plan's string instead of its own copy (an arm's or judge's prompt is
+    kilobytes: for 3,000 cells and 2,000 judges the copies held 8 MB beside the plan's)."""
     root = root if root is not None else projects_dir()
     out: list[AgentFile] = []
+    planned = planned if planned is not None else {}
+    relays: dict[str, str] = {}  # every agent of a workflow is relayed the same request: held once
     if not root.is_dir():
         return out
     for dirpath, dirnames, filenames in os.walk(root):
@@ -135,8 +139,9 @@ def scan(root: Optional[Path] = None, since: Optional[float] = None,
             except OSError:
                 continue
             prompt, started, relayed = _first_prompt(path)
-            out.append(AgentFile(path=path, agent_id=name[len("agent-"):-len(".jsonl")], prompt=prompt,
-                                 started=started, relayed=relayed))
+            out.append(AgentFile(path=path, agent_id=name[len("agent-"):-len(".jsonl")],
+                                 prompt=planned.get(prompt, prompt), started=started,
+                                 relayed=relays.setdefault(relayed, relayed)))
     return out
 
 

@@ -120,7 +120,9 @@ def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Co
     plans = [read_plan(d) for d in run_dirs]  # once per collect: each RunState is given its own
     templates = Templates(find_skill_dir(Path(plans[0].repo) if plans[0].repo else None))
     refused: list[tuple[Path, str]] = []
-    index = projects.Index.build(projects.scan(since=_since(run_dirs), refused=refused))
+    planned = {t.prompt: t.prompt for p in plans for t in (*p.cells, *p.packets)}
+    index = projects.Index.build(projects.scan(since=_since(run_dirs), refused=refused, planned=planned))
+    del planned
     packet_files = index.packet_refs()
     plans = [record_session(d, p) for d, p in zip(run_dirs, plans)]  # this collect's session joins each run's
     launched = Launched.read(projects.projects_dir(), [s for p in plans for s in p.sessions])
