@@ -66,7 +66,7 @@ class Launched:
     """Every agent the given sessions launched: agent id -> (session id, where Claude Code writes it)."""
 
     sessions: tuple[str, ...]
-    agents: dict[str, tuple[str, Path]]
+    agents: dict[str, tuple[str, Path | str]]
     clock: datetime  # collect's own clock, read once: a transcript cannot start after it
     # agent id -> (where the session recorded it, what it recorded as that agent's final answer): the Workflow
     # journal's ``result`` line (text, or an object for a schema answer), the Agent tool's result content.
@@ -76,7 +76,7 @@ class Launched:
     def read(cls, root: Path, sessions: Iterable[str], clock: Optional[datetime] = None) -> "Launched":
         """One pass over each session's main transcript and Workflow journals under ``root`` (projects)."""
         sessions = tuple(dict.fromkeys(sessions))
-        agents: dict[str, tuple[str, Path]] = {}
+        agents: dict[str, tuple[str, Path | str]] = {}
         answers: dict[str, tuple[str, object]] = {}
         projects = sorted(p for p in root.iterdir() if p.is_dir()) if sessions and root.is_dir() else []
         for project in projects:
@@ -92,15 +92,18 @@ class Launched:
                         if (done := _agent_result(record)) is not None:
                             answers[done[0]] = (where, done[1])
                     for aid in spawns.ids():
-                        agents.setdefault(aid, (sid, sdir / "subagents" / f"agent-{aid}.jsonl"))
+                        agents.setdefault(aid, (sid, f"{sdir}/subagents/agent-{aid}.jsonl"))
                 wf = sdir / "subagents" / "workflows"
                 for journal in sorted(wf.glob("*/journal.jsonl")) if wf.is_dir() else ():
+                    # Held per agent of thousands: each path as text (a Path holds its parts too), and the
+                    # journal's name once.
+                    folder, where = str(journal.parent), f"the Workflow journal's result in {journal}"
                     for rec in read_records(journal):
                         aid = rec.get("agentId")
                         if rec.get("type") == "started" and isinstance(aid, str):
-                            agents.setdefault(aid, (sid, journal.parent / f"agent-{aid}.jsonl"))
+                            agents.setdefault(aid, (sid, f"{folder}/agent-{aid}.jsonl"))
                         elif rec.get("type") == "result" and isinstance(aid, str) and "result" in rec:
-                            answers[aid] = (f"the Workflow journal's result in {journal}", _without_notes(rec["result"]))
+                            answers[aid] = (where, _without_notes(rec["result"]))
         return cls(sessions=sessions, agents=agents, clock=clock or now_utc(), answers=answers)
 
     def recorded(self, agent_id: str) -> Optional[tuple[str, object]]:
