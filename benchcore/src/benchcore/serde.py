@@ -218,6 +218,9 @@ def dumps_parts(obj: Any, *, indent: int = 2, streamed: Optional[dict[str, Itera
     when its turn comes, so the list is never held either; the text is that of ``obj`` holding them all."""
     value = dump(obj)
     if streamed:
+        missing = set(streamed) - set(value)
+        if missing:  # a field left out when empty: where its items would go is not known
+            raise ValueError(f"no field {', '.join(sorted(missing))} in {type(obj).__name__}'s data to stream into")
         value = {k: _Streamed(streamed[k]) if k in streamed else v for k, v in value.items()}
     yield from _indented(value, indent, 0, 2)
     yield "\n"

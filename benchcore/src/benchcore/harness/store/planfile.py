@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from ... import serde
 from ...model import ARMS, COMPARISONS, Budget, CellCost
@@ -183,8 +183,10 @@ def write_plan(run_dir: Path, plan: Plan, on_disk: Optional[Plan] = None) -> Non
     if on_disk is not None and plan == on_disk:
         return
     path = plan_path(run_dir)
-    if on_disk is not None:  # known to differ: written part by part (the text of 3,000 cells is never held whole)
-        write_atomic(path, serde.dumps_parts(plan))
+    if on_disk is not None:  # known to differ: written part by part (the text of 3,000 cells is never held whole,
+        # nor their data: each cell and packet is made into JSON data when its turn comes)
+        write_atomic(path, serde.dumps_parts(evolve(plan, cells=(), packets=()),
+                                             streamed={"cells": plan.cells, "packets": plan.packets}))
         return
     text = serde.dumps(plan)
     if not (path.is_file() and read_text(path) == text):
