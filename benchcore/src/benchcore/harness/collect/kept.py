@@ -12,6 +12,7 @@ collect, not once per stage.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -53,10 +54,15 @@ class KeptTranscript:
     (tool calls, records, skill loads) read from the copy when asked. The last one read stays parsed, so a
     stage asking one cell several questions reads it once, and at most one is in memory."""
 
+    # Held for every cell until collect ends: one object each (no __dict__), its folder as text (a Path holds its
+    # parts too) and its findings as a tuple (the empty one is shared). Scattered through the memory the parsing
+    # used, each small object kept had raised collect's peak with the number of cells.
+    __slots__ = ("_cdir", "main_id", "children", "_models", "_final", "_refused", "_evidence", "audited")
+
     def __init__(self, cdir: Path, main_id: str, models: set[str], final: Optional[str],
                  children: tuple[str, ...], refused: tuple[str, ...] = (),
                  evidence: Optional[CellEvidence] = None, audited: Optional[list[str]] = None):
-        self.cdir = cdir
+        self._cdir = str(cdir)
         self.main_id = main_id
         self.children = children
         self._models = _shared(frozenset(models))
@@ -65,7 +71,12 @@ class KeptTranscript:
         if evidence is not None:
             evidence = _shared(evolve(evidence, **{k: _shared(getattr(evidence, k)) for k in _EVIDENCE_FIELDS}))
         self._evidence = evidence
-        self.audited = audited  # the audit's findings in this transcript (audit.cell_problems), if asked
+        # the audit's findings in this transcript (audit.cell_problems), if asked
+        self.audited = tuple(audited) if audited is not None else None
+
+    @property
+    def cdir(self) -> Path:
+        return Path(self._cdir)
 
     @classmethod
     def of(cls, t: Transcript, cdir: Path,
@@ -104,8 +115,8 @@ class KeptTranscript:
 
     def read(self) -> Transcript:
         try:
-            st = (self.cdir / "transcript.jsonl").stat()
-            key = (self.cdir, st.st_ino, st.st_size, st.st_mtime_ns)
+            st = os.stat(self._cdir + "/transcript.jsonl")
+            key = (self._cdir, st.st_ino, st.st_size, st.st_mtime_ns)
         except OSError:
             key = None
         if key is None or _LAST[0] != key:
