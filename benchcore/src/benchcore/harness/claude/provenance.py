@@ -17,7 +17,6 @@ and only the marker and the times decide, as collect.json says.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from datetime import datetime, timedelta, timezone
@@ -26,6 +25,7 @@ from typing import Iterable, Optional
 
 from attrs import Factory, evolve, field, frozen
 
+from ... import jsontext
 from ..store.files import locked_run, not_regular, write_atomic
 from ...judging import same_prompt
 from ..store.planfile import read_plan, write_plan
@@ -272,7 +272,7 @@ def write_refusals(run, found: dict) -> None:
     for case, trial in {(c.case, c.trial) for c in run.plan.cells}:
         path = run.tdir(case, trial) / "refused.json"
         if (case, trial) in table:
-            text = json.dumps(table[(case, trial)], indent=1) + "\n"
+            text = jsontext.dumps(table[(case, trial)], 1, ascii=True) + "\n"
             if not (path.is_file() and path.read_text(encoding="utf-8") == text):
                 write_atomic(path, text)
         elif path.is_file():

@@ -12,9 +12,9 @@ is not a duplicate: it stays refused (refused.json).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ... import jsontext
 from ...errors import BenchError
 from ..runs.folder import IGNORED_DIR
 from ..store.files import read_regular_bytes
@@ -55,6 +55,6 @@ def write_ignored(run: RunState) -> None:
     for case, trial in {(c.case, c.trial) for c in run.plan.cells}:
         path = run.tdir(case, trial) / "ignored.json"
         if (case, trial) in table:
-            write_if_changed(path, json.dumps(table[(case, trial)], indent=1) + "\n")
+            write_if_changed(path, jsontext.dumps(table[(case, trial)], 1, ascii=True) + "\n")
         elif path.is_file():
             path.unlink()

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
 from attrs import evolve, frozen
 
+from ... import jsontext
 from ...errors import BenchError
 from ..claude import projects
 from .answers import confirm, escalate, give_up_judges, read_answers, write_judgments
@@ -133,7 +133,7 @@ def collect_runs(run_dirs: list[Path], rerun: bool, assert_timeout: float) -> Co
     launches = write_launch_scripts(runs, statuses, run_dirs, templates)
     statuses = list(launches.statuses)
     for s in statuses:
-        write_atomic(s.run_dir / "collect.json", json.dumps(status_dict(s), indent=1) + "\n")
+        write_atomic(s.run_dir / "collect.json", jsontext.dumps(status_dict(s), 1, ascii=True) + "\n")
     missing_cells = [cell for c, s in zip(runs, statuses) for cell in c.plan.cells if cell.id in s.missing_cells]
     invalid = any(s.invalid_trials for s in statuses)
     rerun_done = any(s.rerun for s in statuses) and bool(launches.cells)

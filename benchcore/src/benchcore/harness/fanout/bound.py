@@ -28,6 +28,8 @@ import unicodedata
 from collections import Counter
 from typing import Union
 
+from ... import jsontext
+
 # What the approval dialog shows in full, and so can offer "Yes" for: Claude Code's own rule, read from its
 # code (the bundled JavaScript in the claude binary; the same code in 2.1.328 and 2.1.332, names aside).
 # The Workflow permission dialog sets `u=i.length>ae||t.scriptForged` (ae=200000: MAX_SCRIPT_CHARS, UTF-16
@@ -341,5 +343,5 @@ def _escape_marked(ch: str) -> str:
 def render(data: dict) -> str:
     """The bound object as the script holds it: one JSON value a line, no indentation; combining marks and
     U+2026 escaped (see _MARKED)."""
-    text = json.dumps(data, ensure_ascii=False, indent=0)
+    text = jsontext.dumps(data, 0)  # json.dumps(data, ensure_ascii=False, indent=0), no cycle left per call
     return text if text.isascii() else _MARKED.sub(lambda m: _escape_marked(m.group()), text)
