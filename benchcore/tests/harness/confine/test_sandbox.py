@@ -13,6 +13,7 @@ import pytest
 from require import missing
 
 from benchcore.harness.confine import sandbox
+from benchcore.harness.plan.sandboxing import keep_out
 from places import REPO
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap is Linux's")
@@ -20,7 +21,9 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap is L
 
 @pytest.fixture(scope="module")
 def box():
-    found = sandbox.prepare(False, [str(REPO)], hidden=[str(REPO)])
+    # As plan prepares it for a run on this repository: the repository's own toolchain on PATH (a clone's
+    # .venv, where the README's quick start installs pytest) is bound, its tests tree and skills are not.
+    found = sandbox.prepare(False, [str(REPO)], hidden=[str(REPO)], repo=str(REPO), keep_out=keep_out(REPO))
     if found.sandbox is None:
         missing("sandbox", f"no working bubblewrap here: {found.problem}")  # CI: BENCH_REQUIRE_SANDBOX fails it
     return found.sandbox
