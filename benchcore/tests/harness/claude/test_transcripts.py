@@ -69,6 +69,20 @@ def test_a_planned_prompt_is_held_once_the_plans_string(tmp_path):
     assert T.Index.build(files.values()).with_marker(WORLD) == [files["aaa"], files["bbb"]]
 
 
+def test_a_scanned_path_is_held_as_text_and_given_as_a_path(tmp_path):
+    # Issue 40: a Path keeps its parts once compared or printed (about 1 KB each, thousands held by a collect);
+    # the scan holds the text and gives a Path when asked, by file and by agent id.
+    proj = tmp_path / "projects" / "-repo"
+    where = write(proj / "s1/subagents/agent-aaa.jsonl", [user("aaa", 0, "go")])
+    [found] = T.scan(tmp_path / "projects")
+    assert found.path == Path(where) and isinstance(found.path, Path) and found.where == str(where)
+    assert not any(isinstance(getattr(found, s, None), Path) for s in found.__slots__)
+    index = T.Index.build([found])
+    assert index.by_id["aaa"] == Path(where) and index.by_id.get("aaa") == Path(where)
+    assert "aaa" in index.by_id and index.by_id.get("zzz") is None and index.by_id.get("zzz", 1) == 1
+    assert T.AgentFile(path=str(where), agent_id="aaa", prompt="go", started=found.started) == found
+
+
 def test_a_marker_never_matches_a_longer_path(tmp_path):
     proj = tmp_path / "projects" / "-repo"
     write(proj / "s/subagents/agent-x.jsonl", [user("x", 0, f"cd {WORLD}9 && ls")])

@@ -23,6 +23,25 @@ def test_a_transcript_is_hashed_when_first_read_and_a_later_change_is_named(tmp_
     assert json.loads((tmp_path / NAME).read_text()) == kept  # the first hash stays the one kept
 
 
+def test_entries_of_other_shapes_are_written_back_as_they_were_read(tmp_path):
+    # Issue 40: entries are held compactly, as (sha256, for); an entry without "for", or with keys of its own,
+    # must still come back byte for byte when collect adds one beside them.
+    old = {"/x/agent-b.jsonl": {"sha256": "b" * 64},
+           "/x/agent-c.jsonl": {"for": "01-hello/t1/judge", "note": "kept", "sha256": "c" * 64},
+           "/x/agent-d.jsonl": {"for": "01-hello/t2/baseline", "sha256": "d" * 64}}
+    (tmp_path / NAME).write_text(json.dumps(old, indent=1, sort_keys=True) + "\n")
+    seen = FirstRead(tmp_path)
+    assert seen.took("/x/agent-c.jsonl", "01-hello/t1/judge") and not seen.took("/x/agent-b.jsonl", "")
+    assert seen.digest_of("/x/agent-b.jsonl") == "b" * 64 and seen.digest_of("/x/agent-z.jsonl") == ""
+    assert "sha256 cccccccccccc then" in seen.changed("/x/agent-c.jsonl", b"other", "01-hello/t1/judge")
+    assert seen.changed(tmp_path / "agent-a.jsonl", b"first\n", "01-hello/t1/baseline") is None
+    seen.save()
+    import hashlib
+    want = dict(old, **{str(tmp_path / "agent-a.jsonl"): {"for": "01-hello/t1/baseline",
+                                                          "sha256": hashlib.sha256(b"first\n").hexdigest()}})
+    assert (tmp_path / NAME).read_text() == json.dumps(want, indent=1, sort_keys=True) + "\n"
+
+
 def test_a_broken_record_is_bad_input_naming_the_file_and_the_fix(tmp_path):
     (tmp_path / NAME).write_text("{not json")
     try:

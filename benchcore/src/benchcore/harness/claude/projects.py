@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Iterable, Mapping, Optional
 
@@ -33,13 +34,36 @@ def projects_dir() -> Path:
 
 @frozen
 class AgentFile:
-    """One subagent transcript file and what its first user record says."""
+    """One subagent transcript file and what its first user record says. Its path is held as text and made a
+    ``Path`` when asked for: a Path keeps its parts and their case-folded copies once it has been compared or
+    printed, about 1 KB a file, and a collect holds every file it found (2 MB more at 3,000 cells and 2,000
+    judges, measured). The text is ``sys.intern``'s: ``transcripts-read.json``'s entries share it."""
 
-    path: Path
+    _where: str = field(alias="path", converter=lambda p: sys.intern(str(p)))
     agent_id: str
     prompt: str  # the task it was given: its first user record, unwrapped (see ``unwrap``)
     started: str  # timestamp of the first record ("" when absent)
     relayed: str = ""  # the user's request a Workflow agent got before its task, when it got one
+
+    @property
+    def path(self) -> Path:
+        return Path(self._where)
+
+    @property
+    def where(self) -> str:
+        """The path as text (``str(self.path)`` without making a Path)."""
+        return self._where
+
+
+class PathsById(dict):
+    """agent id -> its transcript's path: held as text, each a ``Path`` when looked up (see ``AgentFile``)."""
+
+    def __getitem__(self, agent_id: str) -> Path:
+        return Path(dict.__getitem__(self, agent_id))
+
+    def get(self, agent_id: str, default=None):
+        where = dict.get(self, agent_id)
+        return default if where is None else Path(where)
 
 
 RELAY_HEAD = "[Workflow harness \u2014 user request]"
@@ -181,13 +205,13 @@ class Index:
     word, not every file."""
 
     files: tuple[AgentFile, ...]
-    by_id: dict[str, Path] = field(factory=dict)
+    by_id: PathsById = field(factory=PathsById)
     _by_word: dict[str, list[AgentFile]] = field(factory=dict, init=False, repr=False, eq=False)
 
     @classmethod
     def build(cls, files: Iterable[AgentFile]) -> "Index":
         files = tuple(files)
-        return cls(files=files, by_id={f.agent_id: f.path for f in files})
+        return cls(files=files, by_id=PathsById((f.agent_id, f.where) for f in files))
 
     def _words(self) -> dict[str, list[AgentFile]]:
         """word -> the files whose prompt holds it as a whole word right after a slash (trailing dots dropped),

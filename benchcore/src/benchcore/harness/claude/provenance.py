@@ -213,8 +213,8 @@ def sift(run, key: str, cands: list, written_at: str, children=lambda af: ()) ->
     for af in cands:
         if why[af.agent_id] is None or af.agent_id in kids:
             out.append(af)
-        elif (key, str(af.path), why[af.agent_id]) not in run.refused:
-            run.refused.append((key, str(af.path), why[af.agent_id]))
+        elif (key, af.where, why[af.agent_id]) not in run.refused:
+            run.refused.append((key, af.where, why[af.agent_id]))
     return out
 
 
@@ -236,7 +236,7 @@ def twins(own: list, prompt: str, done, children=lambda af: ()) -> list:
     twice), so one counts and the others are ignored duplicates, not rivals."""
     kids = {k for c in own for k in children(c)}
     return sorted((c for c in own if c.agent_id not in kids and same_prompt(prompt, c.prompt) and done(c)),
-                  key=lambda c: (c.started, str(c.path)))
+                  key=lambda c: (c.started, c.where))
 
 
 def refused_whys(t) -> tuple[str, ...]:

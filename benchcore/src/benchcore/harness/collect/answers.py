@@ -60,7 +60,7 @@ def read_answers(run: RunState, packets: dict[str, Packet]
         errors = []
         skipped = []
         valid = []
-        for af in sorted(cands, key=lambda c: (c.started, str(c.path)), reverse=True):
+        for af in sorted(cands, key=lambda c: (c.started, c.where), reverse=True):
             why = _not_its_judge(run, af, packet)
             if why is not None:
                 skipped.append(f"{af.path.name}: {why}")
@@ -74,7 +74,7 @@ def read_answers(run: RunState, packets: dict[str, Packet]
                 valid.append((af, t, answer))
             except AnswerError as err:
                 errors.append(f"{err} ({af.path})")
-                run.invalid_answers.setdefault(pid, []).append(str(af.path))
+                run.invalid_answers.setdefault(pid, []).append(af.where)
             except _Unfinished:
                 continue
         if len(valid) > 1 and run.plan.sessions:
@@ -89,7 +89,7 @@ def read_answers(run: RunState, packets: dict[str, Packet]
             valid = [first]
         if len(valid) > 1:  # provenance unknown (no session recorded): two judges, neither is chosen
             errors.insert(0, f"two judges answered it: {valid[0][0].path} and {valid[1][0].path}")
-            run.invalid_answers.setdefault(pid, []).extend(str(v[0].path) for v in valid)
+            run.invalid_answers.setdefault(pid, []).extend(v[0].where for v in valid)
         elif valid:
             af, t, answer = valid[0]
             models = sorted(t.models())

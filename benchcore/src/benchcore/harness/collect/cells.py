@@ -46,7 +46,7 @@ def pick_transcript(cands: list[projects.AgentFile], prompt: str,
     pool = exact or wrapped or own
     if not pool:
         return None
-    pool = sorted(pool, key=lambda c: (done(c), c.started, str(c.path)))
+    pool = sorted(pool, key=lambda c: (done(c), c.started, c.where))
     return pool[-1]
 
 
@@ -96,7 +96,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
                 pick = next((c for c in both if run.first_read.took(c.path, cell.id)), both[0])
                 ignored = [c for c in both if c is not pick]
         if run.plan.cleaned_at and pick is not None and collected(cdir) is None:
-            run.late.append((cell.id, str(pick.path)))  # its world and skill copy are gone: nothing to audit
+            run.late.append((cell.id, pick.where))  # its world and skill copy are gone: nothing to audit
             continue
         if run.plan.cleaned_at or pick is None:
             # Gone from Claude Code's folder (cleaned up, another machine): what was collected stands.
