@@ -28,7 +28,8 @@ def test_entries_of_other_shapes_are_written_back_as_they_were_read(tmp_path):
     # must still come back byte for byte when collect adds one beside them.
     old = {"/x/agent-b.jsonl": {"sha256": "b" * 64},
            "/x/agent-c.jsonl": {"for": "01-hello/t1/judge", "note": "kept", "sha256": "c" * 64},
-           "/x/agent-d.jsonl": {"for": "01-hello/t2/baseline", "sha256": "d" * 64}}
+           "/x/agent-d.jsonl": {"for": "01-hello/t2/baseline", "sha256": "d" * 64},
+           "/x/caf\u00e9/agent-e.jsonl": {"for": "01-hello/t2/with_skill", "sha256": "e" * 64}}
     (tmp_path / NAME).write_text(json.dumps(old, indent=1, sort_keys=True) + "\n")
     seen = FirstRead(tmp_path)
     assert seen.took("/x/agent-c.jsonl", "01-hello/t1/judge") and not seen.took("/x/agent-b.jsonl", "")

@@ -13,7 +13,7 @@ import json
 import sys
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from ... import jsontext
 from ...errors import BenchError
@@ -118,10 +118,23 @@ class FirstRead:
     def save(self) -> None:
         self._settle()
         if self.dirty:
-            # json.dumps(self.seen, indent=1, sort_keys=True)'s text (jsontext: no garbage left for the cycle collector)
-            ordered = {path: dict(sorted(_entry(v).items())) for path, v in sorted(self.seen.items())}
-            write_atomic(self.path, jsontext.dumps(ordered, 1, ascii=True) + "\n")
+            write_atomic(self.path, _text(self.seen))
             self.dirty = False
+
+
+def _text(seen: dict) -> Iterator[str]:
+    """``json.dumps(file, indent=1, sort_keys=True, ensure_ascii=True)`` and a line break, in parts, an entry at a
+    time (jsontext: no garbage left for the cycle collector): neither the text nor the file's data is held whole,
+    for thousands of entries."""
+    if not seen:
+        yield "{}\n"
+        return
+    head = "{\n "
+    for path in sorted(seen):
+        yield head + jsontext.dumps(path, ascii=True) + ": " + \
+            jsontext.dumps(dict(sorted(_entry(seen[path]).items())), 1, level=1, ascii=True)
+        head = ",\n "
+    yield "\n}\n"
 
 
 def _held(entry: dict) -> tuple | dict:
