@@ -172,8 +172,8 @@ def test_the_launches_are_read_from_claude_codes_own_journals_and_agent_results(
             assert "before its cell or packet was written" in launched.why_not(
                 f, aid, "2026-12-03T09:08:45.000Z", (sid,), "2026-12-03T10:00:00.000Z")
             moved = projects / "-elsewhere" / sid / "subagents" / f.name
-            assert "is not where Claude Code wrote" in launched.why_not(moved, aid, "2026-12-03T09:08:45.000Z",
-                                                                          (sid,), "")
+            why = launched.why_not(moved, aid, "2026-12-03T09:08:45.000Z", (sid,), "")
+            assert "is not where Claude Code wrote" in why and f"({f})" in why  # names where it should be
             assert "no session that ran plan or collect" in launched.why_not(f, aid, "", ("another",), "")
         assert "after collect's clock" in launched.why_not(agents[0], "x", "2099-01-01T00:00:00.000Z", (), "")
 

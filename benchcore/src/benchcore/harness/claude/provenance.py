@@ -63,10 +63,12 @@ def _when(stamp: str) -> Optional[datetime]:
 
 @frozen
 class Launched:
-    """Every agent the given sessions launched: agent id -> (session id, where Claude Code writes it)."""
+    """Every agent the given sessions launched: agent id -> (session id, the folder Claude Code writes its
+    transcript in: ``<folder>/agent-<id>.jsonl``). The folder's text is held once per session or Workflow, not a
+    path per agent (thousands of agents)."""
 
     sessions: tuple[str, ...]
-    agents: dict[str, tuple[str, Path | str]]
+    agents: dict[str, tuple[str, str]]
     clock: datetime  # collect's own clock, read once: a transcript cannot start after it
     # agent id -> (where the session recorded it, what it recorded as that agent's final answer): the Workflow
     # journal's ``result`` line (text, or an object for a schema answer), the Agent tool's result content.
@@ -76,7 +78,7 @@ class Launched:
     def read(cls, root: Path, sessions: Iterable[str], clock: Optional[datetime] = None) -> "Launched":
         """One pass over each session's main transcript and Workflow journals under ``root`` (projects)."""
         sessions = tuple(dict.fromkeys(sessions))
-        agents: dict[str, tuple[str, Path | str]] = {}
+        agents: dict[str, tuple[str, str]] = {}
         answers: dict[str, tuple[str, object]] = {}
         projects = sorted(p for p in root.iterdir() if p.is_dir()) if sessions and root.is_dir() else []
         for project in projects:
@@ -91,17 +93,17 @@ class Launched:
                         spawns.add(record)
                         if (done := _agent_result(record)) is not None:
                             answers[done[0]] = (where, done[1])
+                    held = (sid, f"{sdir}/subagents")
                     for aid in spawns.ids():
-                        agents.setdefault(aid, (sid, f"{sdir}/subagents/agent-{aid}.jsonl"))
+                        agents.setdefault(aid, held)
                 wf = sdir / "subagents" / "workflows"
                 for journal in sorted(wf.glob("*/journal.jsonl")) if wf.is_dir() else ():
-                    # Held per agent of thousands: each path as text (a Path holds its parts too), and the
-                    # journal's name once.
-                    folder, where = str(journal.parent), f"the Workflow journal's result in {journal}"
+                    # Held per agent of thousands: the folder once for all its agents.
+                    held, where = (sid, str(journal.parent)), f"the Workflow journal's result in {journal}"
                     for rec in read_records(journal):
                         aid = rec.get("agentId")
                         if rec.get("type") == "started" and isinstance(aid, str):
-                            agents.setdefault(aid, (sid, f"{folder}/agent-{aid}.jsonl"))
+                            agents.setdefault(aid, held)
                         elif rec.get("type") == "result" and isinstance(aid, str) and "result" in rec:
                             answers[aid] = (where, _without_notes(rec["result"]))
         return cls(sessions=sessions, agents=agents, clock=clock or now_utc(), answers=answers)
@@ -137,8 +139,9 @@ class Launched:
         if hit is None or hit[0] not in sessions:
             return (f"no session that ran plan or collect for this run ({', '.join(sessions)}) launched it: its "
                     f"agent id is in none of their Workflow journals or Agent results")
-        if os.path.normpath(path) != os.path.normpath(hit[1]):
-            return f"it is not where Claude Code wrote that session's agent {agent_id} ({hit[1]})"
+        expected = f"{hit[1]}/agent-{agent_id}.jsonl"
+        if os.path.normpath(path) != os.path.normpath(expected):
+            return f"it is not where Claude Code wrote that session's agent {agent_id} ({expected})"
         w = _when(written_at)
         if t is None or (w is not None and t < w):
             return f"it started ({started or 'no time'}) before its cell or packet was written ({written_at})"
