@@ -246,6 +246,41 @@ def test_the_sessions_transcript_is_read_without_holding_its_records(tmp_path):
     assert peak < size / 5, f"{peak} bytes traced reading a {size}-byte session transcript"
 
 
+def test_the_agents_answers_are_read_from_their_lines_when_asked_not_held(tmp_path):
+    # Issue 40: Launched held every agent's final answer as the session recorded it, kilobytes each in a user's
+    # run, so a collect's memory grew with the cells beyond the plan. It now keeps where each answer is and reads
+    # that line when asked: the same answers, from the Agent tool's results and from a Workflow journal.
+    import tracemalloc
+    from benchcore.harness.claude.provenance import Launched
+
+    sid = "s-answers"
+    (tmp_path / "-repo").mkdir()
+    calls = [_agent_call(n, f"cell {n}") for n in range(300)]
+    for n, (_, result) in enumerate(calls):
+        result["toolUseResult"]["content"] = [{"type": "text", "text": f"answer {n} " + "y" * 10_000}]
+    (tmp_path / "-repo" / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for c in calls for r in c))
+    wf = tmp_path / "-repo" / sid / "subagents" / "workflows" / "wf_1"
+    wf.mkdir(parents=True)
+    (wf / "journal.jsonl").write_text(json.dumps({"type": "started", "agentId": "w1"}) + "\n" + json.dumps(
+        {"type": "result", "agentId": "w1", "result": {"verdict": "A", "rationale": "z" * 10_000}}) + "\n")
+    tracemalloc.start()
+    try:
+        launched = Launched.read(tmp_path, [sid])
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 300_000, f"{held} bytes held after reading 3 MB of answers"
+    assert launched.answer_differs("a00299", "answer 299 " + "y" * 10_000) is None
+    assert "is not what Claude Code recorded" in launched.answer_differs("a00007", "answer 7")
+    where, said = launched.recorded("a00007")
+    assert said == "answer 7 " + "y" * 10_000 and where.startswith("the Agent tool's result in")
+    where, said = launched.recorded("w1")
+    assert said == {"verdict": "A", "rationale": "z" * 10_000} and where.startswith("the Workflow journal's result")
+    assert launched.recorded("nobody") is None
+    (wf / "journal.jsonl").write_text("")  # gone from its line (Claude Code never does this): nothing recorded
+    assert launched.recorded("w1") is None
+
+
 def test_an_agent_result_before_its_call_and_a_malformed_call_id_are_read_as_before(tmp_path):
     from benchcore.harness.claude.transcript import _child_ids
 

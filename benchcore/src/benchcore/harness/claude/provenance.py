@@ -21,15 +21,17 @@ import os
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from attrs import Factory, evolve, field, frozen
 
 from ... import jsontext
+from ...errors import BenchError
 from ..store.files import locked_run, not_regular, write_atomic
 from ...judging import same_prompt
 from ..store.planfile import read_plan, write_plan
-from .transcript import ChildIds, read_records
+from ..store.regular import open_regular, open_regular_fd
+from .transcript import ChildIds, record_of
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 # How far a transcript's first timestamp may run ahead of collect's clock (clocks of one machine, rounding).
@@ -70,16 +72,19 @@ class Launched:
     sessions: tuple[str, ...]
     agents: dict[str, tuple[str, str]]
     clock: datetime  # collect's own clock, read once: a transcript cannot start after it
-    # agent id -> (where the session recorded it, what it recorded as that agent's final answer): the Workflow
-    # journal's ``result`` line (text, or an object for a schema answer), the Agent tool's result content.
-    answers: dict[str, tuple[str, object]] = field(default=Factory(dict))
+    # agent id -> where the session recorded that agent's final answer: ((what to call the place, the file, whether
+    # it is a Workflow journal), the line's offset in it). The Workflow journal's ``result`` line (text, or an object
+    # for a schema answer), or the Agent tool's result content, read again from that line when asked for
+    # (:meth:`recorded`): a user's answers are kilobytes, and holding every agent's from the session's records took
+    # a collect's memory up with the cells (Claude Code only appends to those files, so the line stays where it was).
+    answers: dict[str, tuple[tuple[str, str, bool], int]] = field(default=Factory(dict))
 
     @classmethod
     def read(cls, root: Path, sessions: Iterable[str], clock: Optional[datetime] = None) -> "Launched":
         """One pass over each session's main transcript and Workflow journals under ``root`` (projects)."""
         sessions = tuple(dict.fromkeys(sessions))
         agents: dict[str, tuple[str, str]] = {}
-        answers: dict[str, tuple[str, object]] = {}
+        answers: dict[str, tuple[tuple[str, str, bool], int]] = {}
         projects = sorted(p for p in root.iterdir() if p.is_dir()) if sessions and root.is_dir() else []
         for project in projects:
             for sid in sessions:
@@ -88,30 +93,43 @@ class Launched:
                 if not_regular(main) is None:
                     # One record at a time: at thousands of cells the session's transcript, held whole, took
                     # more memory than the run's plan.
-                    spawns, where = ChildIds(), f"the Agent tool's result in {main}"
-                    for record in read_records(main):
+                    spawns, src = ChildIds(), (f"the Agent tool's result in {main}", str(main), False)
+                    for at, record in _records_at(main):
                         spawns.add(record)
                         if (done := _agent_result(record)) is not None:
-                            answers[done[0]] = (where, done[1])
+                            answers[done[0]] = (src, at)
                     held = (sid, f"{sdir}/subagents")
                     for aid in spawns.ids():
                         agents.setdefault(aid, held)
                 wf = sdir / "subagents" / "workflows"
                 for journal in sorted(wf.glob("*/journal.jsonl")) if wf.is_dir() else ():
                     # Held per agent of thousands: the folder once for all its agents.
-                    held, where = (sid, str(journal.parent)), f"the Workflow journal's result in {journal}"
-                    for rec in read_records(journal):
+                    held, src = (sid, str(journal.parent)), (f"the Workflow journal's result in {journal}",
+                                                             str(journal), True)
+                    for at, rec in _records_at(journal):
                         aid = rec.get("agentId")
                         if rec.get("type") == "started" and isinstance(aid, str):
                             agents.setdefault(aid, held)
                         elif rec.get("type") == "result" and isinstance(aid, str) and "result" in rec:
-                            answers[aid] = (where, _without_notes(rec["result"]))
+                            answers[aid] = (src, at)
         return cls(sessions=sessions, agents=agents, clock=clock or now_utc(), answers=answers)
 
     def recorded(self, agent_id: str) -> Optional[tuple[str, object]]:
         """(where, what) the launching session recorded as this agent's final answer, or None (no session
         known, or the agent has not ended in its records)."""
-        return self.answers.get(agent_id) if self.sessions else None
+        hit = self.answers.get(agent_id) if self.sessions else None
+        if hit is None:
+            return None
+        (where, path, journal), at = hit
+        rec = _record_at(path, at)
+        if rec is None:
+            return None
+        if journal:
+            if rec.get("type") == "result" and rec.get("agentId") == agent_id and "result" in rec:
+                return where, _without_notes(rec["result"])
+            return None
+        done = _agent_result(rec)
+        return (where, done[1]) if done is not None and done[0] == agent_id else None
 
     def answer_differs(self, agent_id: str, final: str) -> Optional[str]:
         """Why ``final`` (an arm's final message as its transcript holds it) is not what the session recorded
@@ -167,6 +185,41 @@ def _without_notes(result):
     if isinstance(result, str) and (m := _CLASSIFIER_NOTE.match(result)) and result[m.end():].strip():
         return result[m.end():]
     return result
+
+
+def _records_at(path: Path) -> Iterator[tuple[int, dict]]:
+    """:func:`read_records` with each record's offset in the file."""
+    try:
+        with open_regular(path) as fh:
+            at = 0
+            for raw in fh:
+                if (rec := record_of(raw)) is not None:
+                    yield at, rec
+                at += len(raw)
+    except (OSError, BenchError):  # gone, unreadable, or not a regular file: no records
+        return
+
+
+def _record_at(path: str, at: int) -> Optional[dict]:
+    """The record on the line that starts at offset ``at`` of ``path`` (None when it is gone or no record)."""
+    try:
+        fd = open_regular_fd(path)
+    except (OSError, BenchError):
+        return None
+    try:
+        parts, step = [], 1 << 16
+        while True:
+            chunk = os.pread(fd, step, at)
+            end = chunk.find(b"\n")
+            parts.append(chunk if end < 0 else chunk[:end])
+            if end >= 0 or len(chunk) < step:
+                break
+            at += step
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return record_of(b"".join(parts))
 
 
 def _agent_result(r: dict) -> Optional[tuple[str, str]]:
