@@ -21,17 +21,15 @@ import os
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Optional
 
 from attrs import Factory, evolve, field, frozen
 
 from ... import jsontext
-from ...errors import BenchError
 from ..store.files import locked_run, not_regular, write_atomic
 from ...judging import same_prompt
 from ..store.planfile import read_plan, write_plan
-from ..store.regular import open_regular, open_regular_fd
-from .transcript import ChildIds, record_of
+from .transcript import ChildIds, record_at, records_at
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 # How far a transcript's first timestamp may run ahead of collect's clock (clocks of one machine, rounding).
@@ -94,7 +92,7 @@ class Launched:
                     # One record at a time: at thousands of cells the session's transcript, held whole, took
                     # more memory than the run's plan.
                     spawns, src = ChildIds(), (f"the Agent tool's result in {main}", str(main), False)
-                    for at, record in _records_at(main):
+                    for at, record in records_at(main):
                         spawns.add(record)
                         if (done := _agent_result(record)) is not None:
                             answers[done[0]] = (src, at)
@@ -106,7 +104,7 @@ class Launched:
                     # Held per agent of thousands: the folder once for all its agents.
                     held, src = (sid, str(journal.parent)), (f"the Workflow journal's result in {journal}",
                                                              str(journal), True)
-                    for at, rec in _records_at(journal):
+                    for at, rec in records_at(journal):
                         aid = rec.get("agentId")
                         if rec.get("type") == "started" and isinstance(aid, str):
                             agents.setdefault(aid, held)
@@ -121,7 +119,7 @@ class Launched:
         if hit is None:
             return None
         (where, path, journal), at = hit
-        rec = _record_at(path, at)
+        rec = record_at(path, at)
         if rec is None:
             return None
         if journal:
@@ -185,41 +183,6 @@ def _without_notes(result):
     if isinstance(result, str) and (m := _CLASSIFIER_NOTE.match(result)) and result[m.end():].strip():
         return result[m.end():]
     return result
-
-
-def _records_at(path: Path) -> Iterator[tuple[int, dict]]:
-    """:func:`read_records` with each record's offset in the file."""
-    try:
-        with open_regular(path) as fh:
-            at = 0
-            for raw in fh:
-                if (rec := record_of(raw)) is not None:
-                    yield at, rec
-                at += len(raw)
-    except (OSError, BenchError):  # gone, unreadable, or not a regular file: no records
-        return
-
-
-def _record_at(path: str, at: int) -> Optional[dict]:
-    """The record on the line that starts at offset ``at`` of ``path`` (None when it is gone or no record)."""
-    try:
-        fd = open_regular_fd(path)
-    except (OSError, BenchError):
-        return None
-    try:
-        parts, step = [], 1 << 16
-        while True:
-            chunk = os.pread(fd, step, at)
-            end = chunk.find(b"\n")
-            parts.append(chunk if end < 0 else chunk[:end])
-            if end >= 0 or len(chunk) < step:
-                break
-            at += step
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return record_of(b"".join(parts))
 
 
 def _agent_result(r: dict) -> Optional[tuple[str, str]]:

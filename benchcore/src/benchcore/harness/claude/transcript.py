@@ -7,6 +7,7 @@ answered, the final message. Finding the files is :mod:`benchcore.harness.claude
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Protocol
@@ -16,6 +17,7 @@ from attrs import field, frozen
 from ...errors import BenchError
 from ...usage.lines import loads_line
 from ..store.files import not_regular, open_regular, read_regular_bytes
+from ..store.regular import open_regular_fd
 
 
 class AgentPaths(Protocol):
@@ -97,13 +99,43 @@ def text_of(content) -> str:
 
 def read_records(path: Path) -> Iterator[dict]:
     """The readable records of a transcript; malformed or truncated lines are skipped."""
+    for _, rec in records_at(path):
+        yield rec
+
+
+def records_at(path: Path | str) -> Iterator[tuple[int, dict]]:
+    """:func:`read_records`, each record with the offset of its line in the file (for :func:`record_at`)."""
     try:
         with open_regular(path) as fh:
+            at = 0
             for raw in fh:
                 if (rec := record_of(raw)) is not None:
-                    yield rec
+                    yield at, rec
+                at += len(raw)
     except (OSError, BenchError):  # gone, unreadable, or not a regular file: no records
         return
+
+
+def record_at(path: Path | str, at: int) -> Optional[dict]:
+    """The record on the line that starts at offset ``at`` of ``path`` (None when it is gone or no record)."""
+    try:
+        fd = open_regular_fd(path)
+    except (OSError, BenchError):
+        return None
+    try:
+        parts, step = [], 1 << 16
+        while True:
+            chunk = os.pread(fd, step, at)
+            end = chunk.find(b"\n")
+            parts.append(chunk if end < 0 else chunk[:end])
+            if end >= 0 or len(chunk) < step:
+                break
+            at += step
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return record_of(b"".join(parts))
 
 
 @frozen
