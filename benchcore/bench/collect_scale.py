@@ -20,7 +20,10 @@ back: Bash calls whose output is this repository's ``git log --stat``,
 ``ls -lR`` and ``grep -rn`` listings, and Read calls of its Python sources
 and Markdown (numbered lines, as Claude Code shows a read), 30 KB a result
 at most, each result owned by its tool call, so the audit reads every one.
-Model time is excluded: the stand-in writes transcripts directly.
+Model time is excluded: the stand-in writes transcripts directly. Each arm's
+final message and each judge's rationale is its own text of a user's size
+(about 0.8 KB and 560 characters; ``--short-answers``: the stand-in's one
+line each, as before stop 51), so what a collect holds per answer shows.
 
 With ``--mb``, the first collect is set beside ``plain``: the same
 transcripts read and every line parsed with ``json.loads`` in a fresh
@@ -203,6 +206,47 @@ def build_repo(root: Path, cases: int) -> dict:
     R.commit_all(repo, "release")
     _real_skill(R, repo, "Greet the reader by name, warmly.")
     return env
+
+
+# A user's answers are kilobytes: an arm's final message (a commit message with its body, what it did, what it
+# checked) and a judge's rationale. The stand-in's one-line answers let a collect that holds every answer look
+# flat; these are each cell's own text, of a real answer's size.
+_ANSWER_LINES = (
+    "Round each line item before summing, not the total: the invoice's cents no longer drift on long orders.",
+    "The failing test in tests/test_billing.py now passes; the other 41 tests still pass.",
+    "I read billing/invoice.py, billing/tax.py and their tests before changing anything.",
+    "Kept the public signature of total() as it was, so no caller changes.",
+    "Added a test with 37 line items at 0.105 each, the case the report named.",
+    "Checked the staged diff: only billing/invoice.py and tests/test_billing.py are in it.",
+    "Left the currency helper alone: its rounding mode is already half-even.",
+    "No new dependency; the change is eleven lines and a test.",
+)
+
+
+def arm_answer(case: str, trial: int, arm: str, world: str) -> str:
+    """An arm's final message of about 0.8 KB, its own for each cell."""
+    lines = [f"fix(billing): round each line item in {case}, trial {trial} ({arm})", ""]
+    lines += [_ANSWER_LINES[(trial + i) % len(_ANSWER_LINES)] for i in range(len(_ANSWER_LINES))]
+    lines += ["", f"Everything I wrote is under {world}/, and greeting.txt holds the greeting the case asks for."]
+    return "\n".join(lines) + "\n"
+
+
+SHORT_ANSWERS = [False]  # --short-answers: the stand-in's one-line answers (the corpus before stop 51)
+
+
+def answers() -> dict:
+    """The stand-in Script's answers: a user's size, or with --short-answers its own one-line ones."""
+    return {} if SHORT_ANSWERS[0] else {"output": arm_answer, "rationale": judge_rationale}
+
+
+def judge_rationale(task_id: str) -> str:
+    """A judge's rationale of about 560 characters, its own for each packet."""
+    return (f"For {task_id}: A rounds each line item and says so in its subject; B rounds the total and its body "
+            "does not name the drift it fixes. Both keep the subject under 72 characters and use the imperative. "
+            "A names the test it added and what it covers; B says tests pass without saying which. A's body "
+            "explains why (the cents drift on long orders) where B's repeats the diff. Neither names an issue "
+            "number, which the case does not ask for. A is clearly better on the criteria that matter here: the "
+            "why, the scope and the test; on tone and length they are even.")
 
 
 PROFILE: list[Path] = []  # with --py-spy: the folder for each collect's collapsed stacks
@@ -486,7 +530,7 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
         plan_s, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
         [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
         script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
-                              tiny=False)
+                              tiny=False, **answers())
         from test_e2e_benchmark import next_scripts  # the scripts plan printed (tests/ is on the path)
 
         for path in next_scripts(out):
@@ -584,7 +628,7 @@ def paired(cases: int, mb: float, rounds: int) -> int:
         _, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
         [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
         script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
-                              tiny=False)
+                              tiny=False, **answers())
         from test_e2e_benchmark import next_scripts
 
         for path in next_scripts(out):
@@ -686,9 +730,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-memo", action="store_true", dest="no_memo",
                         help="the audit searches every tool result, even one identical to a result already checked "
                              "(the rate on output that never repeats)")
+    parser.add_argument("--short-answers", action="store_true", dest="short_answers",
+                        help="the stand-in's one-line arm answers and judge rationales, not a user's size (about 0.8 KB "
+                             "and 560 characters): the corpus of the figures before stop 51")
     parser.add_argument("--py-spy", type=Path, default=None, dest="py_spy",
                         help="profile each collect with py-spy into this folder (<cases>-<collect>.txt)")
     args = parser.parse_args(argv)
+    SHORT_ANSWERS[0] = args.short_answers
     if args.pairs:
         return paired(int(args.cases.split(",")[0]), args.mb or 6.5, args.rounds)
     if args.py_spy is not None:

@@ -83,6 +83,7 @@ class Script:
     # 11-13 the swapped second reading of round 1-3 (confirm_judgments)
     verdict: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "WIN"
     answer_style: Callable[[str, int, str, int], str] = lambda case, trial, comp, rnd: "json"  # json|fenced|structured|journal|garbage
+    rationale: Optional[Callable[[str], str]] = None  # task id -> the judge's rationale (None: one short line)
     tiny: bool = False  # the fewest records that still exercise the format
     id_from_packet: bool = False  # judges copy packet_id from the packet's answer format, not their prompt
     # Workflow agents' first user record relays the user's command, and the task comes second (the turn
@@ -662,7 +663,8 @@ def run_judge(session: Session, task_id: str, prompt: str, script: Script, model
     verdict = _letter_for(script.verdict(case, trial, comp, round_), text)
     if script.id_from_packet:
         ref = re.search(r"^# Judge packet (\S+)", text, re.M).group(1)
-    answer = {"packet_id": ref, "verdict": verdict, "rationale": f"scripted judgment for {task_id}"}
+    answer = {"packet_id": ref, "verdict": verdict,
+              "rationale": script.rationale(task_id) if script.rationale else f"scripted judgment for {task_id}"}
     if verdict != "TIE":
         answer["strength"] = "clear"
     style = script.answer_style(case, trial, comp, round_)
