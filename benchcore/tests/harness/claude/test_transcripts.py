@@ -80,6 +80,7 @@ def test_a_scanned_path_is_held_as_text_and_given_as_a_path(tmp_path):
     index = T.Index.build([found])
     assert index.by_id["aaa"] == Path(where) and index.by_id.get("aaa") == Path(where)
     assert "aaa" in index.by_id and index.by_id.get("zzz") is None and index.by_id.get("zzz", 1) == 1
+    assert list(index.by_id.items()) == [("aaa", Path(where))] and list(index.by_id.values()) == [Path(where)]
     assert T.AgentFile(path=str(where), agent_id="aaa", prompt="go", started=found.started) == found
 
 

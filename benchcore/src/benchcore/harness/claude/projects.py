@@ -55,15 +55,24 @@ class AgentFile:
         return self._where
 
 
-class PathsById(dict):
-    """agent id -> its transcript's path: held as text, each a ``Path`` when looked up (see ``AgentFile``)."""
+class PathsById(Mapping):
+    """agent id -> its transcript's path: held as text, each a ``Path`` when looked up (see ``AgentFile``); every
+    way of reading it (``[]``, ``get``, ``values``, ``items``) gives Paths."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]] = ()):
+        self._where = dict(pairs)
 
     def __getitem__(self, agent_id: str) -> Path:
-        return Path(dict.__getitem__(self, agent_id))
+        return Path(self._where[agent_id])
 
-    def get(self, agent_id: str, default=None):
-        where = dict.get(self, agent_id)
-        return default if where is None else Path(where)
+    def __contains__(self, agent_id: object) -> bool:
+        return agent_id in self._where
+
+    def __iter__(self):
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
 
 
 RELAY_HEAD = "[Workflow harness \u2014 user request]"
