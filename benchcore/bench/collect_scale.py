@@ -32,17 +32,16 @@ then the same with msgspec's decoder, the parser collect uses (how much of
 the ratio is collect's own work), and the audit's own rate is reported
 (MB of transcripts over the CPU seconds spent in ``audit_cell``). Beside
 them, ``copy``: the same transcripts read and copied again as a new file
-each, in a folder beside the run folder, as collect keeps its copies (the
-kernel copies each from the transcript, and the copy is compared with what
-was read: files.write_atomic's ``source``; written from Python where the
-version run has none). The folder the run is built in follows TMPDIR.
+each, in a folder beside the run folder, as collect keeps its copies (each
+written from the bytes read; for a version before stop 52, copied by the
+kernel from the transcript and compared, as that version did). The folder the run is built in follows TMPDIR.
 Each benchcore source run is compiled to bytecode first, as installing
 does (``compiled``): with PYTHONDONTWRITEBYTECODE set and an editable
 install, a collect would otherwise compile changed modules on every run.
 
 ``--pairs`` adds ``floor``: in a fresh process, only the passes over the
 bytes that a first collect cannot skip, each done in C: read, SHA-256, the
-kernel's copy with its comparison, msgspec's parse of every line, and every
+copy written, msgspec's parse of every line, and every
 tool result encoded, folded and searched by the automaton of the skill's
 lines. What a collect costs above the floor is its Python.
 
@@ -118,27 +117,22 @@ _PLAIN_FAST = _PLAIN.replace("import json, sys, time\n", "import sys, time\nfrom
 _COPY = ("import os, sys, tempfile, time\nfrom pathlib import Path\n"
          "import inspect\n"
          "from benchcore.harness.store.files import write_atomic\n"
-         "kernel = 'source' in inspect.signature(write_atomic).parameters  # else a version before the kernel copied\n"
+         "kernel = 'source' in inspect.signature(write_atomic).parameters  # a version whose kernel copied\n"
          "out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)\n"
          "t = time.process_time()\n"
          "for n, p in enumerate(Path(sys.argv[1]).rglob('*.jsonl')):\n"
          "    data = p.read_bytes()\n"
-         "    if kernel:\n"
-         "        write_atomic(out / f'{n}.jsonl', data, durable=False, source=p)\n"
-         "        continue\n"
-         "    fd, tmp = tempfile.mkstemp(dir=out)\n"
-         "    with os.fdopen(fd, 'wb') as fh:\n"
-         "        fh.write(data)\n"
-         "    os.replace(tmp, out / f'{n}.jsonl')\n"
+         "    write_atomic(out / f'{n}.jsonl', data, durable=False, **({'source': p} if kernel else {}))\n"
          "print('maxrss 0 0', file=sys.stderr)\n"
          "print('cpu', time.process_time() - t, file=sys.stderr)\n")
 
 # The floor: the passes over the bytes a first collect cannot skip, each in C, and nothing else: every transcript
-# read, its SHA-256 (transcripts-read.json), its copy (the kernel's, compared, as collect keeps it), every line parsed
+# read, its SHA-256 (transcripts-read.json), its copy (written as collect keeps it), every line parsed
 # with msgspec, and every tool result encoded, folded and searched by the automaton of the skill's lines (the
 # audit's passes, results joined as the audit joins them). What is left of a collect above it is Python's.
-_FLOOR = ("import hashlib, sys, time\nfrom pathlib import Path\nfrom msgspec.json import decode\n"
+_FLOOR = ("import hashlib, inspect, sys, time\nfrom pathlib import Path\nfrom msgspec.json import decode\n"
           "from benchcore.harness.store.files import write_atomic\n"
+          "kernel = 'source' in inspect.signature(write_atomic).parameters  # a version whose kernel copied\n"
           "from benchcore.harness.collect.contamination import _Index, _bytes, _folded, distinctive_lines\n"
           "lines = [l for p in sorted(Path(sys.argv[3]).rglob('*.md')) for l in distinctive_lines(p.read_text())]\n"
           "index = _Index(tuple(dict.fromkeys(lines)))\n"
@@ -146,7 +140,7 @@ _FLOOR = ("import hashlib, sys, time\nfrom pathlib import Path\nfrom msgspec.jso
           "for n, p in enumerate(sorted(Path(sys.argv[1]).rglob('*.jsonl'))):\n"
           "    data = p.read_bytes()\n"
           "    hashlib.sha256(data).hexdigest()\n"
-          "    write_atomic(out / f'{n}.jsonl', data, durable=False, source=p)\n"
+          "    write_atomic(out / f'{n}.jsonl', data, durable=False, **({'source': p} if kernel else {}))\n"
           "    folds = []\n"
           "    for line in data.splitlines():\n"
           "        rec = decode(line) if line.strip() else None\n"

@@ -1,25 +1,32 @@
-"""collect's copy of a transcript (files.write_atomic given the file it was read from as ``source``): the kernel
-copies it from that file, and the copy holds exactly the bytes collect read, whatever happened to the file since."""
+"""collect's copy of a transcript: written from the bytes collect read and parsed (never read again from the file),
+so it holds exactly them, whatever happened to the file since."""
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 
 import pytest
 
+from benchcore.harness.collect.background import Background
+from benchcore.harness.collect.state import copy_bytes_if_changed
 from benchcore.harness.store import files
 
-DATA = b'{"type":"user","message":{"content":"go"}}\n' * 5000  # 215 KB: several chunks compared
+# 215 KB of records, and bytes that are not UTF-8 (copied as Claude Code wrote them).
+DATA = b'{"type":"user","message":{"content":"go"}}\n' * 5000 + b'{"x":"\xff\xfe"}\n'
 
 
-def copy(tmp_path, data: bytes = DATA, source_bytes: bytes | None = None):
-    """write_atomic of ``data`` from a source holding ``source_bytes`` (``data`` by default); the copy's path."""
+def copy(tmp_path, data: bytes = DATA, now: bytes | None = None):
+    """A transcript read as ``data``, rewritten to ``now`` on disk before collect copies it; the copy's path."""
     source = tmp_path / "agent-a.jsonl"
-    source.write_bytes(data if source_bytes is None else source_bytes)
+    source.write_bytes(data)
+    read = source.read_bytes()
+    if now is not None:
+        source.write_bytes(now)
     dest = tmp_path / "run/cases/c/t1/new/transcript.jsonl"
-    files.write_atomic(dest, data, durable=False, source=source)
+    background = Background()
+    assert copy_bytes_if_changed(dest, read, background) is True
+    background.wait()
     return dest
 
 
@@ -27,25 +34,9 @@ def left(dest) -> list[str]:
     return sorted(p.name for p in dest.parent.iterdir())
 
 
-@pytest.fixture
-def kernel(monkeypatch):
-    """os.copy_file_range, counted (the bytes it copied)."""
-    real = getattr(os, "copy_file_range", None)
-    if real is None:
-        pytest.skip("no os.copy_file_range on this system (the copy is written instead: test below)")
-    copied = []
-
-    def counted(src, dst, count, *args):
-        n = real(src, dst, count, *args)
-        copied.append(n)
-        return n
-    monkeypatch.setattr(os, "copy_file_range", counted)
-    return copied
-
-
-def test_the_kernel_copies_a_transcript_that_still_holds_what_was_read(tmp_path, kernel):
+def test_a_transcripts_copy_holds_the_bytes_read(tmp_path):
     dest = copy(tmp_path)
-    assert dest.read_bytes() == DATA and sum(kernel) == len(DATA)
+    assert dest.read_bytes() == DATA
     assert left(dest) == ["transcript.jsonl"]  # no temp file
     assert stat.S_IMODE(dest.stat().st_mode) == 0o666 & ~files._umask()  # as a plain create gives
 
@@ -56,35 +47,21 @@ def test_the_kernel_copies_a_transcript_that_still_holds_what_was_read(tmp_path,
     DATA[:1000],                             # cut short since
     b"",                                     # emptied
 ], ids=["rewritten", "longer", "shorter", "empty"])
-def test_the_copy_holds_what_was_read_whatever_the_source_holds_now(tmp_path, kernel, now):
-    dest = copy(tmp_path, source_bytes=now)
+def test_the_copy_holds_what_was_read_whatever_the_file_holds_now(tmp_path, now):
+    dest = copy(tmp_path, now=now)
     assert dest.read_bytes() == DATA and left(dest) == ["transcript.jsonl"]
 
 
-def test_a_source_gone_or_swapped_for_a_pipe_is_not_read_and_the_bytes_are_written(tmp_path, kernel):
-    source = tmp_path / "agent-a.jsonl"
-    dest = tmp_path / "out/transcript.jsonl"
-    files.write_atomic(dest, DATA, durable=False, source=source)  # never there
-    assert dest.read_bytes() == DATA
-    os.mkfifo(source)  # a named pipe: opened non-blocking and refused, never waited on
-    files.write_atomic(dest, DATA + b"more\n", durable=False, source=source)
-    assert dest.read_bytes() == DATA + b"more\n" and kernel == []
-
-
-@pytest.mark.parametrize("failure", ["missing", "cross-device", "wrong-bytes"])
-def test_where_the_kernel_cannot_copy_the_bytes_are_written(tmp_path, monkeypatch, failure):
-    if failure == "missing":
-        monkeypatch.delattr(os, "copy_file_range", raising=False)  # macOS, Windows, an old Python
-    elif failure == "cross-device":
-        def refuse(*args):
-            raise OSError(errno.EXDEV, "Invalid cross-device link")
-        monkeypatch.setattr(os, "copy_file_range", refuse, raising=False)
-    else:
-        def garble(src, dst, count, *args):  # a file system whose copy went wrong: caught by the comparison
-            return os.write(dst, b"?" * count)
-        monkeypatch.setattr(os, "copy_file_range", garble, raising=False)
+def test_a_copy_that_holds_the_bytes_already_is_left_as_it_is(tmp_path):
     dest = copy(tmp_path)
-    assert dest.read_bytes() == DATA and left(dest) == ["transcript.jsonl"]
+    os.utime(dest, ns=(1, 1))
+    background = Background()
+    assert copy_bytes_if_changed(dest, DATA, background) is False
+    background.wait()
+    assert dest.stat().st_mtime_ns == 1
+    assert copy_bytes_if_changed(dest, DATA + b"\n", background) is True  # other bytes: written again
+    background.wait()
+    assert dest.read_bytes() == DATA + b"\n" and left(dest) == ["transcript.jsonl"]
 
 
 def test_an_empty_transcript_is_copied_empty(tmp_path):

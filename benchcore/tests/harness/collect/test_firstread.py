@@ -88,10 +88,8 @@ def test_the_background_raises_a_failed_write_once_every_task_has_ended(tmp_path
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder\n")
     ok = tmp_path / "run/cases/c/t1/new/transcript.jsonl"
-    src = tmp_path / "agent-a.jsonl"
-    src.write_bytes(b"y\n")
-    assert copy_bytes_if_changed(blocked / "transcript.jsonl", b"x\n", bg, src)  # its folder cannot be made
-    assert copy_bytes_if_changed(ok, b"y\n", bg, src)
+    assert copy_bytes_if_changed(blocked / "transcript.jsonl", b"x\n", bg)  # its folder cannot be made
+    assert copy_bytes_if_changed(ok, b"y\n", bg)
     try:
         bg.wait()
     except BenchError as err:  # the path, and the fix
@@ -99,7 +97,7 @@ def test_the_background_raises_a_failed_write_once_every_task_has_ended(tmp_path
     else:
         raise AssertionError("a write that failed in the background was not raised")
     assert ok.read_bytes() == b"y\n"  # the task after the failed one still ran
-    assert not copy_bytes_if_changed(ok, b"y\n", bg, src)  # the same bytes: nothing to write, no task
+    assert not copy_bytes_if_changed(ok, b"y\n", bg)  # the same bytes: nothing to write, no task
     assert sorted(p.name for p in ok.parent.iterdir()) == ["transcript.jsonl"]  # no temp file left
 
 

@@ -121,7 +121,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
                 kept.let_go_of_final()
                 run.received[cell.id] = projects.first_prompt(cdir / "transcript.jsonl")
             continue
-        dirty = copy_bytes_if_changed(cdir / "transcript.jsonl", t.raw, run.background, pick.path)
+        dirty = copy_bytes_if_changed(cdir / "transcript.jsonl", t.raw, run.background)
         meta = meta_path(pick.path)
         if not_regular(meta) is None:
             write_if_changed(cdir / "meta.json", read_text(meta))
@@ -133,7 +133,7 @@ def _find_cells(run: RunState) -> tuple[dict[str, Transcript], set[str]]:
                     data = read_regular_bytes(source)
                 except (OSError, BenchError):  # gone since the scan, or swapped for a pipe: not copied
                     continue
-            dirty |= copy_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data, run.background, source)
+            dirty |= copy_bytes_if_changed(cdir / "subagents" / f"agent-{child}.jsonl", data, run.background)
         if final is None:
             run.unfinished.add(cell.id)  # still running or cut off: not collected yet
             continue

@@ -134,28 +134,30 @@ def write_bytes_if_changed(path: Path, data: bytes) -> bool:
     return False
 
 
-def copy_bytes_if_changed(path: Path, data: bytes, background: Background, source: Path) -> bool:
-    """:func:`write_bytes_if_changed` for ``data`` read from the file ``source``, the copy done in
-    ``background``'s thread by the kernel where it can (files.write_atomic's ``source``; whether it changes the copy is
+def copy_bytes_if_changed(path: Path, data: bytes, background: Background) -> bool:
+    """:func:`write_bytes_if_changed` in ``background``'s thread, beside the parsing (whether it changes the copy is
     known at once: the copy is compared here)."""
     if _same_bytes(path, data):
         return False
-    background.submit(len(data), _write_run_file, path, data, source, holds=data)
+    background.submit(len(data), _write_copy, path, data, holds=data)
     return True
 
 
-def _write_run_file(path: Path, data: str | bytes, source: Optional[Path] = None) -> None:
-    """A file collect copies or derives into the run folder (no fsync: collect flushes them once), from
-    ``source`` when it was read from one; a disk that is full, or a folder that cannot be written, is named
-    with the fix (the next collect makes the file again)."""
+def _write_run_file(path: Path, data: str | bytes) -> None:
+    """A file collect copies or derives into the run folder (no fsync: collect flushes them once); a disk that is
+    full, or a folder that cannot be written, is named with the fix (the next collect makes the file again)."""
     try:
-        write_atomic(path, data, durable=False, source=source)
-        if source is not None:
-            start_writeback(path)  # a transcript's copy: on its way to disk while the parsing goes on
+        write_atomic(path, data, durable=False)
     except OSError as exc:
         raise BenchError(str(path), f"collect cannot write this file of the run folder: {exc.strerror or exc}",
                          fix="free space on that disk or make the run folder writable, then run collect again "
                              "(nothing collected is lost: collect makes its copies again)") from None
+
+
+def _write_copy(path: Path, data: bytes) -> None:
+    """A transcript's copy, written from the bytes collect read and parsed, and its writeback started."""
+    _write_run_file(path, data)
+    start_writeback(path)  # on its way to disk while the parsing goes on
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:

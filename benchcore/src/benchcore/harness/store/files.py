@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,11 +19,9 @@ def _umask() -> int:
     return mask
 
 
-def _stage(path: Path, text: str | bytes | Iterable[str], durable: bool = True,
-           source: Path | str | None = None) -> str:
+def _stage(path: Path, text: str | bytes | Iterable[str], durable: bool = True) -> str:
     """Write ``text`` (or bytes, as they are) to a temp file beside ``path`` (mode as a plain create would
-    give) and return its name; ``durable``: on disk (fsync) before it is renamed into place; ``source``: the
-    file the bytes were read from, for the kernel to copy them (see :func:`write_atomic`)."""
+    give) and return its name; ``durable``: on disk (fsync) before it is renamed into place."""
     if not path.parent.is_dir():  # a stat; a mkdir of a folder that exists costs more (thousands a collect)
         path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # here, not at the top: reading commands (`benchcore usage`) never write
@@ -33,20 +30,18 @@ def _stage(path: Path, text: str | bytes | Iterable[str], durable: bool = True,
     try:
         # mkstemp creates 0600; a report or run file is an ordinary file, readable as the umask allows.
         os.chmod(tmp, 0o666 & ~_umask())
-        if source is not None and isinstance(text, bytes) and text and hasattr(os, "copy_file_range"):
-            with os.fdopen(fd, "r+b", buffering=0) as raw:
-                if not (_kernel_copy(source, raw.fileno(), len(text)) and holds(raw.fileno(), text)):
-                    raw.seek(0)
-                    raw.truncate()
-                    view = memoryview(text)
-                    while view:  # unbuffered: a write may take part of it
-                        view = view[raw.write(view):]
+        if isinstance(text, bytes):
+            # Unbuffered, straight from ``text``: one copy, into the page cache (a transcript's copy is
+            # written from the bytes collect parsed, so it holds exactly them).
+            with os.fdopen(fd, "wb", buffering=0) as raw:
+                view = memoryview(text)
+                while view:  # a write may take part of it
+                    view = view[raw.write(view):]
                 if durable:
                     os.fsync(raw.fileno())
             return tmp
-        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
-              os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as fh:
-            if isinstance(text, (str, bytes)):
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            if isinstance(text, str):
                 fh.write(text)
             else:  # text in parts (serde.dumps_parts): written as they come, never held whole
                 for part in text:
@@ -58,30 +53,6 @@ def _stage(path: Path, text: str | bytes | Iterable[str], durable: bool = True,
         _unlink(tmp)
         raise
     return tmp
-
-
-def _kernel_copy(source: Path | str, out: int, size: int) -> bool:
-    """The first ``size`` bytes of ``source`` copied into the descriptor ``out`` by the kernel; False when
-    it cannot (another file system, ``source`` gone, shorter or not a regular file). Few system calls: the
-    thread that copies gives up the interpreter's lock at each, and takes it back behind the parsing."""
-    try:
-        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a pipe or a device swapped in: opened, never read
-            return False
-        done = 0
-        while done < size:
-            step = os.copy_file_range(fd, out, size - done)
-            if step <= 0:
-                return False
-            done += step
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 _COMPARED = 1 << 20  # bytes of a file read and compared at a time
@@ -104,22 +75,14 @@ def _unlink(tmp: str) -> None:
         pass
 
 
-def write_atomic(path: Path | str, text: str | bytes | Iterable[str], durable: bool = True,
-                 source: Path | str | None = None) -> None:
+def write_atomic(path: Path | str, text: str | bytes | Iterable[str], durable: bool = True) -> None:
     """Write ``text`` (UTF-8; or its parts, in order), or bytes exactly as given, to ``path`` so a reader sees the
     old file or the new one, never half, even if the process is killed. ``durable`` (the default) also has it on
     disk before it replaces the old one, so a power cut cannot leave it empty; a file that can be made again
     from what it was copied or derived from (a transcript's copy, an output) is written with ``durable=False``
-    and put on disk by one :func:`flush_to_disk` for the whole collect.
-
-    ``source``: the file the bytes were read from (a transcript collect keeps a copy of). The kernel copies
-    them from there (``os.copy_file_range``: they never pass through this process; on an ext4 disk a
-    twentieth of the CPU of writing them), and the copy is compared with ``text``; where the kernel cannot
-    copy (another system, another file system), or ``source`` no longer holds them (a transcript still
-    being written, rewritten since it was read), ``text`` itself is written: ``path`` holds exactly
-    ``text`` either way."""
+    and put on disk by one :func:`flush_to_disk` for the whole collect."""
     path = Path(path)
-    tmp = _stage(path, text, durable, source)
+    tmp = _stage(path, text, durable)
     try:
         os.replace(tmp, path)
     except BaseException:
