@@ -38,7 +38,21 @@ def test_a_transcripts_copy_holds_the_bytes_read(tmp_path):
     dest = copy(tmp_path)
     assert dest.read_bytes() == DATA
     assert left(dest) == ["transcript.jsonl"]  # no temp file
-    assert stat.S_IMODE(dest.stat().st_mode) == 0o666 & ~files._umask()  # as a plain create gives
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o666 & ~mask  # as a plain create gives
+
+
+def test_writing_a_file_never_sets_the_umask_which_other_threads_would_see(tmp_path, monkeypatch):
+    # Collect writes from several threads at once (the copies, the checks' results, the main thread's files):
+    # reading the umask means setting it to 0 and back, and a file another thread created in between got mode
+    # 0666, or the process kept umask 0. The kernel applies it instead.
+    calls = []
+    monkeypatch.setattr(os, "umask", lambda *args: calls.append(args) or 0o022)
+    files.write_atomic(tmp_path / "a/b.json", "{}\n")
+    files.write_atomic(tmp_path / "a/c.jsonl", DATA, durable=False)
+    files.write_parts_if_changed(tmp_path / "a/d.json", iter(["{", "}"]))
+    assert calls == [] and sorted(p.name for p in (tmp_path / "a").iterdir()) == ["b.json", "c.jsonl", "d.json"]
 
 
 @pytest.mark.parametrize("now", [

@@ -299,19 +299,19 @@ def test_a_reports_path_that_is_a_file_exits_2_and_is_left_alone(run_copy, capsy
 def test_a_reports_folder_that_cannot_take_every_file_gets_none(run_copy, capsys, monkeypatch):
     # Bug: files were replaced one by one, so a failure on the third (disk full, no permission)
     # left a new results.json and report beside an old history and index, with a traceback.
-    import tempfile
+    from benchcore.harness.store import files
 
     run, reports = run_copy("two-arm")
     (reports / "adr-writer.html").write_text("previous report")
-    real_mkstemp, calls = tempfile.mkstemp, []
+    real_create, calls = files._create_beside, []
 
-    def failing_mkstemp(*a, **kw):
+    def failing_create(*a, **kw):  # the third file's temp file cannot be made
         calls.append(1)
         if len(calls) == 3:
             raise OSError(28, "No space left on device")
-        return real_mkstemp(*a, **kw)
+        return real_create(*a, **kw)
 
-    monkeypatch.setattr(tempfile, "mkstemp", failing_mkstemp)
+    monkeypatch.setattr(files, "_create_beside", failing_create)
     code, _, err = render(capsys, run, "--reports", reports)
     assert code == 2
     assert "cannot be written: No space left on device" in err and "fix:" in err

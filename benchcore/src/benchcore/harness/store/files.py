@@ -13,10 +13,21 @@ from ...errors import BenchError
 from .regular import NOT_REGULAR_FIX, not_regular, open_regular  # noqa: F401 - the file helpers' one home
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0) | \
+    getattr(os, "O_BINARY", 0)
+
+
+def _create_beside(path: Path) -> tuple[int, str]:
+    """A new temp file ``.<name>.<random>.tmp`` beside ``path``, open for writing, its mode what a plain create
+    gives (0666 less the umask, applied by the kernel: reading the umask means setting it, which another
+    thread creating a file at that moment would see, and it could leave the process's umask at 0)."""
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(5).hex()}.tmp")
+        try:
+            return os.open(tmp, _CREATE, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp name beside {path}")
 
 
 def _stage(path: Path, text: str | bytes | Iterable[str], durable: bool = True) -> str:
@@ -24,12 +35,8 @@ def _stage(path: Path, text: str | bytes | Iterable[str], durable: bool = True) 
     give) and return its name; ``durable``: on disk (fsync) before it is renamed into place."""
     if not path.parent.is_dir():  # a stat; a mkdir of a folder that exists costs more (thousands a collect)
         path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # here, not at the top: reading commands (`benchcore usage`) never write
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_beside(path)  # an ordinary file, readable as the umask allows
     try:
-        # mkstemp creates 0600; a report or run file is an ordinary file, readable as the umask allows.
-        os.chmod(tmp, 0o666 & ~_umask())
         if isinstance(text, bytes):
             # Unbuffered, straight from ``text``: one copy, into the page cache (a transcript's copy is
             # written from the bytes collect parsed, so it holds exactly them).
