@@ -7,6 +7,7 @@ unconfined, and collect says so (:func:`checks_where`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -14,6 +15,7 @@ from attrs import evolve
 
 from ... import serde
 from ..worlds import assertions as hard
+from ..worlds.shell import Stop
 from .state import RunState, file_sha256, write_if_changed
 from ..store.files import read_text
 
@@ -25,13 +27,17 @@ def run_gate(run: RunState, found: dict) -> tuple[dict[tuple[str, int], bool], s
     assertions.json is keyed to the sha256 of the output.md bytes it ran against: a result for other
     bytes (the output changed, or collect was stopped between writing the output and running the
     assertions) is run again. Nothing runs in a world that is gone (benchcore clean ran): that trial's
-    gate stays unknown, so its efficacy stays unjudged and incomplete, never a loss."""
+    gate stays unknown, so its efficacy stays unjudged and incomplete, never a loss. The trials' checks
+    run side by side (:func:`check_all`)."""
     gated: dict[tuple[str, int], bool] = {}
     unchecked: set[tuple[str, int]] = set()
+    todo: list[tuple[tuple[str, int], Path, tuple]] = []
+    order: list[tuple[str, int]] = []
     for cell in run.plan.cells:
         if cell.arm != "new" or cell.id not in found:
             continue
         key = (cell.case, cell.trial)
+        order.append(key)
         cdir = run.tdir(cell.case, cell.trial) / "new"
         apath = cdir / "assertions.json"
         case = run.cases[cell.case]
@@ -41,16 +47,46 @@ def run_gate(run: RunState, found: dict) -> tuple[dict[tuple[str, int], bool], s
             results = ()
             write_if_changed(apath, serde.dumps([]))
         if results is None:
-            results = check(run, case, cdir, Path(cell.world), sha)
-            if results is None:  # the world was gone before or while they ran: no result stands
-                unchecked.add(key)
-                if apath.is_file():
-                    apath.unlink()  # a result for other bytes must not gate this output
-                continue
+            todo.append((key, apath, (case, cdir, Path(cell.world), sha)))
+            continue
         gated[key] = hard.gated(results)
-    return gated, unchecked
+    for (key, apath, _), results in zip(todo, check_all(run, [job for _, _, job in todo])):
+        if results is None:  # the world was gone before or while they ran: no result stands
+            unchecked.add(key)
+            if apath.is_file():
+                apath.unlink()  # a result for other bytes must not gate this output
+            continue
+        gated[key] = hard.gated(results)
+    return {k: gated[k] for k in order if k in gated}, unchecked  # in the plan's order, as each was found
 
 
+CHECKERS = 4  # trials whose checks run at once at most (fewer on fewer cores)
+
+
+def check_all(run: RunState, jobs: list[tuple]) -> list[Optional[tuple]]:
+    """:func:`check` of each (case, cdir, world, sha), in order: side by side, a trial a thread, as many at
+    once as the machine has cores (at most CHECKERS; each world is its own, and each trial's checks still
+    run one after the other in it), since a check mostly waits on its command. When one fails or collect
+    is stopped (Ctrl-C), the commands still running are killed with their process groups and none of
+    them leaves a result."""
+    workers = min(len(jobs), CHECKERS, os.cpu_count() or 1)
+    if workers <= 1:
+        return [check(run, *job) for job in jobs]
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    stop = Stop()
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="benchcore-check") as pool:
+        futures = [pool.submit(check, run, *job, stop=stop) for job in jobs]
+        try:
+            for f in futures:
+                while not f.done():  # in steps: a Ctrl-C that reached another thread is raised here within one
+                    wait([f], timeout=0.25)
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            stop.stop()  # the running ones end now (shell.Stopped, no result); the pool waits for them
+            raise
 def kept(apath: Path, n: int, sha: str) -> Optional[tuple]:
     """The results in ``apath`` when there are ``n`` and all ran against output bytes ``sha``, else None."""
     if not apath.is_file():
@@ -61,13 +97,14 @@ def kept(apath: Path, n: int, sha: str) -> Optional[tuple]:
     return None
 
 
-def check(run: RunState, case, cdir: Path, world: Path, sha: str) -> Optional[tuple]:
+def check(run: RunState, case, cdir: Path, world: Path, sha: str, stop: Optional[Stop] = None) -> Optional[tuple]:
     """Run ``case``'s hard assertions on ``cdir``'s output.md in ``world``, in the run's sandbox, and keep them
-    in ``cdir``/assertions.json keyed to ``sha``; None when the world is gone before or while they run."""
+    in ``cdir``/assertions.json keyed to ``sha``; None when the world is gone before or while they run.
+    ``stop``: another thread may stop them (shell.Stopped is raised, and nothing is kept)."""
     if not world.is_dir():
         return None
     ran = hard.run_assertions(case.hard_assertions, cdir / "output.md", world, run.assert_timeout,
-                              sandbox=run.plan.sandbox)
+                              sandbox=run.plan.sandbox, stop=stop)
     if not world.is_dir():
         return None
     results = tuple(evolve(r, output_sha256=sha) for r in ran)

@@ -48,7 +48,7 @@ from typing import Iterable, Optional
 
 from ...model import AssertionResult, HardAssertion
 from ..store.planfile import Sandbox
-from .shell import run_shell
+from .shell import Stop, run_shell
 
 DEFAULT_TIMEOUT = 60.0
 _STDERR_LIMIT = 2000
@@ -209,11 +209,11 @@ def git_safe_env(world: Path, base: dict | None = None, file_names: Optional[lis
 
 
 def _run_one(command: str, world: Path, env: dict, timeout: float, sandbox: Optional[Sandbox],
-             output: Optional[Path]) -> AssertionResult:
+             output: Optional[Path], stop: Optional[Stop] = None) -> AssertionResult:
     if sandbox is None:
-        ran = run_shell(command, str(world), sandbox=None, timeout=timeout, base=env, output=output)
+        ran = run_shell(command, str(world), sandbox=None, timeout=timeout, base=env, output=output, stop=stop)
     else:
-        ran = run_shell(command, str(world), sandbox=sandbox, timeout=timeout, env=env, output=output)
+        ran = run_shell(command, str(world), sandbox=sandbox, timeout=timeout, env=env, output=output, stop=stop)
     err = ran.stderr
     if ran.timed_out:
         return AssertionResult(command=command, exit=None, timed_out=True,
@@ -222,9 +222,10 @@ def _run_one(command: str, world: Path, env: dict, timeout: float, sandbox: Opti
 
 
 def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Path,
-                   timeout: float = DEFAULT_TIMEOUT, sandbox: Optional[Sandbox] = None) -> tuple[AssertionResult, ...]:
+                   timeout: float = DEFAULT_TIMEOUT, sandbox: Optional[Sandbox] = None,
+                   stop: Optional[Stop] = None) -> tuple[AssertionResult, ...]:
     """Each predicate's result, in order: in ``sandbox`` (the run's), or unconfined when it is None (see the
-    module's docstring)."""
+    module's docstring). ``stop``: another thread may stop them (shell.Stopped is raised: no result)."""
     assertions = list(assertions)
     world = Path(world)
     names, refused = [], None
@@ -260,7 +261,7 @@ def run_assertions(assertions: Iterable[HardAssertion], output: Path, world: Pat
                     # set on top of the sandbox's fixed environment
                     stamp, safe = now, git_safe_env(world, base=None if sandbox is None else {}, file_names=names)
                 env = dict(safe, WORLD=str(world))
-                results.append(_run_one(a.command, world, env, timeout, sandbox, copy))
+                results.append(_run_one(a.command, world, env, timeout, sandbox, copy, stop))
             except (FileNotFoundError, NotADirectoryError) as exc:  # the world is gone (cleaned)
                 results.append(AssertionResult(command=a.command, exit=None, timed_out=False, stderr=str(exc)))
     finally:

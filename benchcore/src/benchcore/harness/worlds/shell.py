@@ -53,6 +53,39 @@ class Ran:
     stderr: str
 
 
+class Stopped(Exception):
+    """A command stopped by its :class:`Stop` (or not started because of it): it has no result."""
+
+
+class Stop:
+    """Lets one thread stop the commands other threads run with it (collect's checks, several worlds at once):
+    :meth:`stop` kills each running command's process group, and a command stopped, or asked to start after it,
+    raises :class:`Stopped` rather than return an exit no command really gave."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen] = set()
+        self.stopped = False
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            running = list(self._running)
+        for proc in running:
+            _kill(proc)
+
+    def _started(self, proc: subprocess.Popen) -> None:
+        with self._lock:
+            self._running.add(proc)
+            stopped = self.stopped
+        if stopped:  # stopped while it was being started
+            _kill(proc)
+
+    def _ended(self, proc: subprocess.Popen) -> None:
+        with self._lock:
+            self._running.discard(proc)
+
+
 def where(sandbox: Optional[Sandbox]) -> str:
     """Where a case's shell runs, in words for a command's output."""
     if sandbox is None:
@@ -81,12 +114,15 @@ def _kill(proc: subprocess.Popen) -> None:
 
 def run_shell(command: str, world: str, *, sandbox: Optional[Sandbox], timeout: float,
               env: Optional[Mapping[str, str]] = None, output: Optional[str] = None,
-              base: Optional[Mapping[str, str]] = None) -> Ran:
+              base: Optional[Mapping[str, str]] = None, stop: Optional[Stop] = None) -> Ran:
     """Run ``command`` with bash in ``world`` (see the module's docstring for where).
 
     ``env``: variables set on top of the base environment (the sandbox's fixed one, or, unconfined, ``base``,
     default the session's); ``output``: a file the command reads as ``$OUTPUT`` (read-only in the sandbox; pass a
-    copy, the unconfined command can write it). Raises OSError when the program cannot start."""
+    copy, the unconfined command can write it); ``stop``: another thread may stop the command with it (then
+    :class:`Stopped` is raised). Raises OSError when the program cannot start."""
+    if stop is not None and stop.stopped:
+        raise Stopped(command)
     world = str(world)
     scratch = None
     extra = dict(env or {})
@@ -113,6 +149,8 @@ def run_shell(command: str, world: str, *, sandbox: Optional[Sandbox], timeout: 
         finally:
             for s, handler in before.items():
                 signal.signal(s, handler)
+        if stop is not None:
+            stop._started(proc)
         tails: tuple[list, list] = ([], [])
         readers = [threading.Thread(target=_tail, args=(s, t), daemon=True)
                    for s, t in zip((proc.stdout, proc.stderr), tails)]
@@ -135,6 +173,10 @@ def run_shell(command: str, world: str, *, sandbox: Optional[Sandbox], timeout: 
             timer.cancel()
             _kill(proc)
             proc.wait()
+            if stop is not None:
+                stop._ended(proc)
+        if stop is not None and stop.stopped:
+            raise Stopped(command)
         timed_out = expired.is_set() and proc.returncode < 0
         for r in readers:
             r.join(timeout=5)
