@@ -16,11 +16,14 @@ import pytest
 from benchcore.harness.collect import gate
 from benchcore.harness.worlds import assertions as hard
 from benchcore.model import HardAssertion
+from places import REPO
 from test_e2e_benchmark import Bench, greet_files, greet_repo, next_script
 from standin import repo as R
 from standin.agent import Script
 
 two_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: the checks run one at a time")
+whole_runs = pytest.mark.skipif(not (REPO / "skills" / "benchmark-skill" / "SKILL.md").is_file(),
+                                reason="needs the repository's skills/benchmark-skill (a whole run)")
 
 
 def _planned(tmp_path, monkeypatch) -> tuple[Bench, Path]:
@@ -39,6 +42,7 @@ def _results(run_dir: Path) -> dict[str, str]:
 
 
 @two_cores
+@whole_runs
 def test_the_trials_checks_run_side_by_side_and_give_what_they_give_one_at_a_time(tmp_path, monkeypatch):
     bench, run_dir = _planned(tmp_path, monkeypatch)
     real, lock, running, most, pair = hard.run_assertions, threading.Lock(), [0], [0], threading.Event()
