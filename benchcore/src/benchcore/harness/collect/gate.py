@@ -32,12 +32,10 @@ def run_gate(run: RunState, found: dict) -> tuple[dict[tuple[str, int], bool], s
     gated: dict[tuple[str, int], bool] = {}
     unchecked: set[tuple[str, int]] = set()
     todo: list[tuple[tuple[str, int], Path, tuple]] = []
-    order: list[tuple[str, int]] = []
     for cell in run.plan.cells:
         if cell.arm != "new" or cell.id not in found:
             continue
         key = (cell.case, cell.trial)
-        order.append(key)
         cdir = run.tdir(cell.case, cell.trial) / "new"
         apath = cdir / "assertions.json"
         case = run.cases[cell.case]
@@ -57,7 +55,7 @@ def run_gate(run: RunState, found: dict) -> tuple[dict[tuple[str, int], bool], s
                 apath.unlink()  # a result for other bytes must not gate this output
             continue
         gated[key] = hard.gated(results)
-    return {k: gated[k] for k in order if k in gated}, unchecked  # in the plan's order, as each was found
+    return gated, unchecked
 
 
 CHECKERS = 4  # trials whose checks run at once at most (fewer on fewer cores)
@@ -87,6 +85,8 @@ def check_all(run: RunState, jobs: list[tuple]) -> list[Optional[tuple]]:
                 f.cancel()
             stop.stop()  # the running ones end now (shell.Stopped, no result); the pool waits for them
             raise
+
+
 def kept(apath: Path, n: int, sha: str) -> Optional[tuple]:
     """The results in ``apath`` when there are ``n`` and all ran against output bytes ``sha``, else None."""
     if not apath.is_file():
