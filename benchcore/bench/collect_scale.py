@@ -34,7 +34,8 @@ the ratio is collect's own work), and the audit's own rate is reported
 them, ``copy``: the same transcripts read and copied again as a new file
 each, in a folder beside the run folder, as collect keeps its copies (each
 written from the bytes read; for a version before stop 52, copied by the
-kernel from the transcript and compared, as that version did). The folder the run is built in follows TMPDIR.
+kernel from the transcript and compared, as that version did). The folder
+the run is built in follows TMPDIR.
 Each benchcore source run is compiled to bytecode first, as installing
 does (``compiled``): with PYTHONDONTWRITEBYTECODE set and an editable
 install, a collect would otherwise compile changed modules on every run.
@@ -114,8 +115,7 @@ _PLAIN_FAST = _PLAIN.replace("import json, sys, time\n", "import sys, time\nfrom
 # Writing the copies alone: every transcript's bytes written to a new file in a folder beside the run folder
 # (the same file system), as collect keeps its copies (a temp file renamed into place, no fsync), nothing else.
 # On a disk whose writes cost much CPU this is a floor of its own: collect keeps a copy of each transcript.
-_COPY = ("import os, sys, tempfile, time\nfrom pathlib import Path\n"
-         "import inspect\n"
+_COPY = ("import inspect, sys, time\nfrom pathlib import Path\n"
          "from benchcore.harness.store.files import write_atomic\n"
          "kernel = 'source' in inspect.signature(write_atomic).parameters  # a version whose kernel copied\n"
          "out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)\n"
