@@ -53,7 +53,7 @@ exit codes:
   1  render only: done, but a verdict is red or the run is incomplete (a result, not an error)
   2  bad input: the message names the file, the line and the fix
   3  internal error or broken install: a bug in benchcore, not a result (report it with the message)
-  130  interrupted (Ctrl-C)
+  130  interrupted (Ctrl-C; plan and collect: SIGTERM too)
   (the skill's wrapper exits 127 when it cannot find or install benchcore)
 
 Run 'benchcore <command> --help' for a command's options."""

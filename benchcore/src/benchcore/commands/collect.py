@@ -29,6 +29,7 @@ from ..harness.collect.rerun import MAX_ATTEMPTS
 from ..harness.collect.run import collect_runs
 from ..harness.collect.status import Status, provenance_lines, status_dict
 from ..harness.store.files import locked_run, shown_path
+from ..harness.worlds.shell import sigterm_as_interrupt
 
 LIST_LIMIT = 8  # names printed per kind; the full lists are in <run>/collect.json
 
@@ -67,6 +68,7 @@ def run(args) -> int:
                              fix="pass the run directory 'benchcore plan' printed (tests/.reports/runs/<run-id>)")
         run_dirs.append(d)
     with contextlib.ExitStack() as held:
+        held.enter_context(sigterm_as_interrupt())  # stopped by SIGTERM as by Ctrl-C: its checks killed with it
         for d in sorted(set(run_dirs)):  # one collect per run at a time (always taken in the same order)
             held.enter_context(locked_run(d))
         return _collect(args, run_dirs)

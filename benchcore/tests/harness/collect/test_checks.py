@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -106,6 +108,40 @@ def test_a_stop_during_the_checks_kills_the_commands_still_running_and_keeps_no_
         with pytest.raises(ProcessLookupError):
             os.kill(int(p.read_text()), 0)  # killed, and reaped
     assert not list(tmp_path.glob("cell*/assertions.json"))
+
+
+@two_cores
+@whole_runs
+def test_sigterm_during_collects_checks_kills_them_and_keeps_no_result(tmp_path, monkeypatch):
+    # Unconfined checks (plan --no-sandbox: no sandbox dies with collect) of a case whose hard assertion runs
+    # 30 seconds. A SIGTERM (a terminal closed, a timeout's kill) stops collect as Ctrl-C does: it ends in
+    # seconds, says so, every check it started is killed and reaped, and no trial of that case gets a result.
+    bench = Bench(tmp_path, monkeypatch)
+    repo = greet_repo(tmp_path)
+    R.case(repo, "git/greet", "03-slow", hard='echo $$ > "$WORLD/check.pid"; exec sleep 30')
+    _, out, _ = bench.plan("greet", "--seed", "9", "--no-sandbox")
+    [run_dir] = bench.runs()
+    bench.arms(next_script(out), Script(files=dict(greet_files(), **{"03-slow": {"greeting.txt": "Hi!\n"}})))
+    worlds = [Path(c["world"]) for c in bench.plan_json(run_dir)["cells"]
+              if c["case"] == "03-slow" and c["arm"] == "new"]
+    env = dict(os.environ, PYTHONPATH=str(REPO / "benchcore" / "src"))
+    proc = subprocess.Popen([sys.executable, "-m", "benchcore", "collect", str(run_dir)], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not [w for w in worlds if (w / "check.pid").is_file() and (w / "check.pid").read_text().strip()]:
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert time.monotonic() - start < 15
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, (proc.returncode, err)
+    pids = [int((w / "check.pid").read_text()) for w in worlds if (w / "check.pid").is_file()]
+    assert pids
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # killed: left running, it would still be sleeping (its parent gone, init reaps it)
+    assert not list(run_dir.glob("cases/03-slow/t*/new/assertions.json"))
 
 
 def test_one_trial_to_check_runs_in_this_thread(tmp_path, monkeypatch):

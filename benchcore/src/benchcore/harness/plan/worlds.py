@@ -23,13 +23,10 @@ from ...environment import NOT_SANDBOXED
 from ..repo.tree import case_dirs, fixture_path, skill_ref, unproven_cases
 from ..runs.calibration import skill_version
 from ..runs.folder import SHAPES
+from ..worlds.shell import terminated
 from ..worlds.temp import _make_writable, make_temp_root, make_world, new_nonce, run_setup, token
 
 RUNS_DIR = "tests/.reports/runs"
-
-
-def _terminated(signum, frame):
-    raise KeyboardInterrupt
 
 
 def _retry_writable(func, path) -> None:
@@ -44,7 +41,7 @@ def removed_on_failure() -> Iterator[list[Path]]:
     """A list to name each folder a plan makes in; when planning fails, or is stopped (Ctrl-C, or SIGTERM,
     which is made to stop it the same way), they are all removed: no temp folder is left that no run names."""
     created: list[Path] = []
-    old_term = signal.signal(signal.SIGTERM, _terminated)
+    old_term = signal.signal(signal.SIGTERM, terminated)
     try:
         yield created
     except BaseException:

@@ -26,13 +26,14 @@ stdout and stderr is kept.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
-from typing import Mapping, Optional
+from typing import Iterator, Mapping, Optional
 
 from attrs import frozen
 
@@ -84,6 +85,27 @@ class Stop:
     def _ended(self, proc: subprocess.Popen) -> None:
         with self._lock:
             self._running.discard(proc)
+
+
+def terminated(signum, frame):
+    """A SIGTERM handler that stops the command as Ctrl-C does (KeyboardInterrupt in the main thread), so its
+    cleanup runs: the commands it started are killed with their groups, its temp files removed."""
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops the code inside as Ctrl-C does (:func:`terminated`); the handler before is put back after.
+    Left at its default, SIGTERM ends the process at once: a check running unconfined (``plan --no-sandbox``)
+    would run on to its time limit with no collect left to kill it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def where(sandbox: Optional[Sandbox]) -> str:
