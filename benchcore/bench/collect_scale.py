@@ -3,6 +3,7 @@
     python benchcore/bench/collect_scale.py [--cases 20,50,200] [--mb 0] [--tools] [--repeat 1]
     python benchcore/bench/collect_scale.py --cases 4 --mb 6.5 --tools --ab <src> <src> [--rounds 9]
     python benchcore/bench/collect_scale.py --pairs --cases 4 --mb 6.5 [--rounds 7]
+    python benchcore/bench/collect_scale.py --passes --cases 4 --mb 6.5 [--rounds 7]
 
 For each case count it builds a temp repository with one edited, released
 skill (a three-arm run of 5 trials) whose text is a real skill's (this
@@ -45,6 +46,10 @@ bytes that a first collect cannot skip, each done in C: read, SHA-256, the
 copy written, msgspec's parse of every line, and every
 tool result encoded, folded and searched by the automaton of the skill's
 lines. What a collect costs above the floor is its Python.
+
+``--passes`` times each of those passes alone (and two that are not collect's: a copy written
+past the page cache, and msgspec decoding into typed records that leave tool results undecoded),
+beside a first collect: what each pass adds to reading the bytes, over plain reading.
 
 ``--ab SRC [SRC ...]`` times only the first collect, of each src folder in
 turns on the same files, ``--rounds`` times (plain reading once each round),
@@ -605,6 +610,148 @@ def _load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def realistic(root: Path, cases: int, mb: float) -> tuple[dict, Path, Path, float]:
+    """The realistic corpus in ``root``: a repository of ``cases`` cases planned, its arms played by the stand-in
+    (transcripts where Claude Code writes them, under ``root``/claude) and padded with tool calls (``pad_tools``)
+    to about ``mb`` MB each. (env, repo, run_dir, MB of arm transcripts); what it is like is printed."""
+    agent, _ = _standin()
+    env = build_repo(root, cases)
+    repo = root / "repo"
+    _, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
+    [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
+    script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
+                          tiny=False, **answers())
+    from test_e2e_benchmark import next_scripts
+
+    for path in next_scripts(out):
+        agent.run_script(path, root / "claude", script, repo)
+    read_mb = pad_tools(root / "claude", mb, repo)
+    c = CORPUS.pop()
+    print(f"corpus: {cases} cases, {read_mb:.0f} MB of arm transcripts where Claude Code writes them, {c.given} tool "
+          f"results ({', '.join(f'{k} {v}' for k, v in sorted(c.calls.items()))}), {c.repeats / c.given:.1%} "
+          f"repeats, a guard record beside each of the {c.guarded} calls; {_load()}", flush=True)
+    if c.repeats > REPEAT_AT_MOST * c.given:
+        raise SystemExit(f"the corpus repeats more than {REPEAT_AT_MOST:.0%} of its results: use fewer MB")
+    return env, repo, run_dir, read_mb
+
+
+# Each pass of a first collect over the bytes alone (``--passes``), in a fresh process: argv is the folder of
+# transcripts, a folder for copies, the repository's skills. Every program reads each transcript; what it adds
+# to plain reading is what that pass costs.
+_PASS_HEAD = ("import hashlib, os, sys\nfrom pathlib import Path\n"
+              "files = sorted(Path(sys.argv[1]).rglob('*.jsonl'))\n"
+              "out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)\n")
+_PASS_TAIL = "print('maxrss 0 0', file=sys.stderr)\n"
+_DECODE = ("    for line in data.splitlines():\n"
+           "        if line.strip():\n"
+           "            decode(line)\n")
+PASSES = {
+    "read": "for p in files:\n    data = p.read_bytes()\n",
+    "read + SHA-256": "for p in files:\n    hashlib.sha256(p.read_bytes()).hexdigest()\n",
+    # The copy as collect keeps it (files.write_atomic: a temp file renamed into place, no fsync).
+    "read + copy": ("from benchcore.harness.store.files import write_atomic\n"
+                    "for n, p in enumerate(files):\n    write_atomic(out / f'{n}.jsonl', p.read_bytes(), durable=False)\n"),
+    # The same bytes written past the page cache (O_DIRECT, whole 4 KB blocks; the tail buffered): what the
+    # copy costs where writing into the page cache does not (an experiment: collect does not write this way).
+    "read + copy, O_DIRECT": (
+        "import mmap\nbuf = mmap.mmap(-1, 64 << 20)\n"
+        "for n, p in enumerate(files):\n    data = p.read_bytes(); q = out / f'{n}.jsonl'\n"
+        "    if len(data) > len(buf):\n        buf = mmap.mmap(-1, len(data))\n"
+        "    whole = len(data) - len(data) % 4096\n"
+        "    fd = os.open(q, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_DIRECT, 0o644)\n"
+        "    buf[:whole] = data[:whole]\n    os.write(fd, memoryview(buf)[:whole])\n    os.close(fd)\n"
+        "    with open(q, 'ab') as fh:\n        fh.write(data[whole:])\n"),
+    "read + json.loads": "from json import loads as decode\nfor p in files:\n    data = p.read_bytes()\n" + _DECODE,
+    "read + msgspec": "from msgspec.json import decode\nfor p in files:\n    data = p.read_bytes()\n" + _DECODE,
+    # msgspec into typed records whose tool results stay undecoded (msgspec.Raw): the least a parse can build.
+    "read + msgspec, typed": (
+        "import msgspec\nfrom typing import Any, Union, Optional\n"
+        "class Block(msgspec.Struct):\n    type: Any = None\n    id: Any = None\n    name: Any = None\n"
+        "    input: Any = None\n    tool_use_id: Any = None\n    content: msgspec.Raw = msgspec.Raw(b'')\n"
+        "    is_error: Any = None\n    text: Any = None\n"
+        "class Message(msgspec.Struct):\n    content: Union[list[Block], str, None] = None\n    model: Any = None\n"
+        "    id: Any = None\n    usage: Any = None\n"
+        "class Record(msgspec.Struct):\n    type: Any = None\n    agentId: Any = None\n"
+        "    message: Optional[Message] = None\n    isMeta: Any = None\n    sourceToolUseID: Any = None\n"
+        "    attachment: Any = None\n    requestId: Any = None\n    uuid: Any = None\n"
+        "    toolUseResult: msgspec.Raw = msgspec.Raw(b'')\n"
+        "decode = msgspec.json.Decoder(Record).decode\n"
+        "for p in files:\n    data = p.read_bytes()\n" + _DECODE),
+    # The audit's passes as the floor does them (after msgspec's parse): every tool result encoded, folded and
+    # searched by the automaton of the skill's lines.
+    "read + msgspec + audit's passes": (
+        "from msgspec.json import decode\n"
+        "from benchcore.harness.collect.contamination import _Index, _bytes, _folded, distinctive_lines\n"
+        "lines = [l for p in sorted(Path(sys.argv[3]).rglob('*.md')) for l in distinctive_lines(p.read_text())]\n"
+        "index = _Index(tuple(dict.fromkeys(lines)))\n"
+        "for p in files:\n    data = p.read_bytes()\n    folds = []\n"
+        "    for line in data.splitlines():\n"
+        "        rec = decode(line) if line.strip() else None\n"
+        "        content = (rec.get('message') or {}).get('content') if isinstance(rec, dict) else None\n"
+        "        for block in content if isinstance(content, list) else ():\n"
+        "            if isinstance(block, dict) and block.get('type') == 'tool_result':\n"
+        "                c = block.get('content')\n"
+        "                text = c if isinstance(c, str) else '\\n'.join(\n"
+        "                    b.get('text', '') for b in (c or ()) if isinstance(b, dict))\n"
+        "                folds.append(_folded(_bytes(text)))\n"
+        "    if folds:\n"
+        "        index.automaton.find_matches_as_indexes(b'\\n'.join(folds), overlapping=True)\n"),
+}
+
+
+def passes(cases: int, mb: float, rounds: int) -> int:
+    """Each pass of a first collect over the bytes alone (PASSES), and the first collect itself, on the realistic
+    corpus: each in a fresh process, in a rotating order, ``rounds`` rounds; medians of CPU (the reaped child's
+    user + system) and wall, and each figure over plain reading with json.loads (the 1.5x target's anchor). What a
+    pass adds to "read" is its own cost: the sum of those a first collect cannot skip is its floor."""
+    import shutil
+
+    compiled()
+    with tempfile.TemporaryDirectory(prefix="benchcore-passes-") as tmp:
+        root = Path(tmp)
+        env, repo, run_dir, read_mb = realistic(root, cases, mb)
+        keep = root / "run-before-collect"
+        shutil.copytree(run_dir, keep, symlinks=True)
+        steps = ["first collect", *PASSES]
+        rows = []
+        for n in range(rounds):
+            row = {}
+            for step in steps[n % len(steps):] + steps[:n % len(steps)]:
+                shutil.rmtree(root / "copies", ignore_errors=True)
+                if step == "first collect":
+                    shutil.rmtree(run_dir)
+                    shutil.copytree(keep, run_dir, symlinks=True)
+                    sec, _, _, extra = _run(env, repo, "collect", str(run_dir))
+                    valid_run(run_dir)
+                else:
+                    try:
+                        sec, _, _, extra = _run(env, repo, str(root / "claude"), str(root / "copies"),
+                                                str(repo / "skills"), code=_PASS_HEAD + PASSES[step] + _PASS_TAIL)
+                    except SystemExit as failed:  # O_DIRECT where the file system refuses it (tmpfs): not measured
+                        if step != "read + copy, O_DIRECT":
+                            raise
+                        print(f"{step}: not measured here ({str(failed).splitlines()[-1]})", flush=True)
+                        steps.remove(step)
+                        continue
+                row[step] = (extra["cpu"], sec)
+            rows.append(row)
+            print(f"round {n + 1}: " + "; ".join(f"{k} {v[0]:.2f} s CPU" for k, v in row.items()) + f"; {_load()}",
+                  flush=True)
+        rows = [{k: v for k, v in r.items() if k in steps} for r in rows]
+        med = lambda f: statistics.median(f(r) for r in rows)  # noqa: E731
+        anchor = med(lambda r: r["read + json.loads"][0])
+        read = med(lambda r: r["read"][0])
+        print(f"medians of {rounds} rounds ({read_mb:.0f} MB, {cases} cases); CPU / plain reading with json.loads "
+              f"({anchor:.2f} s); what each adds to reading alone:")
+        for k in steps:
+            cpu = med(lambda r: r[k][0])
+            print(f"  {k:32} {cpu:.2f} s CPU ({med(lambda r: r[k][0] / r['read + json.loads'][0]):.2f}x), "
+                  f"{med(lambda r: r[k][1]):.2f} s wall" + ("" if k in ("read", "first collect") else
+                                                           f"; adds {cpu - read:.2f} s"))
+        print(_load())
+    return 0
+
+
 def paired(cases: int, mb: float, rounds: int) -> int:
     """The first collect against plain reading, paired and interleaved on one realistic corpus (``pad_tools``):
     each round runs, in a rotating order, a first collect (on a fresh copy of the run folder as plan left it,
@@ -614,26 +761,9 @@ def paired(cases: int, mb: float, rounds: int) -> int:
     import shutil
 
     compiled()
-    agent, _ = _standin()
     with tempfile.TemporaryDirectory(prefix="benchcore-pairs-") as tmp:
         root = Path(tmp)
-        env = build_repo(root, cases)
-        repo = root / "repo"
-        _, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
-        [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
-        script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
-                              tiny=False, **answers())
-        from test_e2e_benchmark import next_scripts
-
-        for path in next_scripts(out):
-            agent.run_script(path, root / "claude", script, repo)
-        read_mb = pad_tools(root / "claude", mb, repo)
-        c = CORPUS.pop()
-        print(f"corpus: {cases} cases, {read_mb:.0f} MB of arm transcripts where Claude Code writes them, {c.given} tool "
-              f"results ({', '.join(f'{k} {v}' for k, v in sorted(c.calls.items()))}), {c.repeats / c.given:.1%} "
-              f"repeats, a guard record beside each of the {c.guarded} calls; {_load()}", flush=True)
-        if c.repeats > REPEAT_AT_MOST * c.given:
-            raise SystemExit(f"the corpus repeats more than {REPEAT_AT_MOST:.0%} of its results: use fewer MB")
+        env, repo, run_dir, read_mb = realistic(root, cases, mb)
         keep = root / "run-before-collect"
         shutil.copytree(run_dir, keep, symlinks=True)
         steps = ("collect", "json", "msgspec", "floor")
@@ -721,6 +851,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the realistic corpus (--tools), first collect paired and interleaved with plain reading "
                              "(json.loads, msgspec) and with the floor (the C passes a collect cannot skip), --rounds rounds, "
                              "load average printed")
+    parser.add_argument("--passes", action="store_true",
+                        help="the realistic corpus (--tools): each pass of a first collect over the bytes alone (read, "
+                             "SHA-256, the copy, parses, the audit's passes), and the first collect, --rounds rounds")
     parser.add_argument("--no-memo", action="store_true", dest="no_memo",
                         help="the audit searches every tool result, even one identical to a result already checked "
                              "(the rate on output that never repeats)")
@@ -731,6 +864,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="profile each collect with py-spy into this folder (<cases>-<collect>.txt)")
     args = parser.parse_args(argv)
     SHORT_ANSWERS[0] = args.short_answers
+    if args.passes:
+        return passes(int(args.cases.split(",")[0]), args.mb or 6.5, args.rounds)
     if args.pairs:
         return paired(int(args.cases.split(",")[0]), args.mb or 6.5, args.rounds)
     if args.py_spy is not None:
