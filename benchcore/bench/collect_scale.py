@@ -34,8 +34,9 @@ the ratio is collect's own work), and the audit's own rate is reported
 (MB of transcripts over the CPU seconds spent in ``audit_cell``). Beside
 them, ``copy``: the same transcripts read and copied again as a new file
 each, in a folder beside the run folder, as collect keeps its copies (each
-written from the bytes read; for a version before stop 52, copied by the
-kernel from the transcript and compared, as that version did). The folder
+written from the bytes read, past the page cache where the system allows it;
+for a version before stop 52, copied by the kernel from the transcript and
+compared, as that version did). The folder
 the run is built in follows TMPDIR.
 Each benchcore source run is compiled to bytecode first, as installing
 does (``compiled``): with PYTHONDONTWRITEBYTECODE set and an editable
@@ -47,9 +48,10 @@ copy written, msgspec's parse of every line, and every
 tool result encoded, folded and searched by the automaton of the skill's
 lines. What a collect costs above the floor is its Python.
 
-``--passes`` times each of those passes alone (and two that are not collect's: a copy written
-past the page cache, and msgspec decoding into typed records that leave tool results undecoded),
-beside a first collect: what each pass adds to reading the bytes, over plain reading.
+``--passes`` times each of those passes alone (and two that are not collect's: the copy written
+into the page cache, as before stop 53, and msgspec decoding into typed records that leave tool
+results undecoded), beside a first collect: what each pass adds to reading the bytes, over plain
+reading.
 
 ``--ab SRC [SRC ...]`` times only the first collect, of each src folder in
 turns on the same files, ``--rounds`` times (plain reading once each round),
@@ -122,12 +124,12 @@ _PLAIN_FAST = _PLAIN.replace("import json, sys, time\n", "import sys, time\nfrom
 # On a disk whose writes cost much CPU this is a floor of its own: collect keeps a copy of each transcript.
 _COPY = ("import inspect, sys, time\nfrom pathlib import Path\n"
          "from benchcore.harness.store.files import write_atomic\n"
-         "kernel = 'source' in inspect.signature(write_atomic).parameters  # a version whose kernel copied\n"
+         "params = inspect.signature(write_atomic).parameters\nkw = {'uncached': True} if 'uncached' in params else {}  # a version whose copies go past the page cache\nkernel = 'source' in params  # a version whose kernel copied\n"
          "out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)\n"
          "t = time.process_time()\n"
          "for n, p in enumerate(Path(sys.argv[1]).rglob('*.jsonl')):\n"
          "    data = p.read_bytes()\n"
-         "    write_atomic(out / f'{n}.jsonl', data, durable=False, **({'source': p} if kernel else {}))\n"
+         "    write_atomic(out / f'{n}.jsonl', data, durable=False, **kw, **({'source': p} if kernel else {}))\n"
          "print('maxrss 0 0', file=sys.stderr)\n"
          "print('cpu', time.process_time() - t, file=sys.stderr)\n")
 
@@ -137,7 +139,7 @@ _COPY = ("import inspect, sys, time\nfrom pathlib import Path\n"
 # audit's passes, results joined as the audit joins them). What is left of a collect above it is Python's.
 _FLOOR = ("import hashlib, inspect, sys, time\nfrom pathlib import Path\nfrom msgspec.json import decode\n"
           "from benchcore.harness.store.files import write_atomic\n"
-          "kernel = 'source' in inspect.signature(write_atomic).parameters  # a version whose kernel copied\n"
+          "params = inspect.signature(write_atomic).parameters\nkw = {'uncached': True} if 'uncached' in params else {}  # a version whose copies go past the page cache\nkernel = 'source' in params  # a version whose kernel copied\n"
           "from benchcore.harness.collect.contamination import _Index, _bytes, _folded, distinctive_lines\n"
           "lines = [l for p in sorted(Path(sys.argv[3]).rglob('*.md')) for l in distinctive_lines(p.read_text())]\n"
           "index = _Index(tuple(dict.fromkeys(lines)))\n"
@@ -145,7 +147,7 @@ _FLOOR = ("import hashlib, inspect, sys, time\nfrom pathlib import Path\nfrom ms
           "for n, p in enumerate(sorted(Path(sys.argv[1]).rglob('*.jsonl'))):\n"
           "    data = p.read_bytes()\n"
           "    hashlib.sha256(data).hexdigest()\n"
-          "    write_atomic(out / f'{n}.jsonl', data, durable=False, **({'source': p} if kernel else {}))\n"
+          "    write_atomic(out / f'{n}.jsonl', data, durable=False, **kw, **({'source': p} if kernel else {}))\n"
           "    folds = []\n"
           "    for line in data.splitlines():\n"
           "        rec = decode(line) if line.strip() else None\n"
@@ -648,19 +650,16 @@ _DECODE = ("    for line in data.splitlines():\n"
 PASSES = {
     "read": "for p in files:\n    data = p.read_bytes()\n",
     "read + SHA-256": "for p in files:\n    hashlib.sha256(p.read_bytes()).hexdigest()\n",
-    # The copy as collect keeps it (files.write_atomic: a temp file renamed into place, no fsync).
-    "read + copy": ("from benchcore.harness.store.files import write_atomic\n"
-                    "for n, p in enumerate(files):\n    write_atomic(out / f'{n}.jsonl', p.read_bytes(), durable=False)\n"),
-    # The same bytes written past the page cache (O_DIRECT, whole 4 KB blocks; the tail buffered): what the
-    # copy costs where writing into the page cache does not (an experiment: collect does not write this way).
-    "read + copy, O_DIRECT": (
-        "import mmap\nbuf = mmap.mmap(-1, 64 << 20)\n"
-        "for n, p in enumerate(files):\n    data = p.read_bytes(); q = out / f'{n}.jsonl'\n"
-        "    if len(data) > len(buf):\n        buf = mmap.mmap(-1, len(data))\n"
-        "    whole = len(data) - len(data) % 4096\n"
-        "    fd = os.open(q, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_DIRECT, 0o644)\n"
-        "    buf[:whole] = data[:whole]\n    os.write(fd, memoryview(buf)[:whole])\n    os.close(fd)\n"
-        "    with open(q, 'ab') as fh:\n        fh.write(data[whole:])\n"),
+    # The copy as collect keeps it (files.write_atomic: a temp file renamed into place, no fsync; past the page
+    # cache where the system allows it, in a version that writes so).
+    "read + copy": ("import inspect\nfrom benchcore.harness.store.files import write_atomic\n"
+                    "kw = {'uncached': True} if 'uncached' in inspect.signature(write_atomic).parameters else {}\n"
+                    "for n, p in enumerate(files):\n"
+                    "    write_atomic(out / f'{n}.jsonl', p.read_bytes(), durable=False, **kw)\n"),
+    # The same copy written into the page cache, as collect wrote it before stop 53.
+    "read + copy, cached": ("from benchcore.harness.store.files import write_atomic\n"
+                            "for n, p in enumerate(files):\n"
+                            "    write_atomic(out / f'{n}.jsonl', p.read_bytes(), durable=False)\n"),
     "read + json.loads": "from json import loads as decode\nfor p in files:\n    data = p.read_bytes()\n" + _DECODE,
     "read + msgspec": "from msgspec.json import decode\nfor p in files:\n    data = p.read_bytes()\n" + _DECODE,
     # msgspec into typed records whose tool results stay undecoded (msgspec.Raw): the least a parse can build.
@@ -727,17 +726,12 @@ def passes(cases: int, mb: float, rounds: int) -> int:
                     try:
                         sec, _, _, extra = _run(env, repo, str(root / "claude"), str(root / "copies"),
                                                 str(repo / "skills"), code=_PASS_HEAD + PASSES[step] + _PASS_TAIL)
-                    except SystemExit as failed:  # O_DIRECT where the file system refuses it (tmpfs): not measured
-                        if step != "read + copy, O_DIRECT":
-                            raise
-                        print(f"{step}: not measured here ({str(failed).splitlines()[-1]})", flush=True)
-                        steps.remove(step)
-                        continue
+                    except SystemExit as failed:
+                        raise SystemExit(f"{step}: {failed}") from None
                 row[step] = (extra["cpu"], sec)
             rows.append(row)
             print(f"round {n + 1}: " + "; ".join(f"{k} {v[0]:.2f} s CPU" for k, v in row.items()) + f"; {_load()}",
                   flush=True)
-        rows = [{k: v for k, v in r.items() if k in steps} for r in rows]
         med = lambda f: statistics.median(f(r) for r in rows)  # noqa: E731
         anchor = med(lambda r: r["read + json.loads"][0])
         read = med(lambda r: r["read"][0])

@@ -110,3 +110,132 @@ def test_a_text_in_parts_is_written_only_when_the_file_holds_other_bytes(tmp_pat
     assert wrote is (before != "abc")
     assert (path.stat().st_mtime_ns == 1) is (before == "abc")
     assert [p.name for p in tmp_path.iterdir()] == ["environment.json"]  # no staged file left behind
+
+
+# ----------------------------------------------------------------------------- written past the page cache
+
+# Sizes about the 4 KiB blocks O_DIRECT writes and the 4 MiB the aligned buffer holds at a time.
+SIZES = [0, 1, 4095, 4096, 4097, 3 * 4096, files._UNCACHED_CHUNK - 1, files._UNCACHED_CHUNK + 4096 + 17,
+         2 * files._UNCACHED_CHUNK + 5]
+
+
+def _payload(n: int) -> bytes:
+    return (DATA * (n // len(DATA) + 1))[:n]
+
+
+def _direct_allowed(folder) -> bool:
+    """Whether the file system under ``folder`` takes O_DIRECT (tmpfs and some FUSE file systems refuse it)."""
+    if not getattr(os, "O_DIRECT", 0):
+        return False
+    probe = folder / "probe"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o600))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_a_copy_written_past_the_page_cache_holds_the_bytes_as_a_plain_write_does(tmp_path, n):
+    data = _payload(n)
+    dest = copy(tmp_path, data)
+    assert dest.read_bytes() == data and left(dest) == ["transcript.jsonl"]
+    plain = tmp_path / "plain.jsonl"
+    files.write_atomic(plain, data, durable=False)
+    assert stat.S_IMODE(dest.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode)
+
+
+def _resident(path) -> int:
+    """Bytes of ``path`` in the page cache (util-linux's fincore)."""
+    import subprocess
+
+    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out.split()[0])
+
+
+def _file_system(path) -> str:
+    """The type of the file system ``path`` is on (/proc/mounts; "" where there is none)."""
+    best, kind = "", ""
+    try:
+        mounts = open("/proc/mounts", encoding="utf-8").read().splitlines()
+    except OSError:
+        return ""
+    where = os.path.realpath(path)
+    for line in mounts:
+        point, fs = line.split()[1:3]
+        if (where == point or where.startswith(point.rstrip("/") + "/")) and len(point) >= len(best):
+            best, kind = point, fs
+    return kind
+
+
+@pytest.fixture
+def on_disk():
+    """A temp folder on a disk-backed file system (/var/tmp: the suite's own temp folder may be RAM, /dev/shm,
+    whose files are the page cache itself)."""
+    import shutil
+    import tempfile
+
+    if not os.access("/var/tmp", os.W_OK) or _file_system("/var/tmp") in ("tmpfs", "ramfs", ""):
+        pytest.skip("no disk-backed /var/tmp")
+    folder = tempfile.mkdtemp(prefix="benchcore-copies-", dir="/var/tmp")
+    try:
+        yield __import__("pathlib").Path(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_transcripts_copy_leaves_the_page_cache_as_it_was_where_the_system_allows(on_disk):
+    import shutil
+
+    if shutil.which("fincore") is None or not _direct_allowed(on_disk):
+        pytest.skip("needs util-linux's fincore and a file system that takes O_DIRECT")
+    tmp_path = on_disk
+    data = _payload(2 * files._UNCACHED_CHUNK + 100)
+    dest = copy(tmp_path, data)
+    # A copy is written once and seldom read: only its last, partial block went through the page cache (looked at
+    # before anything reads it, which would cache it), where a plain write leaves all of it there.
+    assert _resident(dest) <= 4096
+    plain = tmp_path / "plain.jsonl"
+    files.write_atomic(plain, data, durable=False)
+    assert _resident(plain) >= len(data) - 4096
+    assert dest.read_bytes() == data
+
+
+def test_where_the_file_system_refuses_o_direct_the_copy_is_written_as_usual(tmp_path, monkeypatch):
+    import fcntl
+
+    real = fcntl.fcntl
+
+    def refuse(fd, cmd, arg=0):
+        if cmd == fcntl.F_SETFL and arg & getattr(os, "O_DIRECT", 0):
+            raise OSError(22, "Invalid argument")
+        return real(fd, cmd, arg)
+    monkeypatch.setattr(fcntl, "fcntl", refuse)
+    for n in (4096, files._UNCACHED_CHUNK + 4097):
+        (tmp_path / str(n)).mkdir()
+        data = _payload(n)
+        assert copy(tmp_path / str(n), data).read_bytes() == data
+
+
+def test_a_copy_refused_past_the_page_cache_part_way_is_finished_as_usual(tmp_path, monkeypatch):
+    # The second aligned write is refused (EINVAL: an alignment this file system wants): the rest is written as
+    # usual from where the first stopped, and the copy holds every byte once.
+    import fcntl
+
+    real, direct_writes = os.write, []
+
+    def second_refused(fd, data):
+        if getattr(os, "O_DIRECT", 0) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_DIRECT:
+            direct_writes.append(len(data))
+            if len(direct_writes) == 2:
+                raise OSError(22, "Invalid argument")
+        return real(fd, data)
+    monkeypatch.setattr(os, "write", second_refused)
+    data = _payload(3 * files._UNCACHED_CHUNK + 11)
+    dest = copy(tmp_path, data)
+    assert dest.read_bytes() == data
+    if _direct_allowed(tmp_path):
+        assert len(direct_writes) == 2

@@ -143,11 +143,12 @@ def copy_bytes_if_changed(path: Path, data: bytes, background: Background) -> bo
     return True
 
 
-def _write_run_file(path: Path, data: str | bytes) -> None:
+def _write_run_file(path: Path, data: str | bytes, uncached: bool = False) -> None:
     """A file collect copies or derives into the run folder (no fsync: collect flushes them once); a disk that is
-    full, or a folder that cannot be written, is named with the fix (the next collect makes the file again)."""
+    full, or a folder that cannot be written, is named with the fix (the next collect makes the file again).
+    ``uncached``: past the page cache where the system allows it (files.write_atomic)."""
     try:
-        write_atomic(path, data, durable=False)
+        write_atomic(path, data, durable=False, uncached=uncached)
     except OSError as exc:
         raise BenchError(str(path), f"collect cannot write this file of the run folder: {exc.strerror or exc}",
                          fix="free space on that disk or make the run folder writable, then run collect again "
@@ -155,8 +156,9 @@ def _write_run_file(path: Path, data: str | bytes) -> None:
 
 
 def _write_copy(path: Path, data: bytes) -> None:
-    """A transcript's copy, written from the bytes collect read and parsed, and its writeback started."""
-    _write_run_file(path, data)
+    """A transcript's copy, written from the bytes collect read and parsed, past the page cache where the system
+    allows it (written once, seldom read), and the writeback of what went through the page cache started."""
+    _write_run_file(path, data, uncached=True)
     start_writeback(path)  # on its way to disk while the parsing goes on
 
 
