@@ -115,8 +115,8 @@ def test_a_text_in_parts_is_written_only_when_the_file_holds_other_bytes(tmp_pat
 # ----------------------------------------------------------------------------- written past the page cache
 
 # Sizes about the 4 KiB blocks O_DIRECT writes and the 4 MiB the aligned buffer holds at a time.
-SIZES = [0, 1, 4095, 4096, 4097, 3 * 4096, files._UNCACHED_CHUNK - 1, files._UNCACHED_CHUNK + 4096 + 17,
-         2 * files._UNCACHED_CHUNK + 5]
+SIZES = [0, 1, 4095, 4096, 4097, 3 * 4096, files.UNCACHED_FROM - 1, files.UNCACHED_FROM, files.UNCACHED_FROM + 4097,
+         files._UNCACHED_CHUNK - 1, files._UNCACHED_CHUNK + 4096 + 17, 2 * files._UNCACHED_CHUNK + 5]
 
 
 def _payload(n: int) -> bytes:
@@ -192,16 +192,19 @@ def test_a_transcripts_copy_leaves_the_page_cache_as_it_was_where_the_system_all
 
     if shutil.which("fincore") is None or not _direct_allowed(on_disk):
         pytest.skip("needs util-linux's fincore and a file system that takes O_DIRECT")
-    tmp_path = on_disk
     data = _payload(2 * files._UNCACHED_CHUNK + 100)
-    dest = copy(tmp_path, data)
+    dest = copy(on_disk, data)
     # A copy is written once and seldom read: only its last, partial block went through the page cache (looked at
     # before anything reads it, which would cache it), where a plain write leaves all of it there.
     assert _resident(dest) <= 4096
-    plain = tmp_path / "plain.jsonl"
+    plain = on_disk / "plain.jsonl"
     files.write_atomic(plain, data, durable=False)
     assert _resident(plain) >= len(data) - 4096
     assert dest.read_bytes() == data
+    # A small copy goes through the page cache as any file (past it, each write costs more than it spares).
+    (on_disk / "small").mkdir()
+    small = copy(on_disk / "small", _payload(files.UNCACHED_FROM - 4096))
+    assert _resident(small) == files.UNCACHED_FROM - 4096
 
 
 def test_where_the_file_system_refuses_o_direct_the_copy_is_written_as_usual(tmp_path, monkeypatch):
@@ -214,7 +217,7 @@ def test_where_the_file_system_refuses_o_direct_the_copy_is_written_as_usual(tmp
             raise OSError(22, "Invalid argument")
         return real(fd, cmd, arg)
     monkeypatch.setattr(fcntl, "fcntl", refuse)
-    for n in (4096, files._UNCACHED_CHUNK + 4097):
+    for n in (files.UNCACHED_FROM, files._UNCACHED_CHUNK + 4097):
         (tmp_path / str(n)).mkdir()
         data = _payload(n)
         assert copy(tmp_path / str(n), data).read_bytes() == data
