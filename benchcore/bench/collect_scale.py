@@ -526,16 +526,9 @@ def one_size(cases: int, mb: float, tools: bool = False) -> dict:
     agent, _ = _standin()
     with tempfile.TemporaryDirectory(prefix="benchcore-scale-") as tmp:
         root = Path(tmp)
-        env = build_repo(root, cases)
-        repo = root / "repo"
-        plan_s, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
-        [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
-        script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
-                              tiny=False, **answers())
-        from test_e2e_benchmark import next_scripts  # the scripts plan printed (tests/ is on the path)
+        env, repo, run_dir, plan_s, script = played(root, cases)
+        from test_e2e_benchmark import next_scripts  # the judges' scripts, below (tests/ is on the path)
 
-        for path in next_scripts(out):
-            agent.run_script(path, root / "claude", script, repo)
         read_mb = (pad_tools(root / "claude", mb, repo) if tools else pad(root / "claude", mb)) if mb else 0.0
         if tools and mb:
             c = CORPUS[0]
@@ -612,21 +605,29 @@ def _load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def played(root: Path, cases: int) -> tuple[dict, Path, Path, float, object]:
+    """A repository of ``cases`` cases in ``root``, planned, its arms played by the stand-in (transcripts where
+    Claude Code writes them, under ``root``/claude): (env, repo, run_dir, plan's seconds, the stand-in's script,
+    which plays the judges too)."""
+    agent, _ = _standin()
+    env = build_repo(root, cases)
+    repo = root / "repo"
+    plan_s, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
+    [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
+    script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
+                          tiny=False, **answers())
+    from test_e2e_benchmark import next_scripts  # the scripts plan printed (tests/ is on the path)
+
+    for path in next_scripts(out):
+        agent.run_script(path, root / "claude", script, repo)
+    return env, repo, run_dir, plan_s, script
+
+
 def realistic(root: Path, cases: int, mb: float) -> tuple[dict, Path, Path, float]:
     """The realistic corpus in ``root``: a repository of ``cases`` cases planned, its arms played by the stand-in
     (transcripts where Claude Code writes them, under ``root``/claude) and padded with tool calls (``pad_tools``)
     to about ``mb`` MB each. (env, repo, run_dir, MB of arm transcripts); what it is like is printed."""
-    agent, _ = _standin()
-    env = build_repo(root, cases)
-    repo = root / "repo"
-    _, _, out, _ = _run(env, repo, "plan", "greet", "--seed", "1", "--temp-dir", str(root / "t"))
-    [run_dir] = sorted((repo / "tests/.reports/runs").iterdir())
-    script = agent.Script(files={f"{n:03d}-case": {"greeting.txt": "Hello!\n"} for n in range(1, cases + 1)},
-                          tiny=False, **answers())
-    from test_e2e_benchmark import next_scripts
-
-    for path in next_scripts(out):
-        agent.run_script(path, root / "claude", script, repo)
+    env, repo, run_dir, _, _ = played(root, cases)
     read_mb = pad_tools(root / "claude", mb, repo)
     c = CORPUS.pop()
     print(f"corpus: {cases} cases, {read_mb:.0f} MB of arm transcripts where Claude Code writes them, {c.given} tool "
