@@ -133,6 +133,21 @@ _COPY = ("import inspect, sys, time\nfrom pathlib import Path\n"
          "print('maxrss 0 0', file=sys.stderr)\n"
          "print('cpu', time.process_time() - t, file=sys.stderr)\n")
 
+# The audit's passes over one transcript's ``data`` (after msgspec's parse of each line): every tool result encoded,
+# folded, and the results searched together by the automaton of the skill's lines (``index``), as the audit does.
+_AUDIT_PASSES = ("    folds = []\n"
+                 "    for line in data.splitlines():\n"
+                 "        rec = decode(line) if line.strip() else None\n"
+                 "        content = (rec.get('message') or {}).get('content') if isinstance(rec, dict) else None\n"
+                 "        for block in content if isinstance(content, list) else ():\n"
+                 "            if isinstance(block, dict) and block.get('type') == 'tool_result':\n"
+                 "                c = block.get('content')\n"
+                 "                text = c if isinstance(c, str) else '\\n'.join(\n"
+                 "                    b.get('text', '') for b in (c or ()) if isinstance(b, dict))\n"
+                 "                folds.append(_folded(_bytes(text)))\n"
+                 "    if folds:\n"
+                 "        index.automaton.find_matches_as_indexes(b'\\n'.join(folds), overlapping=True)\n")
+
 # The floor: the passes over the bytes a first collect cannot skip, each in C, and nothing else: every transcript
 # read, its SHA-256 (transcripts-read.json), its copy (written as collect keeps it), every line parsed
 # with msgspec, and every tool result encoded, folded and searched by the automaton of the skill's lines (the
@@ -148,19 +163,7 @@ _FLOOR = ("import hashlib, inspect, sys, time\nfrom pathlib import Path\nfrom ms
           "    data = p.read_bytes()\n"
           "    hashlib.sha256(data).hexdigest()\n"
           "    write_atomic(out / f'{n}.jsonl', data, durable=False, **kw, **({'source': p} if kernel else {}))\n"
-          "    folds = []\n"
-          "    for line in data.splitlines():\n"
-          "        rec = decode(line) if line.strip() else None\n"
-          "        content = (rec.get('message') or {}).get('content') if isinstance(rec, dict) else None\n"
-          "        for block in content if isinstance(content, list) else ():\n"
-          "            if isinstance(block, dict) and block.get('type') == 'tool_result':\n"
-          "                c = block.get('content')\n"
-          "                text = c if isinstance(c, str) else '\\n'.join(\n"
-          "                    b.get('text', '') for b in (c or ()) if isinstance(b, dict))\n"
-          "                folds.append(_folded(_bytes(text)))\n"
-          "    if folds:\n"
-          "        index.automaton.find_matches_as_indexes(b'\\n'.join(folds), overlapping=True)\n"
-          "print('maxrss 0 0', file=sys.stderr)\n")
+          + _AUDIT_PASSES + "print('maxrss 0 0', file=sys.stderr)\n")
 
 # The plan alone: a fresh process that imports collect and reads the run's plan.json as the collects left it (the
 # judges' packets in it), nothing else. The memory target lets a collect's peak grow with the cells as much as this.
@@ -623,10 +626,11 @@ def played(root: Path, cases: int) -> tuple[dict, Path, Path, float, object]:
     return env, repo, run_dir, plan_s, script
 
 
-def realistic(root: Path, cases: int, mb: float) -> tuple[dict, Path, Path, float]:
+def realistic(root: Path, cases: int, mb: float) -> tuple[dict, Path, Path, float, Path]:
     """The realistic corpus in ``root``: a repository of ``cases`` cases planned, its arms played by the stand-in
     (transcripts where Claude Code writes them, under ``root``/claude) and padded with tool calls (``pad_tools``)
-    to about ``mb`` MB each. (env, repo, run_dir, MB of arm transcripts); what it is like is printed."""
+    to about ``mb`` MB each. (env, repo, run_dir, MB of arm transcripts, a copy of the run folder as plan left it:
+    each first collect starts from it); what the corpus is like is printed."""
     env, repo, run_dir, _, _ = played(root, cases)
     read_mb = pad_tools(root / "claude", mb, repo)
     c = CORPUS.pop()
@@ -635,7 +639,11 @@ def realistic(root: Path, cases: int, mb: float) -> tuple[dict, Path, Path, floa
           f"repeats, a guard record beside each of the {c.guarded} calls; {_load()}", flush=True)
     if c.repeats > REPEAT_AT_MOST * c.given:
         raise SystemExit(f"the corpus repeats more than {REPEAT_AT_MOST:.0%} of its results: use fewer MB")
-    return env, repo, run_dir, read_mb
+    import shutil
+
+    keep = root / "run-before-collect"
+    shutil.copytree(run_dir, keep, symlinks=True)
+    return env, repo, run_dir, read_mb, keep
 
 
 # Each pass of a first collect over the bytes alone (``--passes``), in a fresh process: argv is the folder of
@@ -684,18 +692,7 @@ PASSES = {
         "from benchcore.harness.collect.contamination import _Index, _bytes, _folded, distinctive_lines\n"
         "lines = [l for p in sorted(Path(sys.argv[3]).rglob('*.md')) for l in distinctive_lines(p.read_text())]\n"
         "index = _Index(tuple(dict.fromkeys(lines)))\n"
-        "for p in files:\n    data = p.read_bytes()\n    folds = []\n"
-        "    for line in data.splitlines():\n"
-        "        rec = decode(line) if line.strip() else None\n"
-        "        content = (rec.get('message') or {}).get('content') if isinstance(rec, dict) else None\n"
-        "        for block in content if isinstance(content, list) else ():\n"
-        "            if isinstance(block, dict) and block.get('type') == 'tool_result':\n"
-        "                c = block.get('content')\n"
-        "                text = c if isinstance(c, str) else '\\n'.join(\n"
-        "                    b.get('text', '') for b in (c or ()) if isinstance(b, dict))\n"
-        "                folds.append(_folded(_bytes(text)))\n"
-        "    if folds:\n"
-        "        index.automaton.find_matches_as_indexes(b'\\n'.join(folds), overlapping=True)\n"),
+        "for p in files:\n    data = p.read_bytes()\n" + _AUDIT_PASSES),
 }
 
 
@@ -709,9 +706,7 @@ def passes(cases: int, mb: float, rounds: int) -> int:
     compiled()
     with tempfile.TemporaryDirectory(prefix="benchcore-passes-") as tmp:
         root = Path(tmp)
-        env, repo, run_dir, read_mb = realistic(root, cases, mb)
-        keep = root / "run-before-collect"
-        shutil.copytree(run_dir, keep, symlinks=True)
+        env, repo, run_dir, read_mb, keep = realistic(root, cases, mb)
         steps = ["first collect", *PASSES]
         rows = []
         for n in range(rounds):
@@ -758,9 +753,7 @@ def paired(cases: int, mb: float, rounds: int) -> int:
     compiled()
     with tempfile.TemporaryDirectory(prefix="benchcore-pairs-") as tmp:
         root = Path(tmp)
-        env, repo, run_dir, read_mb = realistic(root, cases, mb)
-        keep = root / "run-before-collect"
-        shutil.copytree(run_dir, keep, symlinks=True)
+        env, repo, run_dir, read_mb, keep = realistic(root, cases, mb)
         steps = ("collect", "json", "msgspec", "floor")
         rows = []
         for n in range(rounds):
