@@ -4,7 +4,11 @@ so it holds exactly them, whatever happened to the file since."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -124,7 +128,8 @@ def _payload(n: int) -> bytes:
 
 
 def _direct_allowed(folder) -> bool:
-    """Whether the file system under ``folder`` takes O_DIRECT (tmpfs and some FUSE file systems refuse it)."""
+    """Whether the file system under ``folder`` takes O_DIRECT (some FUSE file systems refuse it, and tmpfs before
+    Linux 6.6)."""
     if not getattr(os, "O_DIRECT", 0):
         return False
     probe = folder / "probe"
@@ -149,8 +154,6 @@ def test_a_copy_written_past_the_page_cache_holds_the_bytes_as_a_plain_write_doe
 
 def _resident(path) -> int:
     """Bytes of ``path`` in the page cache (util-linux's fincore)."""
-    import subprocess
-
     out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", str(path)],
                          capture_output=True, text=True, check=True).stdout
     return int(out.split()[0])
@@ -175,21 +178,16 @@ def _file_system(path) -> str:
 def on_disk():
     """A temp folder on a disk-backed file system (/var/tmp: the suite's own temp folder may be RAM, /dev/shm,
     whose files are the page cache itself)."""
-    import shutil
-    import tempfile
-
     if not os.access("/var/tmp", os.W_OK) or _file_system("/var/tmp") in ("tmpfs", "ramfs", ""):
         pytest.skip("no disk-backed /var/tmp")
     folder = tempfile.mkdtemp(prefix="benchcore-copies-", dir="/var/tmp")
     try:
-        yield __import__("pathlib").Path(folder)
+        yield Path(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_transcripts_copy_leaves_the_page_cache_as_it_was_where_the_system_allows(on_disk):
-    import shutil
-
     if shutil.which("fincore") is None or not _direct_allowed(on_disk):
         pytest.skip("needs util-linux's fincore and a file system that takes O_DIRECT")
     data = _payload(2 * files._UNCACHED_CHUNK + 100)

@@ -23,7 +23,7 @@ from ...environment import NOT_SANDBOXED
 from ..repo.tree import case_dirs, fixture_path, skill_ref, unproven_cases
 from ..runs.calibration import skill_version
 from ..runs.folder import SHAPES
-from ..worlds.shell import terminated
+from ..worlds.shell import sigterm_as_interrupt
 from ..worlds.temp import _make_writable, make_temp_root, make_world, new_nonce, run_setup, token
 
 RUNS_DIR = "tests/.reports/runs"
@@ -41,16 +41,14 @@ def removed_on_failure() -> Iterator[list[Path]]:
     """A list to name each folder a plan makes in; when planning fails, or is stopped (Ctrl-C, or SIGTERM,
     which is made to stop it the same way), they are all removed: no temp folder is left that no run names."""
     created: list[Path] = []
-    old_term = signal.signal(signal.SIGTERM, terminated)
-    try:
-        yield created
-    except BaseException:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        for path in reversed(created):
-            shutil.rmtree(path, onerror=lambda f, p, e: _retry_writable(f, p))
-        raise
-    finally:
-        signal.signal(signal.SIGTERM, old_term)
+    with sigterm_as_interrupt():
+        try:
+            yield created
+        except BaseException:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the removal is not itself cut short
+            for path in reversed(created):
+                shutil.rmtree(path, onerror=lambda f, p, e: _retry_writable(f, p))
+            raise
 
 
 def build_run(root: Path, d: Decision, branch: git.DefaultBranch, seed: int, now: datetime,
